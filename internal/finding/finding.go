@@ -1,0 +1,236 @@
+// Package finding holds the result types every stage after the rules
+// shares: severities, findings and the report envelope. It is a leaf
+// package: rules produce findings, reporters and the CLI consume them.
+package finding
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity of a finding. The zero value is invalid.
+type Severity int
+
+const (
+	Info Severity = iota + 1
+	Warning
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	}
+	return fmt.Sprintf("severity(%d)", int(s))
+}
+
+// MarshalText makes severities appear as their names in JSON and YAML.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a severity name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// ParseSeverity parses "error", "warning" or "info".
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "error":
+		return Error, nil
+	case "warning", "warn":
+		return Warning, nil
+	case "info":
+		return Info, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q (want error, warning or info)", s)
+}
+
+// Finding is one rule violation (or informational note) at one place.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	// Path is repository-relative with forward slashes; for a removed
+	// element it is the nearest place that exists at head.
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	// Package is the Go import path of the package the finding is about.
+	Package string `json:"package"`
+	// Group is the repository-relative directory of the API group.
+	Group   string `json:"group,omitempty"`
+	Version string `json:"version,omitempty"`
+	Type    string `json:"type,omitempty"`
+	Field   string `json:"field,omitempty"`
+	// APIPath is the JSON path from a root kind, e.g. "Shoot.spec.purpose".
+	APIPath string `json:"apiPath,omitempty"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+	// Fingerprint is stable across unrelated edits: derived from rule,
+	// package, type, field and API path, never from line numbers.
+	Fingerprint string `json:"fingerprint"`
+	// Suppressed holds the reason when a config ignore entry or inline
+	// marker suppressed the finding; suppressed findings never count
+	// toward the exit code.
+	Suppressed string `json:"suppressed,omitempty"`
+	// Related are other positions worth showing (e.g. usages, the base
+	// position of a removed element), as "path:line:col".
+	Related []string `json:"related,omitempty"`
+}
+
+// ComputeFingerprint fills f.Fingerprint from its identity.
+func (f *Finding) ComputeFingerprint() {
+	h := sha256.New()
+	for _, s := range []string{f.Rule, f.Package, f.Type, f.Field, f.APIPath, f.discriminator()} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	f.Fingerprint = hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// discriminator separates findings of one rule on one field that differ
+// only in what they say (e.g. two duplicate numbers), without using lines.
+func (f *Finding) discriminator() string {
+	if f.Type == "" && f.Field == "" && f.APIPath == "" {
+		return f.Message
+	}
+	return ""
+}
+
+// Summary counts unsuppressed findings per severity.
+type Summary struct {
+	Errors     int `json:"errors"`
+	Warnings   int `json:"warnings"`
+	Infos      int `json:"infos"`
+	Suppressed int `json:"suppressed,omitempty"`
+}
+
+// Summarize counts findings.
+func Summarize(fs []Finding) Summary {
+	var s Summary
+	for _, f := range fs {
+		if f.Suppressed != "" {
+			s.Suppressed++
+			continue
+		}
+		switch f.Severity {
+		case Error:
+			s.Errors++
+		case Warning:
+			s.Warnings++
+		case Info:
+			s.Infos++
+		}
+	}
+	return s
+}
+
+// Sort orders findings deterministically: by path, line, column, rule,
+// then the remaining identity fields. It is the one place findings are
+// ordered; every reporter prints them in this order.
+func Sort(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if a.Type != b.Type {
+			return a.Type < b.Type
+		}
+		if a.Field != b.Field {
+			return a.Field < b.Field
+		}
+		return a.Message < b.Message
+	})
+}
+
+// Dedupe removes exact duplicates (same rule, position, identity and
+// message) from sorted findings.
+func Dedupe(fs []Finding) []Finding {
+	out := fs[:0]
+	seen := map[string]bool{}
+	for _, f := range fs {
+		k := strings.Join([]string{f.Rule, f.Path, fmt.Sprint(f.Line, ":", f.Column), f.Package, f.Type, f.Field, f.Message}, "\x00")
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// Tool identifies apicheck in reports.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Rev identifies one compared revision.
+type Rev struct {
+	// Ref is what the user gave (or "WORKTREE").
+	Ref string `json:"ref"`
+	// Commit is the resolved SHA; empty for a working tree without HEAD.
+	Commit string `json:"commit"`
+}
+
+// Report is the complete result of one check. All formats derive from it.
+type Report struct {
+	Tool     Tool      `json:"tool"`
+	Base     Rev       `json:"base"`
+	Head     Rev       `json:"head"`
+	Findings []Finding `json:"findings"`
+	Summary  Summary   `json:"summary"`
+	// Notes are statements about the run itself (e.g. "no release tag
+	// found; release-based rules skipped", "usages are approximate").
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Finalize sorts, de-duplicates, fingerprints and counts the findings.
+func (r *Report) Finalize() {
+	for i := range r.Findings {
+		if r.Findings[i].Fingerprint == "" {
+			r.Findings[i].ComputeFingerprint()
+		}
+	}
+	Sort(r.Findings)
+	r.Findings = Dedupe(r.Findings)
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	sort.Strings(r.Notes)
+	r.Summary = Summarize(r.Findings)
+}
+
+// Worst returns the highest severity among unsuppressed findings (0 when
+// there are none).
+func (r *Report) Worst() Severity {
+	var w Severity
+	for _, f := range r.Findings {
+		if f.Suppressed == "" && f.Severity > w {
+			w = f.Severity
+		}
+	}
+	return w
+}

@@ -1,0 +1,696 @@
+package git_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+)
+
+func open(t *testing.T, f *gitfixture.Fixture) *git.Repo {
+	t.Helper()
+	r, err := git.Open(f.Dir)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return r
+}
+
+func snapshot(t *testing.T, r *git.Repo, ref string) git.Snapshot {
+	t.Helper()
+	s, err := r.Snapshot(ref)
+	if err != nil {
+		t.Fatalf("Snapshot(%q): %v", ref, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func readAll(t *testing.T, s git.Snapshot) map[string]string {
+	t.Helper()
+	files, err := s.ReadFiles(s.Files())
+	if err != nil {
+		t.Fatalf("ReadFiles(%s): %v", s.Ref(), err)
+	}
+	out := map[string]string{}
+	for p, b := range files {
+		out[p] = string(b)
+	}
+	return out
+}
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	// Make sure git does not find some repository above the temp dir.
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+	_, err := git.Open(dir)
+	if !errors.Is(err, git.ErrNotRepo) {
+		t.Fatalf("Open(non-repo) error = %v, want ErrNotRepo", err)
+	}
+	if !strings.Contains(err.Error(), dir) {
+		t.Errorf("error %q does not name the directory %s", err, dir)
+	}
+
+	if _, err := git.Open(filepath.Join(dir, "missing")); err == nil || errors.Is(err, git.ErrNotRepo) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("Open(missing dir) error = %v, want a 'does not exist' error", err)
+	}
+
+	f := gitfixture.New(t)
+	f.Commit("one", map[string]string{"a/b/c.go": "package b\n"})
+	// .git itself is not a work tree.
+	if _, err := git.Open(filepath.Join(f.Dir, ".git")); !errors.Is(err, git.ErrNotRepo) {
+		t.Errorf("Open(.git) error = %v, want ErrNotRepo", err)
+	}
+	r, err := git.Open(filepath.Join(f.Dir, "a", "b"))
+	if err != nil {
+		t.Fatalf("Open(subdir): %v", err)
+	}
+	if r.Root != f.Dir {
+		t.Errorf("Root = %q, want %q", r.Root, f.Dir)
+	}
+}
+
+func TestResolveCommit(t *testing.T) {
+	f := gitfixture.New(t)
+	r := open(t, f)
+
+	if head, err := r.HeadCommit(); err != nil || head != "" {
+		t.Errorf("HeadCommit on empty repo = %q, %v; want \"\", nil", head, err)
+	}
+	if _, err := r.ResolveCommit("HEAD"); err == nil || !strings.Contains(err.Error(), "no commits yet") {
+		t.Errorf("ResolveCommit(HEAD) on empty repo: error = %v, want 'no commits yet'", err)
+	}
+
+	one := f.Commit("one", map[string]string{"a.txt": "1"})
+	two := f.Commit("two", map[string]string{"a.txt": "2"})
+	f.Tag("v1", "one")
+	f.Git("tag", "-a", "-m", "annotated", "v2", two)
+
+	for ref, want := range map[string]string{
+		"HEAD": two, "HEAD~1": one, "main": two, "v1": one, "v2": two, one: one, one[:10]: one,
+	} {
+		got, err := r.ResolveCommit(ref)
+		if err != nil || got != want {
+			t.Errorf("ResolveCommit(%q) = %q, %v; want %q", ref, got, err, want)
+		}
+	}
+	if head, err := r.HeadCommit(); err != nil || head != two {
+		t.Errorf("HeadCommit = %q, %v; want %q", head, err, two)
+	}
+
+	for _, ref := range []string{"nope", "HEAD~5", "HEAD^{tree}", "--all", "", git.WorktreeRef} {
+		_, err := r.ResolveCommit(ref)
+		var ue *git.UnknownRefError
+		if !errors.As(err, &ue) {
+			t.Errorf("ResolveCommit(%q) error = %v, want *UnknownRefError", ref, err)
+			continue
+		}
+		if ue.Ref != ref {
+			t.Errorf("UnknownRefError.Ref = %q, want %q", ue.Ref, ref)
+		}
+		if want := fmt.Sprintf("unknown revision %q: ", ref); !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %q does not start with %q", err, want)
+		}
+	}
+	if _, err := r.Snapshot("nope"); !errors.As(err, new(*git.UnknownRefError)) {
+		t.Errorf("Snapshot(nope) error = %v, want *UnknownRefError", err)
+	}
+}
+
+// bigContent is deterministic, larger than 1 MiB and not a multiple of any
+// buffer size.
+func bigContent() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 1<<20+12345; i++ {
+		fmt.Fprintf(&b, "line %d of a big file %x\n", i, i*7919)
+	}
+	return b.String()
+}
+
+func TestCommitSnapshot(t *testing.T) {
+	f := gitfixture.New(t)
+	files := map[string]string{
+		"big.bin":                bigContent(),
+		"empty":                  "",
+		"no-newline.go":          "package x",
+		"dir/ünïcödé 文件.go":      "package dir // unicode\n",
+		"dir/tab\tand \"quote\"": "odd name\n",
+		"dir/new\nline":          "newline in name\n",
+		"a-b":                    "sorting\n",
+		"a.go":                   "sorting\n",
+		"a0":                     "sorting\n",
+	}
+	for i := 0; i < 500; i++ {
+		files[fmt.Sprintf("pkg%02d/file%04d.go", i%17, i)] = fmt.Sprintf("package pkg%02d\n\nconst N = %d\n", i%17, i)
+	}
+	// 1500 more entries, so that the ~2000 requests (~82 KB) exceed a
+	// pipe's buffer: an implementation writing all requests before reading
+	// any answer would deadlock. They share 17 blobs and are staged
+	// straight into the index, because creating files is slow on some file
+	// systems. They are missing from the working tree, which does not
+	// matter for a commit snapshot.
+	var indexInfo strings.Builder
+	staged := map[string]string{}
+	for k := 0; k < 17; k++ {
+		content := fmt.Sprintf("package pkg%02d\n", k)
+		oid := f.GitStdin(content, "hash-object", "-w", "--stdin")
+		for i := 500 + k; i < 2000; i += 17 {
+			p := fmt.Sprintf("pkg%02d/file%04d.go", k, i)
+			staged[p] = content
+			fmt.Fprintf(&indexInfo, "100644 %s\t%s\n", oid, p)
+		}
+	}
+	f.GitStdin(indexInfo.String(), "update-index", "--index-info")
+	f.Commit("base", files)
+	for p, content := range staged {
+		files[p] = content
+	}
+
+	// A symlink, an executable and a submodule (gitlink) in the next commit.
+	if err := os.Symlink("a.go", filepath.Join(f.Dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.Dir, "run.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.Git("add", "link", "run.sh")
+	f.Git("update-index", "--add", "--cacheinfo", "160000,"+f.Commits["base"]+",sub")
+	f.Commit("head", nil)
+	if got := f.Git("ls-tree", "HEAD", "sub"); !strings.HasPrefix(got, "160000 commit ") {
+		t.Fatalf("setup: sub is not a gitlink: %q", got)
+	}
+	files["link"] = "a.go"
+	files["run.sh"] = "#!/bin/sh\n"
+
+	r := open(t, f)
+	s := snapshot(t, r, "main")
+	if s.Ref() != "main" || s.Commit() != f.Commits["head"] {
+		t.Errorf("Ref, Commit = %q, %q; want main, %s", s.Ref(), s.Commit(), f.Commits["head"])
+	}
+
+	var want []string
+	for p := range files {
+		want = append(want, p)
+	}
+	sort.Strings(want)
+	got := s.Files()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Files() =\n%q\nwant\n%q", got, want)
+	}
+	if !sort.StringsAreSorted(got) {
+		t.Errorf("Files() not sorted")
+	}
+	got[0] = "mutated"
+	if s.Files()[0] == "mutated" {
+		t.Errorf("Files() shares its slice with the caller")
+	}
+
+	// Everything in one call through the batch pipe, guarded so that a
+	// deadlock fails fast instead of hanging the test binary.
+	type result struct {
+		files map[string][]byte
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		files, err := s.ReadFiles(s.Files())
+		done <- result{files, err}
+	}()
+	contents := map[string]string{}
+	select {
+	case res := <-done:
+		if res.err != nil {
+			t.Fatalf("ReadFiles: %v", res.err)
+		}
+		for p, b := range res.files {
+			contents[p] = string(b)
+		}
+	case <-time.After(30 * time.Second):
+		// Not t.Fatal: the cleanup's Close would wait for the stuck
+		// ReadFiles and the test binary would hang until its timeout.
+		panic("ReadFiles did not return within 30s: deadlock in the cat-file pipe")
+	}
+	if len(contents) != len(files) {
+		t.Errorf("ReadFiles returned %d files, want %d", len(contents), len(files))
+	}
+	for p, w := range files {
+		if contents[p] != w {
+			t.Errorf("content of %q: got %d bytes %.40q, want %d bytes %.40q", p, len(contents[p]), contents[p], len(w), w)
+		}
+	}
+
+	// The same process serves later calls, with duplicates and in any order.
+	again, err := s.ReadFiles([]string{"a0", "big.bin", "a0", "empty"})
+	if err != nil {
+		t.Fatalf("second ReadFiles: %v", err)
+	}
+	if len(again) != 3 || string(again["a0"]) != "sorting\n" || string(again["big.bin"]) != files["big.bin"] || again["empty"] == nil && len(again["empty"]) != 0 {
+		t.Errorf("second ReadFiles = %d files", len(again))
+	}
+	if _, ok := again["empty"]; !ok {
+		t.Errorf("empty file missing from ReadFiles result")
+	}
+
+	// Paths that are not files of the revision.
+	for _, bad := range []string{"missing.go", "sub", "pkg00", "dir/"} {
+		_, err := s.ReadFiles([]string{"a0", bad})
+		if err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("ReadFiles(%q) error = %v, want one naming the path", bad, err)
+		}
+	}
+	// ... and the snapshot still works after such an error.
+	if got, err := s.ReadFiles([]string{"a-b"}); err != nil || string(got["a-b"]) != "sorting\n" {
+		t.Errorf("ReadFiles after a bad path = %q, %v", got, err)
+	}
+
+	// An older revision, read while the first snapshot is still open.
+	old := snapshot(t, r, "HEAD~1")
+	if old.Commit() != f.Commits["base"] {
+		t.Errorf("HEAD~1 commit = %s, want %s", old.Commit(), f.Commits["base"])
+	}
+	for _, p := range old.Files() {
+		if p == "link" || p == "run.sh" || p == "sub" {
+			t.Errorf("HEAD~1 lists %s", p)
+		}
+	}
+
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := s.ReadFiles([]string{"a0"}); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("ReadFiles after Close error = %v, want 'closed'", err)
+	}
+	// A snapshot never read from closes cleanly too.
+	unused := snapshot(t, r, "HEAD")
+	if err := unused.Close(); err != nil {
+		t.Errorf("Close of unused snapshot: %v", err)
+	}
+}
+
+// fileState captures what the code under test must not change.
+type fileState struct {
+	status  string
+	index   []byte
+	modTime time.Time
+}
+
+func captureState(t *testing.T, f *gitfixture.Fixture) fileState {
+	t.Helper()
+	indexPath := filepath.Join(f.Dir, ".git", "index")
+	data, err := os.ReadFile(indexPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(indexPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fixture runs git with GIT_OPTIONAL_LOCKS=0, so this status does
+	// not refresh the index itself.
+	return fileState{status: f.Git("status", "--porcelain", "-uall"), index: data, modTime: fi.ModTime()}
+}
+
+func (a fileState) check(t *testing.T, b fileState) {
+	t.Helper()
+	if a.status != b.status {
+		t.Errorf("git status changed:\nbefore %q\nafter  %q", a.status, b.status)
+	}
+	if !bytes.Equal(a.index, b.index) {
+		t.Errorf(".git/index content changed")
+	}
+	if !a.modTime.Equal(b.modTime) {
+		t.Errorf(".git/index mtime changed: %v -> %v", a.modTime, b.modTime)
+	}
+}
+
+func TestWorktreeSnapshot(t *testing.T) {
+	f := gitfixture.FromTxtar(t, []byte(`
+-- base/.gitignore --
+*.log
+/build/
+-- base/tracked.go --
+package x
+-- base/tracked.log --
+tracked although ignored
+-- base/modified.go --
+package x // old
+-- base/deleted.go --
+package x
+-- base/dir/deep.go --
+package dir
+-- worktree/modified.go --
+package x // new
+-- worktree/untracked.go --
+package x // untracked
+-- worktree/newdir/untracked.go --
+package newdir
+-- worktree/debug.log --
+ignored
+-- worktree/build/out.go --
+ignored too
+-- worktree/deleted.go --
+(deleted)
+`))
+	// A nested repository is not a file of this one.
+	nested := filepath.Join(f.Dir, "nested")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.Git("init", "-q", nested)
+	if err := os.WriteFile(filepath.Join(nested, "inner.go"), []byte("package inner\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("tracked.go", filepath.Join(f.Dir, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	// A tracked file whose stat data no longer matches the index: any index
+	// refresh (e.g. a plain `git status`) would rewrite .git/index.
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(f.Dir, "tracked.go"), future, future); err != nil {
+		t.Fatal(err)
+	}
+	before := captureState(t, f)
+
+	r := open(t, f)
+	s := snapshot(t, r, git.WorktreeRef)
+	if s.Ref() != git.WorktreeRef || s.Commit() != f.Commits["base"] {
+		t.Errorf("Ref, Commit = %q, %q; want %q, %q", s.Ref(), s.Commit(), git.WorktreeRef, f.Commits["base"])
+	}
+	want := []string{".gitignore", "dir/deep.go", "link.go", "modified.go", "newdir/untracked.go", "tracked.go", "tracked.log", "untracked.go"}
+	if got := s.Files(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Files() = %q\nwant %q", got, want)
+	}
+	got := readAll(t, s)
+	wantContent := map[string]string{
+		".gitignore":          "*.log\n/build/\n",
+		"dir/deep.go":         "package dir\n",
+		"link.go":             "tracked.go", // the link target, as git would store it
+		"modified.go":         "package x // new\n",
+		"newdir/untracked.go": "package newdir\n",
+		"tracked.go":          "package x\n",
+		"tracked.log":         "tracked although ignored\n",
+		"untracked.go":        "package x // untracked\n",
+	}
+	if !reflect.DeepEqual(got, wantContent) {
+		t.Errorf("contents = %q\nwant %q", got, wantContent)
+	}
+	for _, bad := range []string{"deleted.go", "debug.log", "build/out.go", "nested/inner.go"} {
+		if _, err := s.ReadFiles([]string{bad}); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("ReadFiles(%q) error = %v, want one naming the path", bad, err)
+		}
+	}
+
+	// A file that vanishes after the listing gives an error naming it.
+	if err := os.Remove(filepath.Join(f.Dir, "untracked.go")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadFiles([]string{"tracked.go", "untracked.go"}); err == nil || !strings.Contains(err.Error(), "untracked.go") {
+		t.Errorf("ReadFiles of a vanished file: error = %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(f.Dir, "untracked.go"), []byte("package x // untracked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil || s.Close() != nil {
+		t.Errorf("Close: %v", err)
+	}
+
+	// Everything else the package does, then prove nothing changed.
+	f.SetRef("origin/main", "base")
+	if _, _, err := r.DefaultBase(); err != nil {
+		t.Errorf("DefaultBase: %v", err)
+	}
+	cs := snapshot(t, r, "HEAD")
+	readAll(t, cs)
+	cs.Close()
+	if _, err := r.Tags(""); err != nil {
+		t.Error(err)
+	}
+	if _, err := r.NewestTagReachable("HEAD", nil); err != nil {
+		t.Error(err)
+	}
+	if _, err := r.IsShallow(); err != nil {
+		t.Error(err)
+	}
+	before.check(t, captureState(t, f))
+}
+
+func TestWorktreeSnapshotNoCommits(t *testing.T) {
+	f := gitfixture.New(t)
+	f.WriteWorktree(map[string]string{"a.go": "package a\n"})
+	s := snapshot(t, open(t, f), git.WorktreeRef)
+	if s.Commit() != "" {
+		t.Errorf("Commit() = %q, want empty", s.Commit())
+	}
+	if got := readAll(t, s); !reflect.DeepEqual(got, map[string]string{"a.go": "package a\n"}) {
+		t.Errorf("contents = %q", got)
+	}
+}
+
+func TestWorktreeSnapshotSubmodule(t *testing.T) {
+	f := gitfixture.New(t)
+	base := f.Commit("base", map[string]string{"a.go": "package a\n"})
+	f.Git("update-index", "--add", "--cacheinfo", "160000,"+base+",sub")
+	f.Commit("head", nil)
+	// The submodule's directory is checked out, with its own .git.
+	sub := filepath.Join(f.Dir, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.Git("init", "-q", sub)
+	if err := os.WriteFile(filepath.Join(sub, "inner.go"), []byte("package inner\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := snapshot(t, open(t, f), git.WorktreeRef)
+	if got := s.Files(); !reflect.DeepEqual(got, []string{"a.go"}) {
+		t.Errorf("Files() = %q, want only a.go", got)
+	}
+}
+
+func TestDefaultBaseAndMergeBase(t *testing.T) {
+	f := gitfixture.New(t)
+	r := open(t, f)
+	f.Commit("base", map[string]string{"a": "1"})
+	f.Commit("feature", map[string]string{"a": "2"})
+
+	_, _, err := r.DefaultBase()
+	if err == nil || err.Error() != "no upstream default branch (origin/HEAD, origin/main, origin/master) found; pass --base REF" {
+		t.Errorf("DefaultBase without upstream: error = %v", err)
+	}
+
+	// A local branch called origin/main must not count as the upstream.
+	f.Git("branch", "origin/main", f.Commits["base"])
+	if _, _, err := r.DefaultBase(); err == nil {
+		t.Errorf("DefaultBase used local branch origin/main")
+	}
+
+	f.SetRef("origin/master", "feature")
+	ref, sha, err := r.DefaultBase()
+	if err != nil || ref != "origin/master" || sha != f.Commits["feature"] {
+		t.Errorf("DefaultBase = %q, %q, %v; want origin/master, %s", ref, sha, err, f.Commits["feature"])
+	}
+
+	// origin/main wins over origin/master; the merge base is the fork point.
+	upstream := f.Commit("upstream", map[string]string{"b": "1"})
+	f.Git("update-ref", "refs/remotes/origin/main", upstream)
+	f.Git("reset", "-q", "--hard", f.Commits["feature"])
+	ref, sha, err = r.DefaultBase()
+	if err != nil || ref != "origin/main" || sha != f.Commits["feature"] {
+		t.Errorf("DefaultBase = %q, %q, %v; want origin/main, %s", ref, sha, err, f.Commits["feature"])
+	}
+	// origin/HEAD wins over both.
+	f.Git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/master")
+	ref, _, err = r.DefaultBase()
+	if err != nil || ref != "origin/HEAD" {
+		t.Errorf("DefaultBase ref = %q, %v; want origin/HEAD", ref, err)
+	}
+
+	mb, err := r.MergeBase("HEAD", "refs/remotes/origin/main")
+	if err != nil || mb != f.Commits["feature"] {
+		t.Errorf("MergeBase = %q, %v", mb, err)
+	}
+	if _, err := r.MergeBase("HEAD", "nope"); !errors.As(err, new(*git.UnknownRefError)) {
+		t.Errorf("MergeBase with unknown ref: error = %v", err)
+	}
+
+	// Unrelated histories.
+	f.Git("checkout", "-q", "--orphan", "other")
+	orphan := f.Commit("orphan", map[string]string{"c": "1"})
+	_, err = r.MergeBase(orphan, "main")
+	if err == nil || !strings.Contains(err.Error(), "no common ancestor") || strings.Contains(err.Error(), "unshallow") {
+		t.Errorf("MergeBase of unrelated histories: error = %v", err)
+	}
+	if shallow, err := r.IsShallow(); err != nil || shallow {
+		t.Errorf("IsShallow = %v, %v; want false", shallow, err)
+	}
+}
+
+func TestShallowClone(t *testing.T) {
+	f := gitfixture.New(t)
+	f.Commit("base", map[string]string{"a": "1"})
+	f.Commit("main1", map[string]string{"a": "2"})
+	f.Git("checkout", "-q", "-b", "side", f.Commits["base"])
+	f.Commit("side1", map[string]string{"b": "1"})
+	f.Git("checkout", "-q", "main")
+
+	dst := filepath.Join(t.TempDir(), "clone")
+	f.Git("clone", "-q", "--depth=1", "--no-single-branch", "file://"+f.Dir, dst)
+	r, err := git.Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shallow, err := r.IsShallow(); err != nil || !shallow {
+		t.Fatalf("IsShallow = %v, %v; want true", shallow, err)
+	}
+	_, err = r.MergeBase("origin/main", "origin/side")
+	if err == nil || !strings.Contains(err.Error(), "git fetch --unshallow") {
+		t.Errorf("MergeBase in shallow clone: error = %v, want a hint to unshallow", err)
+	}
+	if _, _, err := r.DefaultBase(); err != nil {
+		// HEAD is origin/main's commit here, so a base exists.
+		t.Errorf("DefaultBase in shallow clone: %v", err)
+	}
+}
+
+func TestTagsAndIsAncestor(t *testing.T) {
+	f := gitfixture.New(t)
+	one := f.Commit("one", map[string]string{"a": "1"})
+	two := f.Commit("two", map[string]string{"a": "2"})
+	f.Tag("v1.0.0", "one")
+	f.Tag("v1.1.0", "two")
+	f.Tag("release/v2", "two")
+	f.Git("tag", "-a", "-m", "annotated", "v1.0.1", one)
+	f.Git("tag", "-a", "-m", "tag of a tag", "v1.0.2", "v1.0.1")
+	f.Git("tag", "tree-tag", two+"^{tree}")
+	r := open(t, f)
+
+	tags, err := r.Tags("v1.*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []git.Tag{{"v1.0.0", one}, {"v1.0.1", one}, {"v1.0.2", one}, {"v1.1.0", two}}
+	if !reflect.DeepEqual(tags, want) {
+		t.Errorf("Tags(v1.*) = %v\nwant %v", tags, want)
+	}
+	all, err := r.Tags("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tag := range all {
+		names = append(names, tag.Name)
+	}
+	if want := []string{"release/v2", "v1.0.0", "v1.0.1", "v1.0.2", "v1.1.0"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("Tags(\"\") names = %v, want %v (no tree tag)", names, want)
+	}
+	if none, err := r.Tags("nothing*"); err != nil || len(none) != 0 {
+		t.Errorf("Tags(nothing*) = %v, %v", none, err)
+	}
+
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{{"v1.0.0", "v1.1.0", true}, {"v1.1.0", "v1.0.0", false}, {"HEAD", "HEAD", true}} {
+		got, err := r.IsAncestor(c.a, c.b)
+		if err != nil || got != c.want {
+			t.Errorf("IsAncestor(%s, %s) = %v, %v; want %v", c.a, c.b, got, err, c.want)
+		}
+	}
+	if _, err := r.IsAncestor("nope", "HEAD"); !errors.As(err, new(*git.UnknownRefError)) {
+		t.Errorf("IsAncestor(nope) error = %v", err)
+	}
+}
+
+func TestNewestTagReachable(t *testing.T) {
+	// main:  c1[v1.0.0] - c2[v1.1.0, v1.1.0-rc.1] - c3[v1.2.0-rc.1] - c4 - M - c5
+	//          \                                                        /
+	// side:     s1[v1.0.5] - s2 ----------------------------------------
+	//             \
+	// other:       o1[v9.0.0] (newest date, never merged)
+	f := gitfixture.New(t)
+	f.Commit("c1", map[string]string{"a": "1"})
+	f.Tag("v1.0.0", "c1")
+	f.Git("checkout", "-q", "-b", "side")
+	f.Commit("s1", map[string]string{"s": "1"})
+	f.Tag("v1.0.5", "s1")
+	f.Commit("s2", map[string]string{"s": "2"})
+	f.Git("checkout", "-q", "main")
+	f.Commit("c2", map[string]string{"a": "2"})
+	f.Tag("v1.1.0", "c2")
+	f.Tag("v1.1.0-rc.1", "c2")
+	f.Commit("c3", map[string]string{"a": "3"})
+	f.Tag("v1.2.0-rc.1", "c3")
+	f.Commit("c4", map[string]string{"a": "4"})
+	f.Git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+	merge := f.Git("rev-parse", "HEAD")
+	f.Commit("c5", map[string]string{"a": "5"})
+	f.Git("checkout", "-q", "-b", "other", f.Commits["s1"])
+	f.Commit("o1", map[string]string{"o": "1"})
+	f.Tag("v9.0.0", "o1")
+	f.Git("checkout", "-q", "main")
+	r := open(t, f)
+
+	release := regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+	for _, c := range []struct {
+		commit string
+		match  *regexp.Regexp
+		want   string
+	}{
+		// v9.0.0 is the newest tag by date but not reachable.
+		{"c5", release, "v1.1.0"},             // c2 is 4 commits away (c3 c4 M c5), s1 is 5
+		{"c5", nil, "v1.2.0-rc.1"},            // any tag: c3 is the nearest
+		{"c2", release, "v1.1.0"},             // a tag on the commit itself
+		{"c2", nil, "v1.1.0"},                 // same commit: release beats its rc
+		{"s2", release, "v1.0.5"},             // side branch sees its own tag
+		{"o1", release, "v9.0.0"},             //
+		{"c1", regexp.MustCompile(`^v2`), ""}, // nothing matches
+	} {
+		commit := f.Commits[c.commit]
+		got, err := r.NewestTagReachable(commit, c.match)
+		if err != nil {
+			t.Errorf("NewestTagReachable(%s, %v): %v", c.commit, c.match, err)
+			continue
+		}
+		if got.Name != c.want {
+			t.Errorf("NewestTagReachable(%s, %v) = %q, want %q", c.commit, c.match, got.Name, c.want)
+		}
+		if c.want != "" {
+			if sha, _ := r.ResolveCommit(c.want); got.Commit != sha {
+				t.Errorf("NewestTagReachable(%s).Commit = %s, want %s", c.commit, got.Commit, sha)
+			}
+		}
+	}
+
+	// From the merge, a tag on its second parent is 1 commit away while
+	// v1.1.0 on the first-parent line is 3 (c3 c4 M): the side tag wins.
+	// Both tagged commits are independent (neither reaches the other), so
+	// both distances are counted.
+	f.Git("tag", "-a", "-m", "side release", "v1.0.6", f.Commits["s2"])
+	got, err := r.NewestTagReachable(merge, release)
+	if err != nil || got.Name != "v1.0.6" || got.Commit != f.Commits["s2"] {
+		t.Errorf("NewestTagReachable(merge) = %+v, %v; want v1.0.6 at s2", got, err)
+	}
+
+	// Ties on one commit go to the higher version, not the greater string.
+	f.Tag("v1.9.0", "c5")
+	f.Tag("v1.10.0", "c5")
+	if got, err := r.NewestTagReachable("HEAD", release); err != nil || got.Name != "v1.10.0" {
+		t.Errorf("tie: got %+v, %v; want v1.10.0", got, err)
+	}
+
+	if _, err := r.NewestTagReachable("nope", nil); !errors.As(err, new(*git.UnknownRefError)) {
+		t.Errorf("unknown commit: error = %v", err)
+	}
+}

@@ -1,0 +1,581 @@
+package model
+
+import (
+	"sort"
+	"strings"
+)
+
+// Diff pairs the elements of two models. Pairing happens here, once;
+// rules only judge the pairs.
+type Diff struct {
+	Base, Head *Model
+	Groups     []*GroupDiff
+}
+
+// GroupDiff pairs one group (by directory).
+type GroupDiff struct {
+	Dir        string
+	Base, Head *Group
+	// Packages pairs the packages by version ("" = internal), sorted with
+	// the internal package first.
+	Packages []*PackageDiff
+}
+
+// Profile is head's profile, falling back to base's.
+func (g *GroupDiff) Profile() Profile {
+	if g.Head != nil {
+		return g.Head.Profile
+	}
+	if g.Base != nil {
+		return g.Base.Profile
+	}
+	return ProfileAPI
+}
+
+// PackageDiff pairs one package of a group.
+type PackageDiff struct {
+	Group      *GroupDiff
+	Version    string
+	Base, Head *Package
+	// Types pairs the types, sorted by head name (base name for removed).
+	Types  []*TypeDiff
+	Consts []*ConstDiff
+}
+
+// External reports whether this is a versioned package.
+func (p *PackageDiff) External() bool { return p.Version != "" }
+
+// Pkg returns head's package, else base's.
+func (p *PackageDiff) Pkg() *Package {
+	if p.Head != nil {
+		return p.Head
+	}
+	return p.Base
+}
+
+// TypeDiff pairs one named type. Base is nil for an added type, Head is
+// nil for a removed one.
+type TypeDiff struct {
+	Pkg        *PackageDiff
+	Base, Head *Type
+	// Renamed is true when the pair was matched by content (a Go rename).
+	Renamed bool
+	Fields  []*FieldDiff
+	// Tombstones pairs tombstones by reserved number.
+	Tombstones []*TombstoneDiff
+}
+
+// Name is head's name, else base's.
+func (t *TypeDiff) Name() string {
+	if t.Head != nil {
+		return t.Head.Name
+	}
+	return t.Base.Name
+}
+
+// FieldDiff pairs one field. Base is nil for an added field, Head nil for
+// a removed one.
+type FieldDiff struct {
+	Type       *TypeDiff
+	Base, Head *Field
+	// Renamed is set when the Go name differs (matched by protobuf number
+	// or json name).
+	Renamed bool
+	// Attrs lists what differs between Base and Head for a pair, in a
+	// fixed order; rules judge attributes, the engine reports the ones
+	// no rule judged.
+	Attrs []Attr
+}
+
+// Name is head's Go name, else base's.
+func (f *FieldDiff) Name() string {
+	if f.Head != nil {
+		return f.Head.Name
+	}
+	return f.Base.Name
+}
+
+// Has reports whether attr differs.
+func (f *FieldDiff) Has(a Attr) bool {
+	for _, x := range f.Attrs {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Attr is one comparable attribute of a field.
+type Attr string
+
+const (
+	AttrGoName        Attr = "go name"
+	AttrJSONName      Attr = "json name"
+	AttrOmitEmpty     Attr = "json omitempty"
+	AttrInline        Attr = "json inline"
+	AttrProtoNumber   Attr = "protobuf number"
+	AttrProtoWire     Attr = "protobuf wire type"
+	AttrProtoLabel    Attr = "protobuf label"
+	AttrProtoOptions  Attr = "protobuf options"
+	AttrProtoPresence Attr = "protobuf tag"
+	AttrGoType        Attr = "Go type"
+	AttrOptional      Attr = "optional marker"
+	AttrRequired      Attr = "required marker"
+	AttrDefault       Attr = "default"
+	AttrPatchStrategy Attr = "patch strategy"
+	AttrPatchMergeKey Attr = "patch merge key"
+	AttrListType      Attr = "list type"
+	AttrListMapKey    Attr = "list map keys"
+	AttrEmbedded      Attr = "embedding"
+	AttrOtherMarkers  Attr = "markers"
+	AttrDeprecated    Attr = "deprecation"
+)
+
+// TombstoneDiff pairs tombstones of one struct by reserved number.
+type TombstoneDiff struct {
+	Type       *TypeDiff
+	Base, Head *Tombstone
+}
+
+// ConstDiff pairs constants by name.
+type ConstDiff struct {
+	Pkg        *PackageDiff
+	Base, Head *Const
+}
+
+// Compare computes the diff of two models. Either may be empty; neither
+// may be nil.
+func Compare(base, head *Model) *Diff {
+	d := &Diff{Base: base, Head: head}
+	dirs := map[string]*GroupDiff{}
+	for _, g := range base.Groups {
+		dirs[g.Dir] = &GroupDiff{Dir: g.Dir, Base: g}
+	}
+	for _, g := range head.Groups {
+		gd := dirs[g.Dir]
+		if gd == nil {
+			gd = &GroupDiff{Dir: g.Dir}
+			dirs[g.Dir] = gd
+		}
+		gd.Head = g
+	}
+	for _, gd := range dirs {
+		d.Groups = append(d.Groups, gd)
+		comparePackages(gd)
+	}
+	sort.Slice(d.Groups, func(i, j int) bool { return d.Groups[i].Dir < d.Groups[j].Dir })
+	return d
+}
+
+func comparePackages(gd *GroupDiff) {
+	byVer := map[string]*PackageDiff{}
+	var order []string
+	add := func(p *Package, isHead bool) {
+		pd := byVer[p.Version]
+		if pd == nil {
+			pd = &PackageDiff{Group: gd, Version: p.Version}
+			byVer[p.Version] = pd
+			order = append(order, p.Version)
+		}
+		if isHead {
+			pd.Head = p
+		} else {
+			pd.Base = p
+		}
+	}
+	if gd.Base != nil {
+		for _, p := range gd.Base.Packages() {
+			add(p, false)
+		}
+	}
+	if gd.Head != nil {
+		for _, p := range gd.Head.Packages() {
+			add(p, true)
+		}
+	}
+	sort.Strings(order) // "" (internal) sorts first
+	for _, v := range order {
+		pd := byVer[v]
+		compareTypes(pd)
+		compareConsts(pd)
+		gd.Packages = append(gd.Packages, pd)
+	}
+}
+
+func compareTypes(pd *PackageDiff) {
+	var baseTypes, headTypes []*Type
+	if pd.Base != nil {
+		baseTypes = pd.Base.Types
+	}
+	if pd.Head != nil {
+		headTypes = pd.Head.Types
+	}
+	headByName := map[string]*Type{}
+	for _, t := range headTypes {
+		headByName[t.Name] = t
+	}
+	matchedHead := map[*Type]bool{}
+	var removed []*Type
+	for _, bt := range baseTypes {
+		if ht := headByName[bt.Name]; ht != nil {
+			pd.Types = append(pd.Types, &TypeDiff{Pkg: pd, Base: bt, Head: ht})
+			matchedHead[ht] = true
+			continue
+		}
+		removed = append(removed, bt)
+	}
+	var added []*Type
+	for _, ht := range headTypes {
+		if !matchedHead[ht] {
+			added = append(added, ht)
+		}
+	}
+	// A removed type and an added type with the same shape are a rename.
+	for _, bt := range removed {
+		var match *Type
+		for _, ht := range added {
+			if matchedHead[ht] || !sameShape(bt, ht) {
+				continue
+			}
+			if match != nil { // ambiguous: do not guess
+				match = nil
+				break
+			}
+			match = ht
+		}
+		if match != nil && bt.Kind == KindStruct && len(bt.Fields) > 0 {
+			matchedHead[match] = true
+			pd.Types = append(pd.Types, &TypeDiff{Pkg: pd, Base: bt, Head: match, Renamed: true})
+			continue
+		}
+		pd.Types = append(pd.Types, &TypeDiff{Pkg: pd, Base: bt})
+	}
+	for _, ht := range added {
+		if !matchedHead[ht] {
+			pd.Types = append(pd.Types, &TypeDiff{Pkg: pd, Head: ht})
+		}
+	}
+	renames := map[string]string{}
+	for _, td := range pd.Types {
+		if td.Renamed {
+			renames[td.Base.Name] = td.Head.Name
+		}
+	}
+	for _, td := range pd.Types {
+		compareFields(td, renames)
+		compareTombstones(td)
+	}
+	sort.Slice(pd.Types, func(i, j int) bool { return pd.Types[i].Name() < pd.Types[j].Name() })
+}
+
+// sameShape reports whether two struct types have the same fields on the
+// wire (json names, protobuf numbers, Go types).
+func sameShape(a, b *Type) bool {
+	if a.Kind != b.Kind || a.Underlying != b.Underlying || len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	for i := range a.Fields {
+		fa, fb := a.Fields[i], b.Fields[i]
+		if fa.WireName() != fb.WireName() || fa.Type != fb.Type || protoNum(fa) != protoNum(fb) {
+			return false
+		}
+	}
+	return true
+}
+
+func protoNum(f *Field) int {
+	if f.Proto == nil {
+		return 0
+	}
+	return f.Proto.Number
+}
+
+func compareFields(td *TypeDiff, renames map[string]string) {
+	var bf, hf []*Field
+	if td.Base != nil {
+		bf = td.Base.Fields
+	}
+	if td.Head != nil {
+		hf = td.Head.Fields
+	}
+	usedB := map[*Field]bool{}
+	usedH := map[*Field]bool{}
+	pair := func(b, h *Field) {
+		usedB[b], usedH[h] = true, true
+		fd := &FieldDiff{Type: td, Base: b, Head: h, Renamed: b.Name != h.Name}
+		fd.Attrs = fieldAttrs(b, h, renames)
+		td.Fields = append(td.Fields, fd)
+	}
+	// 1. Same Go name.
+	for _, b := range bf {
+		for _, h := range hf {
+			if !usedH[h] && b.Name == h.Name && b.Embedded == h.Embedded {
+				pair(b, h)
+				break
+			}
+		}
+	}
+	// 2. Same protobuf number and json name: a Go rename.
+	// 3. Same json name (no protobuf on either side or one side).
+	// 4. Same protobuf number and the same Go type: a rename of both names.
+	matchers := []func(b, h *Field) bool{
+		func(b, h *Field) bool {
+			return b.Proto != nil && h.Proto != nil && b.Proto.Number == h.Proto.Number && b.WireName() == h.WireName()
+		},
+		func(b, h *Field) bool {
+			return (b.Proto == nil || h.Proto == nil) && b.WireName() != "" && b.WireName() == h.WireName()
+		},
+		func(b, h *Field) bool {
+			return b.Proto != nil && h.Proto != nil && b.Proto.Number == h.Proto.Number && b.Type == h.Type
+		},
+	}
+	// A field that head tombstones was removed, whatever took its place.
+	tombstoned := map[string]bool{}
+	if td.Head != nil {
+		for _, t := range td.Head.Tombstones {
+			tombstoned[t.FieldName] = true
+		}
+	}
+	for _, match := range matchers {
+		for _, b := range bf {
+			if usedB[b] || b.Embedded || tombstoned[b.Name] {
+				continue
+			}
+			var cand *Field
+			n := 0
+			for _, h := range hf {
+				if !usedH[h] && !h.Embedded && match(b, h) {
+					cand = h
+					n++
+				}
+			}
+			if n == 1 {
+				pair(b, cand)
+			}
+		}
+	}
+	for _, b := range bf {
+		if !usedB[b] {
+			td.Fields = append(td.Fields, &FieldDiff{Type: td, Base: b})
+		}
+	}
+	for _, h := range hf {
+		if !usedH[h] {
+			td.Fields = append(td.Fields, &FieldDiff{Type: td, Head: h})
+		}
+	}
+	// Head order first (source order), then removed fields in base order.
+	index := map[*Field]int{}
+	for i, h := range hf {
+		index[h] = i
+	}
+	for i, b := range bf {
+		if _, ok := index[b]; !ok {
+			index[b] = len(hf) + i
+		}
+	}
+	sort.SliceStable(td.Fields, func(i, j int) bool {
+		return fieldOrder(td.Fields[i], index) < fieldOrder(td.Fields[j], index)
+	})
+}
+
+func fieldOrder(fd *FieldDiff, index map[*Field]int) int {
+	if fd.Head != nil {
+		return index[fd.Head]
+	}
+	return index[fd.Base]
+}
+
+// fieldAttrs lists the attributes that differ between a paired base and
+// head field.
+func fieldAttrs(b, h *Field, renames map[string]string) []Attr {
+	var out []Attr
+	add := func(cond bool, a Attr) {
+		if cond {
+			out = append(out, a)
+		}
+	}
+	add(b.Name != h.Name, AttrGoName)
+	add(b.Embedded != h.Embedded, AttrEmbedded)
+	add(b.WireName() != h.WireName(), AttrJSONName)
+	add(b.Omits() != h.Omits(), AttrOmitEmpty)
+	add(b.JSON.Inline != h.JSON.Inline, AttrInline)
+	switch {
+	case (b.Proto == nil) != (h.Proto == nil):
+		add(true, AttrProtoPresence)
+	case b.Proto != nil:
+		add(b.Proto.Number != h.Proto.Number, AttrProtoNumber)
+		add(b.Proto.Wire != h.Proto.Wire, AttrProtoWire)
+		add(NormLabel(b.Proto.Label) != NormLabel(h.Proto.Label), AttrProtoLabel)
+		add(b.Proto.Name != h.Proto.Name || strings.Join(b.Proto.Options, ",") != strings.Join(h.Proto.Options, ","), AttrProtoOptions)
+	}
+	add(RenameType(b.Type, renames) != h.Type, AttrGoType)
+	add(b.Optional() != h.Optional(), AttrOptional)
+	add(b.Required() != h.Required(), AttrRequired)
+	bd, bok := b.Default()
+	hd, hok := h.Default()
+	add(bok != hok || bd != hd, AttrDefault)
+	add(b.EffectivePatchStrategy() != h.EffectivePatchStrategy(), AttrPatchStrategy)
+	add(b.EffectivePatchMergeKey() != h.EffectivePatchMergeKey(), AttrPatchMergeKey)
+	add(strings.Join(b.Markers.All("listType"), ",") != strings.Join(h.Markers.All("listType"), ","), AttrListType)
+	add(strings.Join(b.Markers.All("listMapKey"), ",") != strings.Join(h.Markers.All("listMapKey"), ","), AttrListMapKey)
+	add(otherMarkers(b.Markers) != otherMarkers(h.Markers), AttrOtherMarkers)
+	add(b.Deprecated != h.Deprecated, AttrDeprecated)
+	return out
+}
+
+// knownMarkers are judged by their own attributes above.
+var knownMarkers = map[string]bool{
+	"optional": true, "k8s:optional": true, "kubebuilder:validation:Optional": true,
+	"required": true, "k8s:required": true, "kubebuilder:validation:Required": true,
+	"default": true, "kubebuilder:default": true, "k8s:default": true,
+	"patchStrategy": true, "patchMergeKey": true, "listType": true, "listMapKey": true,
+}
+
+func otherMarkers(m Markers) string {
+	var parts []string
+	for _, mk := range m {
+		if knownMarkers[mk.Key] || strings.HasPrefix(mk.Key, "apicheck:") {
+			continue
+		}
+		parts = append(parts, mk.Key+"="+mk.Value)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "\n")
+}
+
+// RenameType rewrites package-local type names in a type expression
+// according to renames (old -> new).
+func RenameType(expr string, renames map[string]string) string {
+	if len(renames) == 0 {
+		return expr
+	}
+	var b strings.Builder
+	i := 0
+	for i < len(expr) {
+		c := expr[i]
+		if isIdentStart(c) && (i == 0 || expr[i-1] != '.') {
+			j := i
+			for j < len(expr) && isIdentPart(expr[j]) {
+				j++
+			}
+			word := expr[i:j]
+			qualified := j < len(expr) && expr[j] == '.'
+			if nw, ok := renames[word]; ok && !qualified {
+				word = nw
+			}
+			b.WriteString(word)
+			i = j
+			continue
+		}
+		if isIdentStart(c) { // after '.': selector, copy verbatim
+			j := i
+			for j < len(expr) && isIdentPart(expr[j]) {
+				j++
+			}
+			b.WriteString(expr[i:j])
+			i = j
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+func isIdentPart(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }
+
+func compareTombstones(td *TypeDiff) {
+	var bt, ht []*Tombstone
+	if td.Base != nil {
+		bt = td.Base.Tombstones
+	}
+	if td.Head != nil {
+		ht = td.Head.Tombstones
+	}
+	key := func(t *Tombstone) int {
+		if t.Proto == nil {
+			return -1
+		}
+		return t.Proto.Number
+	}
+	used := map[*Tombstone]bool{}
+	for _, b := range bt {
+		var match *Tombstone
+		for _, h := range ht {
+			if used[h] {
+				continue
+			}
+			if key(b) == key(h) && (key(b) >= 0 || b.FieldName == h.FieldName) {
+				match = h
+				break
+			}
+		}
+		if match == nil {
+			// Same field name under another number is a changed tombstone.
+			for _, h := range ht {
+				if !used[h] && h.FieldName == b.FieldName {
+					match = h
+					break
+				}
+			}
+		}
+		if match != nil {
+			used[match] = true
+		}
+		td.Tombstones = append(td.Tombstones, &TombstoneDiff{Type: td, Base: b, Head: match})
+	}
+	for _, h := range ht {
+		if !used[h] {
+			td.Tombstones = append(td.Tombstones, &TombstoneDiff{Type: td, Head: h})
+		}
+	}
+}
+
+func compareConsts(pd *PackageDiff) {
+	var bc, hc []*Const
+	if pd.Base != nil {
+		bc = pd.Base.Consts
+	}
+	if pd.Head != nil {
+		hc = pd.Head.Consts
+	}
+	hm := map[string]*Const{}
+	for _, c := range hc {
+		hm[c.Name] = c
+	}
+	seen := map[string]bool{}
+	for _, b := range bc {
+		pd.Consts = append(pd.Consts, &ConstDiff{Pkg: pd, Base: b, Head: hm[b.Name]})
+		seen[b.Name] = true
+	}
+	for _, h := range hc {
+		if !seen[h.Name] {
+			pd.Consts = append(pd.Consts, &ConstDiff{Pkg: pd, Head: h})
+		}
+	}
+	sort.Slice(pd.Consts, func(i, j int) bool {
+		ni, nj := constName(pd.Consts[i]), constName(pd.Consts[j])
+		return ni < nj
+	})
+}
+
+func constName(c *ConstDiff) string {
+	if c.Head != nil {
+		return c.Head.Name
+	}
+	return c.Base.Name
+}
+
+// NormLabel treats a missing label as "opt", as go-to-protobuf does (real
+// tags such as "bytes,1,name=cidr" omit it).
+func NormLabel(l string) string {
+	if l == "" {
+		return "opt"
+	}
+	return l
+}

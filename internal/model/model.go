@@ -1,0 +1,499 @@
+// Package model holds the plain-data API model that the scanner produces
+// from one revision, and the diff of two such models.
+//
+// Nothing in this package refers to go/ast: the scanner translates syntax
+// into these types once, and every later stage (diff, rules, reports) works
+// on plain data only.
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Pos is a repository-relative position (forward slashes, 1-based line and
+// column). A zero Pos means "no position".
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"column"`
+}
+
+func (p Pos) String() string {
+	if p.File == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// IsZero reports whether p carries no position.
+func (p Pos) IsZero() bool { return p.File == "" }
+
+// Profile names how strictly a group is judged (see rules.md "Profiles").
+type Profile string
+
+const (
+	ProfileAPI             Profile = "api"
+	ProfileComponentConfig Profile = "componentconfig"
+)
+
+// Model is everything the scanner found in one revision.
+type Model struct {
+	// Groups are sorted by Dir.
+	Groups []*Group `json:"groups"`
+}
+
+// Group is one API group: an optional internal package plus its versions.
+type Group struct {
+	// Dir is the repository-relative directory of the group
+	// (e.g. "pkg/apis/core"); for a group without internal version it is
+	// still the parent directory of the version packages.
+	Dir string `json:"dir"`
+	// Name is the +groupName of the versions (first one found), if any.
+	Name    string  `json:"name,omitempty"`
+	Profile Profile `json:"profile"`
+	// Internal is nil for CRD-style groups that only have versions.
+	Internal *Package `json:"internal,omitempty"`
+	// Versions are sorted by Version name.
+	Versions []*Package `json:"versions"`
+}
+
+// Packages returns the internal package (if any) followed by the versions.
+func (g *Group) Packages() []*Package {
+	var out []*Package
+	if g.Internal != nil {
+		out = append(out, g.Internal)
+	}
+	return append(out, g.Versions...)
+}
+
+// Package is one Go package of an API group.
+type Package struct {
+	Dir        string `json:"dir"`
+	ImportPath string `json:"importPath"`
+	Name       string `json:"name"`
+	// Version is "" for the internal package, otherwise e.g. "v1beta1".
+	Version   string `json:"version,omitempty"`
+	GroupName string `json:"groupName,omitempty"`
+	// Types are sorted by name.
+	Types []*Type `json:"types"`
+	// Files are the repository-relative Go files scanned, sorted.
+	Files []string `json:"files"`
+	// Consts are sorted by name.
+	Consts []*Const `json:"consts,omitempty"`
+	// Imports maps every import alias used in the package's files to its
+	// import path, per file: Imports[file][alias] = path.
+	Imports map[string]map[string]string `json:"-"`
+
+	byName map[string]*Type
+}
+
+// External reports whether p is a versioned package.
+func (p *Package) External() bool { return p.Version != "" }
+
+// Label is a short human name: "core/v1beta1" or "core (internal)".
+func (p *Package) Label() string {
+	if p.Version == "" {
+		return p.Name + " (internal)"
+	}
+	return p.Version
+}
+
+// Type looks a type up by name.
+func (p *Package) Type(name string) *Type {
+	if p.byName == nil {
+		p.byName = make(map[string]*Type, len(p.Types))
+		for _, t := range p.Types {
+			p.byName[t.Name] = t
+		}
+	}
+	return p.byName[name]
+}
+
+// HasProtobuf reports whether any field of the package carries a protobuf
+// tag (CRD-style packages without protobuf are exempt from protobuf rules).
+func (p *Package) HasProtobuf() bool {
+	for _, t := range p.Types {
+		for _, f := range t.Fields {
+			if f.Proto != nil {
+				return true
+			}
+		}
+		if len(t.Tombstones) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TypeKind says what a named type is declared as.
+type TypeKind string
+
+const (
+	KindStruct TypeKind = "struct"
+	// KindOther is any non-struct type: string, map, slice, func, ...
+	KindOther TypeKind = "other"
+)
+
+// Type is one named type declaration.
+type Type struct {
+	Name string   `json:"name"`
+	Kind TypeKind `json:"kind"`
+	// Underlying is the printed type expression for non-struct types
+	// (e.g. "string", "map[string]string", "[]Foo").
+	Underlying string `json:"underlying,omitempty"`
+	// Alias is true for "type A = B".
+	Alias bool `json:"alias,omitempty"`
+	Pos   Pos  `json:"pos"`
+	// End is the position of the closing brace of a struct.
+	End     Pos      `json:"end"`
+	Doc     string   `json:"doc,omitempty"`
+	Markers Markers  `json:"markers,omitempty"`
+	Fields  []*Field `json:"fields,omitempty"`
+	// Tombstones are commented-out protobuf-tagged field declarations
+	// inside the struct body.
+	Tombstones []*Tombstone `json:"tombstones,omitempty"`
+	// RootKind is true for types embedding metav1.TypeMeta (or marked
+	// +genclient / +kubebuilder:object:root=true).
+	RootKind bool `json:"rootKind,omitempty"`
+}
+
+// Field looks a field up by Go name.
+func (t *Type) Field(name string) *Field {
+	for _, f := range t.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Nillability is the answer to "can a value of this type be nil".
+type Nillability string
+
+const (
+	Nillable    Nillability = "yes"
+	NotNillable Nillability = "no"
+	// NillUnknown means the type could not be resolved (type from another
+	// module that is neither loadable nor in the built-in table).
+	NillUnknown Nillability = "unknown"
+)
+
+// Field is one struct field (including embedded fields).
+type Field struct {
+	// Name is the Go name; for an embedded field the type name.
+	Name     string `json:"name"`
+	Embedded bool   `json:"embedded,omitempty"`
+	// Type is the printed Go type expression, e.g. "*metav1.Duration".
+	Type string `json:"type"`
+	// Nillable says whether the type can be nil; resolved by the scanner.
+	Nillable Nillability `json:"nillable"`
+	// NillableWhy explains how Nillable was decided (for messages).
+	NillableWhy string `json:"nillableWhy,omitempty"`
+	// Tag is the raw struct tag without back quotes.
+	Tag   string    `json:"tag,omitempty"`
+	JSON  JSONTag   `json:"json"`
+	Proto *ProtoTag `json:"protobuf,omitempty"`
+	// ProtoErr is set when a protobuf tag is present but malformed.
+	ProtoErr      string  `json:"protobufError,omitempty"`
+	PatchStrategy string  `json:"patchStrategy,omitempty"`
+	PatchMergeKey string  `json:"patchMergeKey,omitempty"`
+	Markers       Markers `json:"markers,omitempty"`
+	Doc           string  `json:"doc,omitempty"`
+	// Deprecated is true when the doc comment has a "Deprecated:" paragraph.
+	Deprecated bool `json:"deprecated,omitempty"`
+	Pos        Pos  `json:"pos"`
+}
+
+// JSONTag is the parsed json struct tag.
+type JSONTag struct {
+	// Present is false when the field has no json tag at all.
+	Present bool `json:"present"`
+	// Name is the wire name ("" when the tag has an empty name, "-" when
+	// the field is skipped).
+	Name      string `json:"name,omitempty"`
+	OmitEmpty bool   `json:"omitempty,omitempty"`
+	OmitZero  bool   `json:"omitzero,omitempty"`
+	Inline    bool   `json:"inline,omitempty"`
+}
+
+// WireName returns the json name the field is serialised under, applying
+// encoding/json's default (the Go name) when the tag names none.
+func (f *Field) WireName() string {
+	if f.JSON.Present && f.JSON.Name != "" {
+		return f.JSON.Name
+	}
+	if f.Embedded || f.JSON.Inline {
+		return ""
+	}
+	return f.Name
+}
+
+// Omits reports whether the json tag has omitempty or omitzero.
+func (f *Field) Omits() bool { return f.JSON.OmitEmpty || f.JSON.OmitZero }
+
+// Inline reports whether the field is embedded or json-inlined.
+func (f *Field) Inline() bool { return f.Embedded || f.JSON.Inline }
+
+// Optional reports whether the field carries an optional marker.
+func (f *Field) Optional() bool {
+	return f.Markers.Has("optional") || f.Markers.Has("k8s:optional") ||
+		f.Markers.Has("kubebuilder:validation:Optional")
+}
+
+// Required reports whether the field carries a required marker.
+func (f *Field) Required() bool {
+	return f.Markers.Has("required") || f.Markers.Has("k8s:required") ||
+		f.Markers.Has("kubebuilder:validation:Required")
+}
+
+// Default returns the default marker value ("" when none) and whether one
+// is present.
+func (f *Field) Default() (string, bool) {
+	for _, k := range []string{"default", "kubebuilder:default", "k8s:default"} {
+		if v, ok := f.Markers.Get(k); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// EffectivePatchStrategy combines struct tag and marker.
+func (f *Field) EffectivePatchStrategy() string {
+	if f.PatchStrategy != "" {
+		return f.PatchStrategy
+	}
+	v, _ := f.Markers.Get("patchStrategy")
+	return v
+}
+
+// EffectivePatchMergeKey combines struct tag and marker.
+func (f *Field) EffectivePatchMergeKey() string {
+	if f.PatchMergeKey != "" {
+		return f.PatchMergeKey
+	}
+	v, _ := f.Markers.Get("patchMergeKey")
+	return v
+}
+
+// ProtoTag is a parsed `protobuf:"bytes,N,opt,name=x"` tag.
+type ProtoTag struct {
+	// Wire is the wire type: bytes, varint, fixed32, fixed64, zigzag32, ...
+	Wire   string `json:"wire"`
+	Number int    `json:"number"`
+	// Label is opt, req or rep.
+	Label string `json:"label"`
+	Name  string `json:"name,omitempty"`
+	// Options are the remaining key=value or flag options in order
+	// (casttype=..., castkey=..., enum=..., proto3, packed, ...).
+	Options []string `json:"options,omitempty"`
+	Raw     string   `json:"raw"`
+}
+
+// Tombstone is a commented-out protobuf-tagged field declaration that
+// reserves its number.
+type Tombstone struct {
+	// FieldName is the Go name of the commented-out declaration.
+	FieldName string    `json:"fieldName"`
+	Type      string    `json:"type,omitempty"`
+	JSONName  string    `json:"jsonName,omitempty"`
+	Proto     *ProtoTag `json:"protobuf"`
+	// Explanation is the explanatory line ("X is tombstoned to show why N
+	// is reserved protobuf tag."), if one precedes the declaration.
+	Explanation string `json:"explanation,omitempty"`
+	// Problem is non-empty when the tombstone does not follow the
+	// convention; it says what is wrong.
+	Problem string `json:"problem,omitempty"`
+	Pos     Pos    `json:"pos"`
+}
+
+// Const is a constant of a named type declared in an API package.
+type Const struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Value string `json:"value,omitempty"`
+	Pos   Pos    `json:"pos"`
+}
+
+// Markers are the +key=value comment markers of a declaration, in the
+// order they appear. Keys are the tag names as gengo extracts them
+// (e.g. "optional", "k8s:optional", "listType", "kubebuilder:default").
+type Markers []Marker
+
+// Marker is one +key[=value] line.
+type Marker struct {
+	Key   string `json:"key"`
+	Value string `json:"value,omitempty"`
+}
+
+// Has reports whether key is present.
+func (m Markers) Has(key string) bool {
+	_, ok := m.Get(key)
+	return ok
+}
+
+// Get returns the first value of key.
+func (m Markers) Get(key string) (string, bool) {
+	for _, mk := range m {
+		if mk.Key == key {
+			return mk.Value, true
+		}
+	}
+	return "", false
+}
+
+// All returns every value of key in order.
+func (m Markers) All(key string) []string {
+	var out []string
+	for _, mk := range m {
+		if mk.Key == key {
+			out = append(out, mk.Value)
+		}
+	}
+	return out
+}
+
+// Sort puts the model into its canonical order. The scanner calls it; it
+// is idempotent.
+func (m *Model) Sort() {
+	sort.Slice(m.Groups, func(i, j int) bool { return m.Groups[i].Dir < m.Groups[j].Dir })
+	for _, g := range m.Groups {
+		sort.Slice(g.Versions, func(i, j int) bool { return g.Versions[i].Version < g.Versions[j].Version })
+		for _, p := range g.Packages() {
+			sort.Slice(p.Types, func(i, j int) bool { return p.Types[i].Name < p.Types[j].Name })
+			sort.Slice(p.Consts, func(i, j int) bool { return p.Consts[i].Name < p.Consts[j].Name })
+			p.byName = nil
+		}
+	}
+}
+
+// Group looks a group up by directory.
+func (m *Model) Group(dir string) *Group {
+	for _, g := range m.Groups {
+		if g.Dir == dir {
+			return g
+		}
+	}
+	return nil
+}
+
+// Version looks a package of the group up by version ("" = internal).
+func (g *Group) Version(v string) *Package {
+	if v == "" {
+		return g.Internal
+	}
+	for _, p := range g.Versions {
+		if p.Version == v {
+			return p
+		}
+	}
+	return nil
+}
+
+// APIPaths maps every struct type of p that is reachable from a root kind
+// to its JSON path from that kind, e.g. "ShootSpec" -> "Shoot.spec".
+// Root kinds map to their own name. Non-List kinds are tried first, in
+// name order, and breadth-first, so each type gets its shortest path from
+// the first kind that reaches it. The result is deterministic.
+func (p *Package) APIPaths() map[string]string {
+	paths := map[string]string{}
+	var roots []*Type
+	for _, t := range p.Types {
+		if t.RootKind && !strings.HasSuffix(t.Name, "List") {
+			roots = append(roots, t)
+		}
+	}
+	for _, t := range p.Types {
+		if t.RootKind && strings.HasSuffix(t.Name, "List") {
+			roots = append(roots, t)
+		}
+	}
+	type item struct {
+		t    *Type
+		path string
+	}
+	for _, r := range roots {
+		if _, ok := paths[r.Name]; ok {
+			continue
+		}
+		paths[r.Name] = r.Name
+		queue := []item{{r, r.Name}}
+		for len(queue) > 0 {
+			it := queue[0]
+			queue = queue[1:]
+			for _, f := range it.t.Fields {
+				name := LocalTypeName(f.Type)
+				if name == "" {
+					continue
+				}
+				ft := p.Type(name)
+				if ft == nil || ft.Kind != KindStruct {
+					continue
+				}
+				if _, seen := paths[ft.Name]; seen {
+					continue
+				}
+				path := it.path
+				if w := f.WireName(); w != "" && !f.Inline() {
+					path += "." + w
+				}
+				paths[ft.Name] = path
+				queue = append(queue, item{ft, path})
+			}
+		}
+	}
+	return paths
+}
+
+// LocalTypeName returns the package-local type name a type expression
+// refers to after stripping pointers, slices, arrays and map values
+// ("*[]Foo" -> "Foo", "map[string]Bar" -> "Bar"); "" for qualified or
+// built-in element types.
+func LocalTypeName(expr string) string {
+	for {
+		switch {
+		case strings.HasPrefix(expr, "*"):
+			expr = expr[1:]
+		case strings.HasPrefix(expr, "[]"):
+			expr = expr[2:]
+		case strings.HasPrefix(expr, "["):
+			i := strings.Index(expr, "]")
+			if i < 0 {
+				return ""
+			}
+			expr = expr[i+1:]
+		case strings.HasPrefix(expr, "map["):
+			depth, i := 0, 3
+			for ; i < len(expr); i++ {
+				if expr[i] == '[' {
+					depth++
+				} else if expr[i] == ']' {
+					depth--
+					if depth == 0 {
+						break
+					}
+				}
+			}
+			if i >= len(expr) {
+				return ""
+			}
+			expr = expr[i+1:]
+		default:
+			if expr == "" || strings.ContainsAny(expr, ".{( ") || builtinTypes[expr] {
+				return ""
+			}
+			return expr
+		}
+	}
+}
+
+var builtinTypes = map[string]bool{
+	"bool": true, "string": true, "byte": true, "rune": true, "error": true, "any": true,
+	"int": true, "int8": true, "int16": true, "int32": true, "int64": true,
+	"uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true, "uintptr": true,
+	"float32": true, "float64": true, "complex64": true, "complex128": true,
+}
+
+// IsBuiltin reports whether name is a predeclared Go type.
+func IsBuiltin(name string) bool { return builtinTypes[name] }

@@ -1,0 +1,413 @@
+package protobuf
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+// Line is one comment line with its position.
+//
+// Text is the comment text with the leading "//" and ONE optional following
+// space removed; for a /* */ comment each line of the block is one Line.
+// Pos is the position of the line (file, line, column of the comment start).
+type Line struct {
+	Text string
+	Pos  model.Pos
+}
+
+// canonicalForm describes the convention in messages.
+const canonicalForm = "<Name> is tombstoned to show why <N> is reserved protobuf tag."
+
+// maxDeclCandidates bounds the parse attempts per comment line (one per
+// pair of back quotes), so pathological lines stay cheap.
+const maxDeclCandidates = 16
+
+// decl is a field declaration found in a comment line.
+type decl struct {
+	name string
+	typ  string
+	tag  string // unquoted struct tag
+}
+
+// ParseTombstones finds every tombstone in a struct body's comment groups.
+//
+// groups are the comment groups inside the struct braces in source order,
+// each a slice of consecutive lines (see CommentLines and StructGroups). A
+// tombstone is a line that parses as a Go struct field declaration
+// `Name Type `+"`...`"+` whose struct tag has a protobuf key other than
+// "-". The line must start with the field name; text after the closing back
+// quote (a "// Deprecated" comment or plain words) is tolerated. A line
+// that merely mentions a struct tag in prose ("Use `json:\"foo\"` here") is
+// not a declaration; neither is one whose type would be a bare unexported
+// non-predeclared name ("The tag `protobuf:...` is reserved." is prose, not
+// field The of type tag), nor an embedded field.
+//
+// The explanatory line of a tombstone is the nearest preceding line of the
+// same group that is not itself a declaration and that mentions
+// "tombstone" or "reserved" (case-insensitive); prose in between is
+// skipped, as in k8s.io/api networking/v1 NetworkPolicy. The convention is
+// "<Name> is tombstoned to show why <N> is reserved protobuf tag." (extra
+// spaces, a missing final period and Kubernetes' "is a reserved protobuf
+// tag" spelling are accepted).
+//
+// Problem is set (specific, several joined by "; ") when there is no
+// explanatory line, when it does not follow the convention, when its name
+// differs from the declaration's Go name, when its number differs from the
+// tag's number, or when the protobuf tag is malformed; in the last case
+// Proto is nil but the tombstone is still returned.
+func ParseTombstones(groups [][]Line) []*model.Tombstone {
+	var out []*model.Tombstone
+	for _, g := range groups {
+		decls := make([]*decl, len(g))
+		for i, l := range g {
+			if d, ok := parseDecl(l.Text); ok {
+				decls[i] = &d
+			}
+		}
+		for i, d := range decls {
+			if d == nil {
+				continue
+			}
+			pt, ok, err := FromStructTag(d.tag)
+			if !ok || (err == nil && pt == nil) {
+				// no protobuf key, or protobuf:"-": a commented-out field
+				// that reserves nothing.
+				continue
+			}
+			ts := &model.Tombstone{
+				FieldName: d.name,
+				Type:      d.typ,
+				JSONName:  jsonName(d),
+				Proto:     pt,
+				Pos:       g[i].Pos,
+			}
+			var problems []string
+			if err != nil {
+				problems = append(problems, "malformed protobuf tag: "+err.Error())
+			}
+			problems = append(problems, explain(g, decls, i, ts)...)
+			ts.Problem = strings.Join(problems, "; ")
+			out = append(out, ts)
+		}
+	}
+	return out
+}
+
+// explain finds the explanatory line of the tombstone at g[i], sets
+// ts.Explanation and returns the problems with it.
+func explain(g []Line, decls []*decl, i int, ts *model.Tombstone) []string {
+	want := wantExplanation(ts)
+	var passed []string // declarations between the tombstone and the line
+	for j := i - 1; j >= 0; j-- {
+		if decls[j] != nil {
+			passed = append(passed, decls[j].name)
+			continue
+		}
+		text := strings.TrimSpace(g[j].Text)
+		if !mentionsTombstone(text) {
+			continue
+		}
+		name, num, canonical := parseExplanation(text)
+		if canonical && name != ts.FieldName && contains(passed, name) {
+			return []string{fmt.Sprintf("no explanatory line of its own: the nearest one (%q) explains %s; want %q",
+				text, name, want)}
+		}
+		ts.Explanation = text
+		if !canonical {
+			return []string{fmt.Sprintf("explanatory line %q does not follow the form %q; want %q",
+				text, canonicalForm, want)}
+		}
+		var problems []string
+		if name != ts.FieldName {
+			problems = append(problems, fmt.Sprintf("explanatory line names %s but the commented-out field is %s",
+				name, ts.FieldName))
+		}
+		if ts.Proto != nil && num != ts.Proto.Number {
+			problems = append(problems, fmt.Sprintf("explanatory line reserves %d but the protobuf tag has number %d",
+				num, ts.Proto.Number))
+		}
+		return problems
+	}
+	return []string{fmt.Sprintf("no explanatory line precedes the commented-out field %s; want %q", ts.FieldName, want)}
+}
+
+func wantExplanation(ts *model.Tombstone) string {
+	n := "<N>"
+	if ts.Proto != nil {
+		n = strconv.Itoa(ts.Proto.Number)
+	}
+	return fmt.Sprintf("%s is tombstoned to show why %s is reserved protobuf tag.", ts.FieldName, n)
+}
+
+func mentionsTombstone(text string) bool {
+	l := strings.ToLower(text)
+	return strings.Contains(l, "tombstone") || strings.Contains(l, "reserved")
+}
+
+// parseExplanation matches text against the convention
+// "<Name> is tombstoned to show why <N> is [a ]reserved protobuf tag[.]",
+// tolerating runs of white space.
+func parseExplanation(text string) (name string, num int, ok bool) {
+	w := strings.Fields(text)
+	if n := len(w); n > 0 {
+		if w[n-1] == "." {
+			w = w[:n-1]
+		} else {
+			w[n-1] = strings.TrimSuffix(w[n-1], ".")
+		}
+	}
+	if len(w) == 12 && w[8] == "a" { // Kubernetes: "... is a reserved protobuf tag."
+		w = append(w[:8:8], w[9:]...)
+	}
+	want := []string{"", "is", "tombstoned", "to", "show", "why", "", "is", "reserved", "protobuf", "tag"}
+	if len(w) != len(want) {
+		return "", 0, false
+	}
+	for k, word := range want {
+		if word != "" && w[k] != word {
+			return "", 0, false
+		}
+	}
+	if !token.IsIdentifier(w[0]) {
+		return "", 0, false
+	}
+	if w[6] == "" || strings.TrimLeft(w[6], "0123456789") != "" {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(w[6])
+	if err != nil {
+		return "", 0, false
+	}
+	return w[0], n, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonName is the name part of the json tag, or the Go name when the tag
+// has none.
+func jsonName(d *decl) string {
+	v, ok, err := lookupTag(d.tag, "json")
+	if !ok || err != nil {
+		return d.name
+	}
+	name, _, _ := strings.Cut(v, ",")
+	if name == "" {
+		return d.name
+	}
+	return name
+}
+
+// parseDecl reports whether text (one comment line) is a struct field
+// declaration "Name Type `tag`" with a back-quoted tag, possibly followed by
+// other text. It parses with go/parser, trying the whole line first and
+// then prefixes ending at a closing back quote, longest first.
+func parseDecl(text string) (decl, bool) {
+	t := strings.TrimSpace(text)
+	if t == "" || strings.ContainsAny(t, "\n\r") || !strings.Contains(t, "`") {
+		return decl{}, false
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	if r != '_' && !unicode.IsLetter(r) {
+		return decl{}, false
+	}
+	candidates := []string{t}
+	var quotes []int
+	for i := 0; i < len(t); i++ {
+		if t[i] == '`' {
+			quotes = append(quotes, i)
+		}
+	}
+	for k := len(quotes) - 1; k >= 1; k-- {
+		if k%2 == 1 && quotes[k] != len(t)-1 {
+			candidates = append(candidates, t[:quotes[k]+1])
+		}
+	}
+	if len(candidates) > maxDeclCandidates {
+		candidates = candidates[:maxDeclCandidates]
+	}
+	for _, c := range candidates {
+		if d, ok := parseField(c); ok {
+			return d, true
+		}
+	}
+	return decl{}, false
+}
+
+// predeclared are Go's predeclared type names.
+var predeclared = map[string]bool{
+	"any": true, "bool": true, "byte": true, "comparable": true, "complex64": true, "complex128": true,
+	"error": true, "float32": true, "float64": true, "int": true, "int8": true, "int16": true,
+	"int32": true, "int64": true, "rune": true, "string": true, "uint": true, "uint8": true,
+	"uint16": true, "uint32": true, "uint64": true, "uintptr": true,
+}
+
+// parseField parses src as the only field of a struct type.
+func parseField(src string) (decl, bool) {
+	file := "package p\ntype _ struct {\n" + src + "\n}\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", file, parser.SkipObjectResolution)
+	if err != nil || len(f.Decls) != 1 {
+		return decl{}, false
+	}
+	gd, ok := f.Decls[0].(*ast.GenDecl)
+	if !ok || gd.Tok != token.TYPE || len(gd.Specs) != 1 {
+		return decl{}, false
+	}
+	spec, ok := gd.Specs[0].(*ast.TypeSpec)
+	if !ok {
+		return decl{}, false
+	}
+	st, ok := spec.Type.(*ast.StructType)
+	if !ok || st.Fields == nil || len(st.Fields.List) != 1 {
+		return decl{}, false
+	}
+	field := st.Fields.List[0]
+	if len(field.Names) != 1 || field.Tag == nil || !strings.HasPrefix(field.Tag.Value, "`") {
+		return decl{}, false
+	}
+	if id, ok := field.Type.(*ast.Ident); ok && !predeclared[id.Name] && !ast.IsExported(id.Name) {
+		// "The tag `protobuf:...` is reserved." parses as field The of
+		// type tag. API field types are predeclared, exported, qualified
+		// or composite, so a bare unexported type name means prose.
+		return decl{}, false
+	}
+	tag, err := strconv.Unquote(field.Tag.Value)
+	if err != nil {
+		return decl{}, false
+	}
+	var buf bytes.Buffer
+	if err := printer.Fprint(&buf, fset, field.Type); err != nil {
+		return decl{}, false
+	}
+	return decl{name: field.Names[0].Name, typ: buf.String(), tag: tag}, true
+}
+
+// Reserved collects the numbers the tombstones reserve (those whose
+// protobuf tag parsed), sorted and without duplicates. A tombstone with an
+// explanation problem still reserves its number.
+func Reserved(tombstones []*model.Tombstone) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, ts := range tombstones {
+		if ts == nil || ts.Proto == nil || seen[ts.Proto.Number] {
+			continue
+		}
+		seen[ts.Proto.Number] = true
+		out = append(out, ts.Proto.Number)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// NextSafe returns the smallest number greater than every used and
+// reserved number, skipping protobuf's own range 19000-19999; 1 when both
+// are empty. It is NOT go-to-protobuf's "highest live number plus one",
+// which would hand out a tombstoned highest number again. Non-positive
+// entries are ignored. NextSafe returns 0 when no valid number is left
+// (the maximum is already MaxNumber).
+func NextSafe(used []int, reserved []int) int {
+	highest := 0
+	for _, list := range [][]int{used, reserved} {
+		for _, n := range list {
+			if n > highest {
+				highest = n
+			}
+		}
+	}
+	if highest >= MaxNumber {
+		return 0
+	}
+	next := highest + 1
+	if inReservedRange(next) {
+		next = LastReservedNumber + 1
+	}
+	return next
+}
+
+// CommentLines turns a comment group into Lines. file is the
+// repository-relative path written into the positions. For /* */ comments
+// every line of the block is a Line; continuation lines lose their
+// indentation and an optional leading "*" decoration, and their column is 1.
+func CommentLines(fset *token.FileSet, file string, cg *ast.CommentGroup) []Line {
+	if cg == nil {
+		return nil
+	}
+	var out []Line
+	for _, c := range cg.List {
+		p := fset.Position(c.Slash)
+		if text, ok := strings.CutPrefix(c.Text, "//"); ok {
+			text = strings.TrimPrefix(text, " ")
+			text = strings.TrimSuffix(text, "\r")
+			out = append(out, Line{Text: text, Pos: model.Pos{File: file, Line: p.Line, Col: p.Column}})
+			continue
+		}
+		body := strings.TrimSuffix(strings.TrimPrefix(c.Text, "/*"), "*/")
+		for k, ln := range strings.Split(body, "\n") {
+			ln = strings.TrimSuffix(ln, "\r")
+			pos := model.Pos{File: file, Line: p.Line + k, Col: p.Column}
+			if k == 0 {
+				ln = strings.TrimPrefix(ln, " ")
+			} else {
+				pos.Col = 1
+				ln = strings.TrimLeft(ln, " \t")
+				if rest, ok := strings.CutPrefix(ln, "*"); ok {
+					ln = strings.TrimPrefix(rest, " ")
+				}
+			}
+			out = append(out, Line{Text: ln, Pos: pos})
+		}
+	}
+	return out
+}
+
+// StructGroups returns the comment groups of f that lie inside the braces
+// of st, in source order, as Lines ready for ParseTombstones. Comments
+// inside the braces of a nested anonymous struct type belong to that struct
+// and are left out.
+func StructGroups(fset *token.FileSet, file string, f *ast.File, st *ast.StructType) [][]Line {
+	if f == nil || st == nil || st.Fields == nil || !st.Fields.Opening.IsValid() {
+		return nil
+	}
+	open, closing := st.Fields.Opening, st.Fields.Closing
+	var nested [][2]token.Pos
+	ast.Inspect(st.Fields, func(n ast.Node) bool {
+		if s, ok := n.(*ast.StructType); ok && s.Fields != nil {
+			nested = append(nested, [2]token.Pos{s.Fields.Opening, s.Fields.Closing})
+		}
+		return true
+	})
+	var out [][]Line
+outer:
+	for _, cg := range f.Comments {
+		if cg.Pos() <= open || cg.End() > closing {
+			continue
+		}
+		for _, r := range nested {
+			if cg.Pos() > r[0] && cg.End() <= r[1] {
+				continue outer
+			}
+		}
+		if lines := CommentLines(fset, file, cg); len(lines) > 0 {
+			out = append(out, lines)
+		}
+	}
+	return out
+}

@@ -1,0 +1,408 @@
+package scan
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/protobuf"
+)
+
+var groupNameValue = regexp.MustCompile(`\+groupName\s*=\s*([A-Za-z0-9.\-]+)`)
+
+// buildPackage translates the parsed files of dir into a model.Package.
+func (s *state) buildPackage(dir, version string) (*model.Package, error) {
+	pkg := &model.Package{
+		Dir:        dir,
+		Version:    version,
+		ImportPath: s.mods.importPath(dir),
+		Imports:    map[string]map[string]string{},
+	}
+	seen := map[string]*model.Type{}
+	type pendingConst struct {
+		c   *model.Const
+		typ string
+	}
+	var consts []pendingConst
+	for _, fp := range s.goFiles[dir] {
+		pf := s.parsed[fp]
+		if pf == nil {
+			continue
+		}
+		pkg.Files = append(pkg.Files, fp)
+		if pkg.Name == "" {
+			pkg.Name = pf.file.Name.Name
+		}
+		pkg.Imports[fp] = fileImports(pf.file)
+		if pkg.GroupName == "" {
+			for _, cg := range pf.file.Comments {
+				if m := groupNameValue.FindStringSubmatch(cg.Text()); m != nil {
+					pkg.GroupName = m[1]
+					break
+				}
+			}
+		}
+		for _, decl := range pf.file.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			switch gd.Tok {
+			case token.TYPE:
+				for _, spec := range gd.Specs {
+					ts := spec.(*ast.TypeSpec)
+					if !ts.Name.IsExported() {
+						continue
+					}
+					t, err := buildType(pf, gd, ts)
+					if err != nil {
+						return nil, err
+					}
+					if prev := seen[t.Name]; prev != nil {
+						return nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("type %s is declared twice in package %s (also at %s)", t.Name, dir, prev.Pos)}
+					}
+					seen[t.Name] = t
+					pkg.Types = append(pkg.Types, t)
+				}
+			case token.CONST:
+				lastType := ""
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					if vs.Type != nil {
+						lastType = types.ExprString(vs.Type)
+					} else if len(vs.Values) > 0 {
+						lastType = ""
+						// Typed by conversion: const A = Kind("x").
+						if call, ok := vs.Values[0].(*ast.CallExpr); ok && len(call.Args) == 1 {
+							if id, ok := call.Fun.(*ast.Ident); ok {
+								lastType = id.Name
+							}
+						}
+					}
+					if lastType == "" {
+						continue
+					}
+					for i, n := range vs.Names {
+						if !n.IsExported() {
+							continue
+						}
+						c := &model.Const{Name: n.Name, Type: lastType, Pos: pf.pos(n.Pos())}
+						if i < len(vs.Values) {
+							c.Value = types.ExprString(vs.Values[i])
+						}
+						consts = append(consts, pendingConst{c, lastType})
+					}
+				}
+			}
+		}
+	}
+	// Keep constants of the package's own named non-struct types: those
+	// are the enum values of the API.
+	for _, pc := range consts {
+		if t := seen[pc.typ]; t != nil && t.Kind == model.KindOther {
+			pkg.Consts = append(pkg.Consts, pc.c)
+		}
+	}
+	sort.Strings(pkg.Files)
+	return pkg, nil
+}
+
+func (pf *parsedFile) pos(p token.Pos) model.Pos {
+	ps := pf.fset.Position(p)
+	return model.Pos{File: pf.path, Line: ps.Line, Col: ps.Column}
+}
+
+func fileImports(f *ast.File) map[string]string {
+	out := map[string]string{}
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			continue
+		}
+		name := ""
+		if imp.Name != nil {
+			name = imp.Name.Name
+		} else {
+			name = defaultImportName(p)
+		}
+		if name == "_" || name == "." {
+			continue
+		}
+		out[name] = p
+	}
+	return out
+}
+
+// defaultImportName guesses the package name of an unaliased import from
+// its path (last element, without a ".vN" or "-go" suffix and with other
+// punctuation removed), as gopls and goimports do.
+func defaultImportName(p string) string {
+	base := path.Base(p)
+	if strings.HasPrefix(base, "v") && len(base) > 1 {
+		if _, err := strconv.Atoi(base[1:]); err == nil && base[1:] != "0" && base[1:] != "1" {
+			// Major-version suffix: example.com/foo/v2 -> foo.
+			if d := path.Base(path.Dir(p)); d != "." && !IsVersionDir(d) {
+				base = d
+			}
+		}
+	}
+	if i := strings.Index(base, ".v"); i > 0 {
+		base = base[:i]
+	}
+	base = strings.TrimPrefix(base, "go-")
+	base = strings.TrimSuffix(base, "-go")
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' {
+			return -1
+		}
+		return r
+	}, base)
+}
+
+// docLines returns the text lines of a doc comment group and of the
+// comment group directly above it when only one blank line separates
+// them (where Kubernetes puts +genclient and friends).
+func (pf *parsedFile) docLines(doc *ast.CommentGroup, declPos token.Pos) []string {
+	var lines []string
+	start := declPos
+	if doc != nil {
+		start = doc.Pos()
+	}
+	startLine := pf.fset.Position(start).Line
+	for _, cg := range pf.file.Comments {
+		if cg == doc || cg.End() >= start {
+			continue
+		}
+		end := pf.fset.Position(cg.End()).Line
+		if end == startLine-2 || (doc == nil && end == startLine-1) {
+			lines = append(lines, commentLines(cg)...)
+		}
+	}
+	if doc != nil {
+		lines = append(lines, commentLines(doc)...)
+	}
+	return lines
+}
+
+// commentLines returns the lines of a comment group with the comment
+// markers removed (keeping "+markers" that ast.CommentGroup.Text drops
+// nothing of, but Text also strips directives, which we keep).
+func commentLines(cg *ast.CommentGroup) []string {
+	if cg == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range cg.List {
+		t := c.Text
+		if strings.HasPrefix(t, "//") {
+			t = strings.TrimPrefix(t[2:], " ")
+			out = append(out, t)
+			continue
+		}
+		t = strings.TrimSuffix(strings.TrimPrefix(t, "/*"), "*/")
+		for _, l := range strings.Split(t, "\n") {
+			out = append(out, strings.TrimPrefix(strings.TrimSpace(l), "* "))
+		}
+	}
+	return out
+}
+
+var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
+
+// isDeprecated reports whether a doc comment has a "Deprecated:" paragraph
+// (Go's convention; also accepted in upper case as older Kubernetes code
+// writes it).
+func isDeprecated(lines []string) bool {
+	for _, l := range lines {
+		if deprecatedLine.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}
+
+func docText(lines []string) string {
+	var keep []string
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "+") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
+}
+
+func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, error) {
+	doc := ts.Doc
+	if doc == nil && len(gd.Specs) == 1 {
+		doc = gd.Doc
+	}
+	declPos := ts.Pos()
+	if len(gd.Specs) == 1 {
+		declPos = gd.Pos()
+	}
+	lines := pf.docLines(doc, declPos)
+	t := &model.Type{
+		Name:    ts.Name.Name,
+		Pos:     pf.pos(ts.Name.Pos()),
+		Doc:     docText(lines),
+		Markers: ParseMarkers(lines),
+		Alias:   ts.Assign.IsValid(),
+	}
+	st, ok := ts.Type.(*ast.StructType)
+	if !ok || t.Alias {
+		t.Kind = model.KindOther
+		t.Underlying = types.ExprString(ts.Type)
+		t.End = pf.pos(ts.End())
+		return t, nil
+	}
+	t.Kind = model.KindStruct
+	t.End = pf.pos(st.Fields.Closing)
+	for _, f := range st.Fields.List {
+		fields, err := buildFields(pf, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, fld := range fields {
+			if fld.Embedded && strings.HasSuffix(fld.Name, "TypeMeta") {
+				t.RootKind = true
+			}
+		}
+		t.Fields = append(t.Fields, fields...)
+	}
+	if t.Markers.Has("genclient") {
+		if v, _ := t.Markers.Get("kubebuilder:object:root"); v != "false" {
+			t.RootKind = true
+		}
+	}
+	if v, ok := t.Markers.Get("kubebuilder:object:root"); ok && v != "false" {
+		t.RootKind = true
+	}
+	t.Tombstones = structTombstones(pf, st)
+	return t, nil
+}
+
+func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
+	lines := commentLines(f.Doc)
+	base := model.Field{
+		Type:    types.ExprString(f.Type),
+		Doc:     docText(lines),
+		Markers: ParseMarkers(lines),
+	}
+	base.Deprecated = isDeprecated(lines)
+	if f.Tag != nil {
+		tag, err := strconv.Unquote(f.Tag.Value)
+		if err != nil {
+			return nil, &Error{Pos: pf.pos(f.Tag.Pos()), Msg: "cannot read struct tag: " + err.Error()}
+		}
+		base.Tag = tag
+		st := reflect.StructTag(tag)
+		if v, ok := st.Lookup("json"); ok {
+			base.JSON = parseJSONTag(v)
+		}
+		base.PatchStrategy, _ = st.Lookup("patchStrategy")
+		base.PatchMergeKey, _ = st.Lookup("patchMergeKey")
+		pt, ok, err := protobuf.FromStructTag(tag)
+		if err != nil {
+			base.ProtoErr = err.Error()
+		} else if ok {
+			base.Proto = pt
+		}
+	}
+	if len(f.Names) == 0 {
+		fld := base
+		fld.Embedded = true
+		fld.Name = embeddedName(f.Type)
+		fld.Pos = pf.pos(f.Type.Pos())
+		return []*model.Field{&fld}, nil
+	}
+	var out []*model.Field
+	for _, n := range f.Names {
+		if !n.IsExported() {
+			continue
+		}
+		fld := base
+		fld.Name = n.Name
+		fld.Pos = pf.pos(n.Pos())
+		out = append(out, &fld)
+	}
+	return out, nil
+}
+
+func embeddedName(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return embeddedName(x.X)
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	case *ast.Ident:
+		return x.Name
+	case *ast.IndexExpr:
+		return embeddedName(x.X)
+	case *ast.IndexListExpr:
+		return embeddedName(x.X)
+	}
+	return types.ExprString(e)
+}
+
+func parseJSONTag(v string) model.JSONTag {
+	parts := strings.Split(v, ",")
+	jt := model.JSONTag{Present: true, Name: parts[0]}
+	for _, o := range parts[1:] {
+		switch strings.TrimSpace(o) {
+		case "omitempty":
+			jt.OmitEmpty = true
+		case "omitzero":
+			jt.OmitZero = true
+		case "inline":
+			jt.Inline = true
+		}
+	}
+	if v == "-" {
+		jt.Name = "-"
+	}
+	return jt
+}
+
+// structTombstones collects the comment groups inside the struct's braces
+// and hands them to the tombstone parser.
+func structTombstones(pf *parsedFile, st *ast.StructType) []*model.Tombstone {
+	var groups [][]protobuf.Line
+	for _, cg := range pf.file.Comments {
+		if cg.Pos() <= st.Fields.Opening || cg.End() > st.Fields.Closing {
+			continue
+		}
+		var lines []protobuf.Line
+		for _, c := range cg.List {
+			if !strings.HasPrefix(c.Text, "//") {
+				// Block comments: each line is a candidate.
+				base := pf.fset.Position(c.Pos())
+				body := strings.TrimSuffix(strings.TrimPrefix(c.Text, "/*"), "*/")
+				for i, l := range strings.Split(body, "\n") {
+					lines = append(lines, protobuf.Line{
+						Text: strings.TrimPrefix(strings.TrimSpace(l), "* "),
+						Pos:  model.Pos{File: pf.path, Line: base.Line + i, Col: base.Column},
+					})
+				}
+				continue
+			}
+			lines = append(lines, protobuf.Line{
+				Text: strings.TrimPrefix(c.Text[2:], " "),
+				Pos:  pf.pos(c.Pos()),
+			})
+		}
+		groups = append(groups, lines)
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	return protobuf.ParseTombstones(groups)
+}
