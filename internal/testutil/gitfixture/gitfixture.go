@@ -36,19 +36,17 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/tools/txtar"
+	"github.com/apicheck/apicheck/internal/txtarrepo"
 )
 
 // WorktreeStep is the step name that is written to disk but not committed.
-const WorktreeStep = "worktree"
+const WorktreeStep = txtarrepo.WorktreeStep
 
 // Identity used for every commit.
 const (
@@ -104,70 +102,19 @@ func New(t testing.TB) *Fixture {
 // FromTxtar builds a repo from an archive (see the package documentation).
 func FromTxtar(t testing.TB, archive []byte) *Fixture {
 	t.Helper()
-	type step struct {
-		name  string
-		tags  []string
-		files map[string]string
-		order int
+	steps, err := txtarrepo.Parse(archive)
+	if err != nil {
+		t.Fatalf("gitfixture: %v", err)
 	}
-	var steps []*step
-	byName := map[string]*step{}
-	for _, file := range txtar.Parse(archive).Files {
-		head, rel, ok := strings.Cut(file.Name, "/")
-		if !ok || head == "" {
-			t.Fatalf("gitfixture: archive file %q: name must be <step>/<path>", file.Name)
-		}
-		parts := strings.Split(head, "@")
-		name, tags := parts[0], parts[1:]
-		if name == "" {
-			t.Fatalf("gitfixture: archive file %q: empty step name", file.Name)
-		}
-		for _, tag := range tags {
-			if tag == "" {
-				t.Fatalf("gitfixture: archive file %q: empty tag name", file.Name)
-			}
-		}
-		s := byName[name]
-		if s == nil {
-			s = &step{name: name, files: map[string]string{}, order: len(steps)}
-			steps = append(steps, s)
-			byName[name] = s
-		}
-		for _, tag := range tags {
-			if !slices.Contains(s.tags, tag) {
-				s.tags = append(s.tags, tag)
-			}
-		}
-		if rel == "" {
-			if len(bytes.TrimSpace(file.Data)) != 0 {
-				t.Fatalf("gitfixture: archive file %q: a step declaration has no content", file.Name)
-			}
-			continue
-		}
-		if _, dup := s.files[rel]; dup {
-			t.Fatalf("gitfixture: archive has %s twice in step %q", rel, name)
-		}
-		s.files[rel] = string(file.Data)
-	}
-	if len(steps) == 0 {
-		t.Fatalf("gitfixture: archive has no files")
-	}
-
 	f := New(t)
-	for i, s := range steps {
-		if s.name == WorktreeStep {
-			if i != len(steps)-1 {
-				t.Fatalf("gitfixture: step %q must be the last one (it is not committed)", WorktreeStep)
-			}
-			if len(s.tags) > 0 {
-				t.Fatalf("gitfixture: step %q cannot be tagged: it is not committed", WorktreeStep)
-			}
-			f.WriteWorktree(s.files)
+	for _, s := range steps {
+		if s.Name == WorktreeStep {
+			f.WriteWorktree(s.Files)
 			continue
 		}
-		f.Commit(s.name, s.files)
-		for _, tag := range s.tags {
-			f.Tag(tag, s.name)
+		f.Commit(s.Name, s.Files)
+		for _, tag := range s.Tags {
+			f.Tag(tag, s.Name)
 		}
 	}
 	return f
@@ -277,56 +224,11 @@ func (f *Fixture) commitOf(step string) string {
 // sorted.
 func (f *Fixture) overlay(step string, files map[string]string) []string {
 	f.t.Helper()
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if err := checkPath(p); err != nil {
-			f.t.Fatalf("gitfixture: step %q: %v", step, err)
-		}
-		full := f.Path(p)
-		content := files[p]
-		if content == "(deleted)" || content == "(deleted)\n" {
-			if err := os.Remove(full); err != nil {
-				f.t.Fatalf("gitfixture: step %q: cannot delete %s: %v", step, p, err)
-			}
-			removeEmptyParents(f.Dir, filepath.Dir(full))
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			f.t.Fatalf("gitfixture: step %q: %v", step, err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			f.t.Fatalf("gitfixture: step %q: %v", step, err)
-		}
+	paths, err := txtarrepo.Overlay(f.Dir, files)
+	if err != nil {
+		f.t.Fatalf("gitfixture: step %q: %v", step, err)
 	}
 	return paths
-}
-
-// checkPath rejects paths that would escape the repo or touch .git.
-func checkPath(p string) error {
-	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || path.Clean(p) != p {
-		return fmt.Errorf("bad path %q: want a clean relative slash path", p)
-	}
-	for _, part := range strings.Split(p, "/") {
-		if part == ".." || strings.EqualFold(part, ".git") {
-			return fmt.Errorf("bad path %q: no '..' or '.git' components", p)
-		}
-	}
-	return nil
-}
-
-// removeEmptyParents removes dir and its parents up to (not including) root
-// while they are empty, as git does when the last file of a directory goes.
-func removeEmptyParents(root, dir string) {
-	for dir != root && strings.HasPrefix(dir, root+string(filepath.Separator)) {
-		if os.Remove(dir) != nil {
-			return
-		}
-		dir = filepath.Dir(dir)
-	}
 }
 
 // env is the hermetic environment git runs with.
