@@ -1,0 +1,109 @@
+package model
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func field(name, json string, num int, typ string) *Field {
+	f := &Field{Name: name, Type: typ, JSON: JSONTag{Present: true, Name: json, OmitEmpty: true}}
+	if num > 0 {
+		f.Proto = &ProtoTag{Wire: "bytes", Number: num, Label: "opt", Name: json}
+	}
+	return f
+}
+
+func oneType(fields []*Field, tombs ...*Tombstone) *Model {
+	return &Model{Groups: []*Group{{Dir: "g", Versions: []*Package{{Dir: "g/v1", Version: "v1", Types: []*Type{
+		{Name: "Spec", Kind: KindStruct, Fields: fields, Tombstones: tombs},
+	}}}}}}
+}
+
+func pairs(d *Diff) []string {
+	var out []string
+	for _, fd := range d.Groups[0].Packages[0].Types[0].Fields {
+		b, h := "-", "-"
+		if fd.Base != nil {
+			b = fd.Base.Name
+		}
+		if fd.Head != nil {
+			h = fd.Head.Name
+		}
+		out = append(out, b+">"+h)
+	}
+	return out
+}
+
+func TestComparePairsFieldsOnce(t *testing.T) {
+	cases := []struct {
+		name       string
+		base, head []*Field
+		tombs      []*Tombstone
+		want       []string
+	}{
+		{"same name", []*Field{field("A", "a", 1, "*string")}, []*Field{field("A", "a", 2, "*string")}, nil, []string{"A>A"}},
+		{"go rename keeps json and number", []*Field{field("A", "a", 1, "*string")}, []*Field{field("B", "a", 1, "*string")}, nil, []string{"A>B"}},
+		{"json-only rename without protobuf", []*Field{field("A", "a", 0, "*string")}, []*Field{field("B", "a", 0, "*string")}, nil, []string{"A>B"}},
+		{"number reused by a different field is removal plus addition", []*Field{field("A", "a", 1, "*string")}, []*Field{field("B", "b", 1, "*int32")}, nil, []string{"->B", "A>-"}},
+		{"tombstoned field is never paired", []*Field{field("A", "a", 1, "*string")}, []*Field{field("B", "a", 1, "*string")},
+			[]*Tombstone{{FieldName: "A", Proto: &ProtoTag{Number: 1}}}, []string{"->B", "A>-"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := Compare(oneType(c.base), oneType(c.head, c.tombs...))
+			got := pairs(d)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("pairs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFieldAttrs(t *testing.T) {
+	b := field("A", "a", 1, "*string")
+	h := field("A", "b", 2, "string")
+	h.JSON.OmitEmpty = false
+	h.Markers = Markers{{Key: "required"}, {Key: "listType", Value: "map"}}
+	got := fieldAttrs(b, h, nil)
+	want := []Attr{AttrJSONName, AttrOmitEmpty, AttrProtoNumber, AttrProtoOptions, AttrGoType, AttrRequired, AttrListType}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attrs (-want +got):\n%s", diff)
+	}
+	// A missing protobuf label equals "opt".
+	h2 := field("A", "a", 1, "*string")
+	h2.Proto.Label = ""
+	if got := fieldAttrs(b, h2, nil); len(got) != 0 {
+		t.Errorf("label \"\" vs opt reported as %v", got)
+	}
+}
+
+func TestTypeRename(t *testing.T) {
+	base := &Model{Groups: []*Group{{Dir: "g", Versions: []*Package{{Version: "v1", Types: []*Type{
+		{Name: "Old", Kind: KindStruct, Fields: []*Field{field("X", "x", 1, "*string")}},
+		{Name: "Spec", Kind: KindStruct, Fields: []*Field{field("O", "o", 1, "*Old")}},
+	}}}}}}
+	head := &Model{Groups: []*Group{{Dir: "g", Versions: []*Package{{Version: "v1", Types: []*Type{
+		{Name: "New", Kind: KindStruct, Fields: []*Field{field("X", "x", 1, "*string")}},
+		{Name: "Spec", Kind: KindStruct, Fields: []*Field{field("O", "o", 1, "*New")}},
+	}}}}}}
+	d := Compare(base, head)
+	types := d.Groups[0].Packages[0].Types
+	if len(types) != 2 || !types[0].Renamed || types[0].Base.Name != "Old" {
+		t.Fatalf("rename not detected: %+v", types[0])
+	}
+	if attrs := types[1].Fields[0].Attrs; len(attrs) != 0 {
+		t.Errorf("field type following a rename reported as changed: %v", attrs)
+	}
+}
+
+func TestTypeExprHelpers(t *testing.T) {
+	for in, want := range map[string]string{"*[]Foo": "Foo", "map[string]Bar": "Bar", "map[Key][]*Baz": "Baz", "metav1.Time": "", "string": "", "[3]Q": "Q"} {
+		if got := LocalTypeName(in); got != want {
+			t.Errorf("LocalTypeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := RenameType("map[Old]*pkg.Old", map[string]string{"Old": "New"}); got != "map[New]*pkg.Old" {
+		t.Errorf("RenameType = %q", got)
+	}
+}

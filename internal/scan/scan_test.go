@@ -1,0 +1,275 @@
+package scan_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/scan"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+)
+
+// mapSource is an in-memory revision.
+type mapSource map[string]string
+
+func (m mapSource) Files() []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (m mapSource) ReadFiles(paths []string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, p := range paths {
+		v, ok := m[p]
+		if !ok {
+			return nil, errors.New("no file " + p)
+		}
+		out[p] = []byte(v)
+	}
+	return out, nil
+}
+
+const shootTypes = `package v1beta1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"example.com/repo/pkg/shared"
+)
+
+// +genclient
+// +genclient:nonNamespaced
+
+// Shoot is a cluster.
+type Shoot struct {
+	metav1.TypeMeta ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\" protobuf:\"bytes,1,opt,name=metadata\"`" + `
+	Spec ShootSpec ` + "`json:\"spec,omitempty\" protobuf:\"bytes,2,opt,name=spec\"`" + `
+}
+
+// ShootSpec is the spec.
+type ShootSpec struct {
+	// Purpose is it.
+	// Deprecated: use Usage.
+	// +optional
+	// +listType=atomic
+	Purpose *string ` + "`json:\"purpose,omitempty\" protobuf:\"bytes,1,opt,name=purpose\"`" + `
+	Resources corev1.ResourceList ` + "`json:\"resources,omitempty\" protobuf:\"bytes,2,rep,name=resources\"`" + `
+	Labels shared.Labels ` + "`json:\"labels,omitempty\" protobuf:\"bytes,3,rep,name=labels\"`" + `
+	Window shared.Window ` + "`json:\"window\" protobuf:\"bytes,4,opt,name=window\"`" + `
+	Mode Mode ` + "`json:\"mode\" protobuf:\"bytes,5,opt,name=mode,casttype=Mode\"`" + `
+	Odd *string ` + "`json:\"odd\" protobuf:\"bytes,zz,opt,name=odd\"`" + `
+	Unknown other.Thing ` + "`json:\"unknown\"`" + `
+	// Gone is tombstoned to show why 6 is reserved protobuf tag.
+	// Gone *string ` + "`json:\"gone,omitempty\" protobuf:\"bytes,6,opt,name=gone\"`" + `
+}
+
+// Mode is a mode.
+type Mode string
+
+const (
+	// ModeA is a.
+	ModeA Mode = "a"
+	ModeB      = Mode("b")
+	notExported Mode = "c"
+	untyped = 3
+)
+`
+
+func baseRepo() mapSource {
+	return mapSource{
+		"go.mod":                         "module example.com/repo\n\ngo 1.22\n",
+		"pkg/apis/core/types.go":         "package core\n\ntype Shoot struct{ Spec ShootSpec }\n\ntype ShootSpec struct{ Purpose *string }\n",
+		"pkg/apis/core/v1beta1/doc.go":   "// +k8s:deepcopy-gen=package\n\n// +groupName=core.gardener.cloud\npackage v1beta1\n",
+		"pkg/apis/core/v1beta1/types.go": shootTypes,
+		"pkg/apis/core/v1beta1/zz_generated.deepcopy.go": "package v1beta1\n\ntype NotScanned struct{}\n",
+		"pkg/apis/core/v1beta1/types_test.go":            "package v1beta1\n\ntype AlsoNotScanned struct{}\n",
+		"pkg/apis/core/helper/helper.go":                 "package helper\n",
+		"pkg/shared/shared.go":                           "package shared\n\ntype Labels map[string]string\n\ntype Window struct{ Begin string }\n",
+		// A vN directory that declares no group is not an API version.
+		"pkg/util/v1/util.go": "package v1\n\ntype Helper struct{}\n",
+		// Component configuration, nested module.
+		"pkg/gardenlet/apis/go.mod":                     "module example.com/repo/pkg/gardenlet/apis\n\ngo 1.22\n",
+		"pkg/gardenlet/apis/config/types.go":            "package config\n\ntype GardenletConfiguration struct{ A *string }\n",
+		"pkg/gardenlet/apis/config/v1alpha1/register.go": "package v1alpha1\n\nvar SchemeGroupVersion = 1\n\ntype GardenletConfiguration struct{ A *string }\n",
+	}
+}
+
+func TestScanDiscoveryAndModel(t *testing.T) {
+	m, err := scan.Scan(baseRepo(), scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []string
+	for _, g := range m.Groups {
+		var vs []string
+		for _, p := range g.Packages() {
+			vs = append(vs, p.ImportPath+"@"+p.Version)
+		}
+		groups = append(groups, g.Dir+" "+string(g.Profile)+" "+g.Name+" "+strings.Join(vs, ","))
+	}
+	want := []string{
+		"pkg/apis/core api core.gardener.cloud example.com/repo/pkg/apis/core@,example.com/repo/pkg/apis/core/v1beta1@v1beta1",
+		"pkg/gardenlet/apis/config componentconfig  example.com/repo/pkg/gardenlet/apis/config@,example.com/repo/pkg/gardenlet/apis/config/v1alpha1@v1alpha1",
+	}
+	if d := cmp.Diff(want, groups); d != "" {
+		t.Fatalf("groups (-want +got):\n%s", d)
+	}
+	v := m.Groups[0].Version("v1beta1")
+	var types []string
+	for _, ty := range v.Types {
+		types = append(types, ty.Name)
+	}
+	if d := cmp.Diff([]string{"Mode", "Shoot", "ShootSpec"}, types); d != "" {
+		t.Errorf("types (-want +got):\n%s", d)
+	}
+	if !v.Type("Shoot").RootKind || v.Type("ShootSpec").RootKind {
+		t.Errorf("root kinds wrong")
+	}
+	if !v.Type("Shoot").Markers.Has("genclient:nonNamespaced") {
+		t.Errorf("markers of the comment group above the doc comment are missing: %v", v.Type("Shoot").Markers)
+	}
+	spec := v.Type("ShootSpec")
+	purpose := spec.Field("Purpose")
+	if !purpose.Optional() || !purpose.Deprecated || purpose.Proto.Number != 1 || !purpose.Omits() {
+		t.Errorf("Purpose parsed wrong: %+v", purpose)
+	}
+	if lt, _ := purpose.Markers.Get("listType"); lt != "atomic" {
+		t.Errorf("listType = %q", lt)
+	}
+	nill := map[string]model.Nillability{}
+	for _, f := range spec.Fields {
+		nill[f.Name] = f.Nillable
+	}
+	wantNill := map[string]model.Nillability{
+		"Purpose": model.Nillable, "Resources": model.Nillable, "Labels": model.Nillable,
+		"Window": model.NotNillable, "Mode": model.NotNillable, "Odd": model.Nillable, "Unknown": model.NillUnknown,
+	}
+	if d := cmp.Diff(wantNill, nill); d != "" {
+		t.Errorf("nillability (-want +got):\n%s", d)
+	}
+	if odd := spec.Field("Odd"); odd.Proto != nil || !strings.Contains(odd.ProtoErr, "zz") {
+		t.Errorf("malformed protobuf tag not recorded: %+v", odd)
+	}
+	if len(spec.Tombstones) != 1 || spec.Tombstones[0].FieldName != "Gone" || spec.Tombstones[0].Proto.Number != 6 || spec.Tombstones[0].Problem != "" {
+		t.Errorf("tombstones: %+v", spec.Tombstones)
+	}
+	var consts []string
+	for _, c := range v.Consts {
+		consts = append(consts, c.Name+"="+c.Value)
+	}
+	if d := cmp.Diff([]string{`ModeA="a"`, `ModeB=Mode("b")`}, consts); d != "" {
+		t.Errorf("consts (-want +got):\n%s", d)
+	}
+	paths := v.APIPaths()
+	if paths["ShootSpec"] != "Shoot.spec" {
+		t.Errorf("APIPaths = %v", paths)
+	}
+}
+
+func TestScanErrors(t *testing.T) {
+	src := baseRepo()
+	src["pkg/apis/core/v1beta1/broken.go"] = "package v1beta1\n\ntype X struct {\n\tA int\n"
+	_, err := scan.Scan(src, scan.Options{})
+	var se *scan.Error
+	if !errors.As(err, &se) || se.Pos.File != "pkg/apis/core/v1beta1/broken.go" || se.Pos.Line == 0 {
+		t.Fatalf("want a scan error naming the file and line, got %v", err)
+	}
+
+	src = baseRepo()
+	src["pkg/apis/core/v1beta1/dup.go"] = "package v1beta1\n\ntype ShootSpec struct{}\n"
+	_, err = scan.Scan(src, scan.Options{})
+	if err == nil || !strings.Contains(err.Error(), "declared twice") || !strings.Contains(err.Error(), "dup.go:3") {
+		t.Fatalf("want a duplicate-type error with positions, got %v", err)
+	}
+}
+
+func TestScanExplicitGroups(t *testing.T) {
+	src := baseRepo()
+	m, err := scan.Scan(src, scan.Options{Groups: []scan.GroupSpec{{Dir: "pkg/util", Profile: model.ProfileAPI}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Groups) != 1 || m.Groups[0].Dir != "pkg/util" || m.Groups[0].Versions[0].Type("Helper") == nil {
+		t.Fatalf("explicit group not scanned: %+v", m.Groups)
+	}
+	_, err = scan.Scan(src, scan.Options{Groups: []scan.GroupSpec{{Dir: "pkg/nothing"}}})
+	if err == nil || !strings.Contains(err.Error(), "no version packages") {
+		t.Fatalf("want an error for a configured group without versions, got %v", err)
+	}
+}
+
+func TestDefaultProfile(t *testing.T) {
+	for _, c := range []struct {
+		dir, group string
+		want       model.Profile
+	}{
+		{"pkg/apis/core", "core.gardener.cloud", model.ProfileAPI},
+		{"pkg/controllermanager/apis/config", "", model.ProfileComponentConfig},
+		{"pkg/apis/config/gardenlet", "", model.ProfileComponentConfig},
+		{"pkg/kubelet/apis", "kubelet.config.k8s.io", model.ProfileComponentConfig},
+		{"pkg/apis/operator", "operator.gardener.cloud", model.ProfileAPI},
+	} {
+		if got := scan.DefaultProfile(c.dir, c.group); got != c.want {
+			t.Errorf("DefaultProfile(%q, %q) = %s, want %s", c.dir, c.group, got, c.want)
+		}
+	}
+}
+
+// The scanner reads a real revision from git objects and the working tree.
+func TestScanGitSnapshots(t *testing.T) {
+	fx := gitfixture.New(t)
+	fx.Commit("base", map[string]string(baseRepo()))
+	fx.WriteWorktree(map[string]string{"pkg/apis/core/v1beta1/new.go": "package v1beta1\n\n// Added is untracked.\ntype Added struct{}\n"})
+	repo, err := git.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ref, wantAdded := range map[string]bool{"base": false, git.WorktreeRef: true} {
+		rev := ref
+		if ref == "base" {
+			rev = fx.Commits["base"]
+		}
+		snap, err := repo.Snapshot(rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := scan.Scan(snap, scan.Options{})
+		snap.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.Groups[0].Version("v1beta1").Type("Added") != nil
+		if got != wantAdded {
+			t.Errorf("%s: type Added present = %v, want %v", ref, got, wantAdded)
+		}
+	}
+}
+
+func TestParseMarkers(t *testing.T) {
+	got := scan.ParseMarkers([]string{
+		"Foo is a field.",
+		"+optional",
+		"+listType=map",
+		"+listMapKey=name",
+		"+kubebuilder:default={\"a\": 1}",
+		"+k8s:validation:minimum=1 // a trailing comment",
+		"+apicheck:ignore=PROTO_NUMBER_CHANGED approved in review",
+		"not +a marker",
+	})
+	want := model.Markers{
+		{Key: "optional"}, {Key: "listType", Value: "map"}, {Key: "listMapKey", Value: "name"},
+		{Key: "kubebuilder:default", Value: `{"a": 1}`}, {Key: "k8s:validation:minimum", Value: "1"},
+		{Key: "apicheck:ignore", Value: "PROTO_NUMBER_CHANGED approved in review"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("markers (-want +got):\n%s", d)
+	}
+}
