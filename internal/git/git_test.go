@@ -236,9 +236,8 @@ func TestCommitSnapshot(t *testing.T) {
 			contents[p] = string(b)
 		}
 	case <-time.After(30 * time.Second):
-		// Not t.Fatal: the cleanup's Close would wait for the stuck
-		// ReadFiles and the test binary would hang until its timeout.
-		panic("ReadFiles did not return within 30s: deadlock in the cat-file pipe")
+		// The cleanup's Close kills git, which unblocks ReadFiles.
+		t.Fatal("ReadFiles did not return within 30s: deadlock in the cat-file pipe")
 	}
 	if len(contents) != len(files) {
 		t.Errorf("ReadFiles returned %d files, want %d", len(contents), len(files))
@@ -297,6 +296,50 @@ func TestCommitSnapshot(t *testing.T) {
 	unused := snapshot(t, r, "HEAD")
 	if err := unused.Close(); err != nil {
 		t.Errorf("Close of unused snapshot: %v", err)
+	}
+}
+
+func TestCloseDuringReadFiles(t *testing.T) {
+	f := gitfixture.New(t)
+	// ~24 MiB to read, so that Close usually lands in the middle.
+	big := bigContent()
+	files := map[string]string{}
+	for i := 0; i < 24; i++ {
+		files[fmt.Sprintf("big%02d.bin", i)] = fmt.Sprintf("%d\n%s", i, big)
+	}
+	f.Commit("base", files)
+	r := open(t, f)
+	for _, delay := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
+		s := snapshot(t, r, "HEAD")
+		// Start git, so that the next ReadFiles only reads.
+		if _, err := s.ReadFiles([]string{"big00.bin"}); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			got, err := s.ReadFiles(s.Files())
+			if err == nil && string(got["big07.bin"]) != files["big07.bin"] {
+				err = errors.New("wrong content")
+			}
+			done <- err
+		}()
+		time.Sleep(delay)
+		if err := s.Close(); err != nil {
+			t.Errorf("Close during ReadFiles: %v", err)
+		}
+		select {
+		case err := <-done:
+			// Either it finished first, or Close came first (an error
+			// saying so), or Close interrupted it: never wrong content.
+			if err != nil && !strings.Contains(err.Error(), "closed") {
+				t.Errorf("ReadFiles racing Close: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("ReadFiles did not return after Close")
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
 	}
 }
 

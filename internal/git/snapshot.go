@@ -103,6 +103,12 @@ type commitSnapshot struct {
 	blobs map[string]string // path -> blob oid
 	files []string          // sorted
 
+	// proc is the running cat-file process, guarded by procMu rather than
+	// mu so that Close can kill it while a ReadFiles holds mu.
+	procMu      sync.Mutex
+	proc        *os.Process
+	interrupted bool // Close killed proc to stop a running ReadFiles
+
 	mu     sync.Mutex // serialises use of the cat-file process
 	closed bool
 	broken error // set once the cat-file stream can no longer be trusted
@@ -175,6 +181,9 @@ func (s *commitSnapshot) start() error {
 		return startError(err)
 	}
 	s.cmd, s.stdin, s.stdout = cmd, stdin, bufio.NewReaderSize(stdout, 64<<10)
+	s.procMu.Lock()
+	s.proc = cmd.Process
+	s.procMu.Unlock()
 	return nil
 }
 
@@ -223,7 +232,14 @@ func (s *commitSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 			// the writer) and refuse further reads.
 			s.kill()
 			<-writeErr
-			s.broken = fmt.Errorf("read %s from %s: %w", p, s.rev(), err)
+			s.procMu.Lock()
+			interrupted := s.interrupted
+			s.procMu.Unlock()
+			if interrupted {
+				s.broken = fmt.Errorf("read files of %s: snapshot closed while reading", s.rev())
+			} else {
+				s.broken = fmt.Errorf("read %s from %s: %w", p, s.rev(), err)
+			}
 			return nil, s.broken
 		}
 		files[p] = data
@@ -293,10 +309,23 @@ func (s *commitSnapshot) kill() {
 	}
 	_ = s.cmd.Wait()
 	s.cmd = nil
+	s.procMu.Lock()
+	s.proc = nil
+	s.procMu.Unlock()
 }
 
 func (s *commitSnapshot) Close() error {
-	s.mu.Lock()
+	if !s.mu.TryLock() {
+		// A ReadFiles is running (or stuck, e.g. on a git waiting for the
+		// network in a partial clone): kill git so that it returns.
+		s.procMu.Lock()
+		if s.proc != nil {
+			s.interrupted = true
+			_ = s.proc.Kill()
+		}
+		s.procMu.Unlock()
+		s.mu.Lock()
+	}
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil
@@ -309,7 +338,11 @@ func (s *commitSnapshot) Close() error {
 	s.stdin.Close()
 	err := s.cmd.Wait()
 	s.cmd = nil
-	if err != nil && s.broken == nil {
+	s.procMu.Lock()
+	s.proc = nil
+	interrupted := s.interrupted
+	s.procMu.Unlock()
+	if err != nil && s.broken == nil && !interrupted {
 		if msg := cleanStderr(s.stderr.Bytes()); msg != "" {
 			return fmt.Errorf("git cat-file for %s: %s", s.rev(), msg)
 		}
