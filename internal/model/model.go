@@ -233,8 +233,10 @@ func (f *Field) WireName() string {
 // Omits reports whether the json tag has omitempty or omitzero.
 func (f *Field) Omits() bool { return f.JSON.OmitEmpty || f.JSON.OmitZero }
 
-// Inline reports whether the field is embedded or json-inlined.
-func (f *Field) Inline() bool { return f.Embedded || f.JSON.Inline }
+// Inline reports whether the field's members appear at the level of its
+// parent on the wire: `json:",inline"`, or an embedded field without a
+// json name (encoding/json promotes its fields).
+func (f *Field) Inline() bool { return f.JSON.Inline || (f.Embedded && f.JSON.Name == "") }
 
 // Optional reports whether the field carries an optional marker.
 func (f *Field) Optional() bool {

@@ -66,8 +66,18 @@ func moduleCacheDir() string {
 func (s *state) resolveNillability(p *model.Package) {
 	for _, t := range p.Types {
 		for _, f := range t.Fields {
-			expr, err := parser.ParseExpr(f.Type)
-			if err != nil {
+			expr, ok := s.exprs[f.Type]
+			if !ok {
+				e, err := parser.ParseExpr(f.Type)
+				if err != nil {
+					e = nil
+				}
+				if s.exprs == nil {
+					s.exprs = map[string]ast.Expr{}
+				}
+				s.exprs[f.Type], expr = e, e
+			}
+			if expr == nil {
 				f.Nillable, f.NillableWhy = model.NillUnknown, "cannot parse type expression"
 				continue
 			}

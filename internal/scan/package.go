@@ -177,8 +177,11 @@ func (pf *parsedFile) docLines(doc *ast.CommentGroup, declPos token.Pos) []strin
 		start = doc.Pos()
 	}
 	startLine := pf.fset.Position(start).Line
-	for _, cg := range pf.file.Comments {
-		if cg == doc || cg.End() >= start {
+	// Only the comment group right before start can qualify.
+	comments := pf.file.Comments
+	i := sort.Search(len(comments), func(i int) bool { return comments[i].End() >= start })
+	for _, cg := range comments[max(0, i-2):i] {
+		if cg == doc {
 			continue
 		}
 		end := pf.fset.Position(cg.End()).Line
@@ -376,9 +379,11 @@ func parseJSONTag(v string) model.JSONTag {
 // and hands them to the tombstone parser.
 func structTombstones(pf *parsedFile, st *ast.StructType) []*model.Tombstone {
 	var groups [][]protobuf.Line
-	for _, cg := range pf.file.Comments {
-		if cg.Pos() <= st.Fields.Opening || cg.End() > st.Fields.Closing {
-			continue
+	comments := pf.file.Comments
+	first := sort.Search(len(comments), func(i int) bool { return comments[i].Pos() > st.Fields.Opening })
+	for _, cg := range comments[first:] {
+		if cg.End() > st.Fields.Closing {
+			break
 		}
 		var lines []protobuf.Line
 		for _, c := range cg.List {

@@ -79,6 +79,8 @@ type state struct {
 	parsed  map[string]*parsedFile
 	// resolver resolves types of packages outside the scanned groups.
 	res *resolver
+	// exprs caches parsed field type expressions (read-only once parsed).
+	exprs map[string]ast.Expr
 }
 
 type parsedFile struct {
@@ -197,9 +199,8 @@ func (s *state) run(opts Options) (*model.Model, error) {
 			}
 		}
 		if len(g.Versions) == 0 {
-			if c.explicit {
-				return nil, &Error{Pos: model.Pos{File: c.dir}, Msg: "configured API group has no version packages (sub-directories named like v1, v1beta1)"}
-			}
+			// A configured group may not exist yet at base (added in this
+			// change); the configuration is validated against head.
 			continue
 		}
 		if len(s.goFiles[c.dir]) > 0 {
@@ -306,7 +307,7 @@ func (s *state) parseFiles(paths []string) error {
 	return nil
 }
 
-var ignoreBuild = regexp.MustCompile(`(?m)^//go:build\s+ignore\s*$`)
+var ignoreBuild = regexp.MustCompile(`^//go:build\s+ignore\s*$`)
 
 func parseOne(p string, src []byte) (*parsedFile, error) {
 	fset := token.NewFileSet()
@@ -321,8 +322,16 @@ func parseOne(p string, src []byte) (*parsedFile, error) {
 		}
 		return nil, &Error{Pos: pos, Msg: "cannot parse Go file: " + msg}
 	}
-	if ignoreBuild.Match(src[:min(len(src), 4096)]) {
-		return nil, nil
+	// Files constrained with //go:build ignore are not part of the package.
+	for _, cg := range f.Comments {
+		if cg.Pos() >= f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if strings.HasPrefix(c.Text, "//go:build") && ignoreBuild.MatchString(c.Text) {
+				return nil, nil
+			}
+		}
 	}
 	return &parsedFile{path: p, fset: fset, file: f, src: src}, nil
 }

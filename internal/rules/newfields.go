@@ -1,0 +1,144 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+var newFieldNotPointer = &Rule{
+	ID:       "NEW_FIELD_NOT_POINTER",
+	Category: CatNewFields,
+	Severity: finding.Error,
+	Summary:  "A field added to an existing API struct has a non-nillable type.",
+	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
+		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
+		"the object write the zero value back.",
+	Fix:    "Use a pointer (or a slice/map) for the new field: `Foo *string`.",
+	Before: "Replicas int32 `json:\"replicas,omitempty\"`",
+	After:  "Replicas *int32 `json:\"replicas,omitempty\"`",
+	Check: func(c *Context) {
+		c.newFieldsInScope(func(fd *model.FieldDiff) {
+			f := fd.Head
+			switch f.Nillable {
+			case model.NotNillable:
+				why := ""
+				if f.NillableWhy != "" && f.NillableWhy != f.Type {
+					why = " (" + f.NillableWhy + ")"
+				}
+				c.Field(fd, Report{
+					Message: fmt.Sprintf("new field %s.%s has non-nillable type %s%s", fd.Type.Name(), f.Name, f.Type, why),
+					Hint:    fmt.Sprintf("make it a pointer: %s *%s", f.Name, f.Type),
+				})
+			case model.NillUnknown:
+				c.CannotJudge(fd, fmt.Sprintf("cannot tell whether the type %s of new field %s.%s is nillable: %s", f.Type, fd.Type.Name(), f.Name, f.NillableWhy))
+			}
+		})
+	},
+}
+
+var newFieldNotOptional = &Rule{
+	ID:       "NEW_FIELD_NOT_OPTIONAL",
+	Category: CatNewFields,
+	Severity: finding.Error,
+	Summary:  "A field added to an existing API struct has no `+optional` marker.",
+	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
+		"them fails validation, and generated OpenAPI marks it required.",
+	Fix:    "Add `// +optional` to the field's doc comment (or `+k8s:optional`).",
+	Before: "// Foo is ...\nFoo *string `json:\"foo,omitempty\"`",
+	After:  "// Foo is ...\n// +optional\nFoo *string `json:\"foo,omitempty\"`",
+	Check: func(c *Context) {
+		c.newFieldsInScope(func(fd *model.FieldDiff) {
+			f := fd.Head
+			switch {
+			case f.Required():
+				c.Field(fd, Report{
+					Message: fmt.Sprintf("new field %s.%s is marked required: a required new field breaks every existing client that does not send it", fd.Type.Name(), f.Name),
+					Hint:    "replace +required with // +optional and make the field a pointer with omitempty",
+				})
+			case !f.Optional():
+				c.Field(fd, Report{
+					Message: fmt.Sprintf("new field %s.%s has no // +optional marker", fd.Type.Name(), f.Name),
+					Hint:    "add // +optional to the field's doc comment",
+				})
+			}
+		})
+	},
+}
+
+var newFieldNoOmitempty = &Rule{
+	ID:       "NEW_FIELD_NO_OMITEMPTY",
+	Category: CatNewFields,
+	Severity: finding.Error,
+	Summary:  "A field added to an existing API struct has no `omitempty` in its json tag.",
+	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
+		"written by new clients differ from old ones and old servers reject or misread them.",
+	Fix:    "Add `,omitempty` to the json tag (or `,omitzero`).",
+	Before: "Foo *string `json:\"foo\"`",
+	After:  "Foo *string `json:\"foo,omitempty\"`",
+	Check: func(c *Context) {
+		c.newFieldsInScope(func(fd *model.FieldDiff) {
+			f := fd.Head
+			if f.Omits() {
+				return
+			}
+			hint := fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName())
+			msg := fmt.Sprintf("new field %s.%s has no omitempty in its json tag", fd.Type.Name(), f.Name)
+			if !f.JSON.Present {
+				msg = fmt.Sprintf("new field %s.%s has no json tag (serialised as %q without omitempty)", fd.Type.Name(), f.Name, f.Name)
+				hint = fmt.Sprintf("add `json:\"%s,omitempty\"`", lowerFirst(f.Name))
+			}
+			c.Field(fd, Report{Message: msg, Hint: hint})
+		})
+	},
+}
+
+var optionalWithoutOmitempty = &Rule{
+	ID:       "OPTIONAL_WITHOUT_OMITEMPTY",
+	Category: CatNewFields,
+	Severity: finding.Warning,
+	Summary:  "A field marked `+optional` (new in head, or newly optional) has no `omitempty`/`omitzero`.",
+	Why:      "An optional field that is always serialised cannot be told apart from an explicit zero value.",
+	Fix:      "Add `,omitempty` (or `,omitzero`) to the json tag.",
+	Before:   "// +optional\nFoo *string `json:\"foo\"`",
+	After:    "// +optional\nFoo *string `json:\"foo,omitempty\"`",
+	Check: func(c *Context) {
+		c.headStructs(func(td *model.TypeDiff) {
+			for _, fd := range td.Fields {
+				f := fd.Head
+				if f == nil || !f.Optional() || f.Omits() || f.Inline() || f.JSON.Name == "-" {
+					continue
+				}
+				switch {
+				case fd.Base == nil:
+					// Fields added to existing structs are NEW_FIELD_NO_OMITEMPTY's.
+					if td.Base != nil && InNewFieldScope(td, f) {
+						continue
+					}
+					c.Field(fd, Report{
+						Message: fmt.Sprintf("optional field %s.%s has no omitempty in its json tag", td.Name(), f.Name),
+						Hint:    fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName()),
+					})
+				case !fd.Base.Optional():
+					c.Judge(fd, model.AttrOptional)
+					c.Field(fd, Report{
+						Message: fmt.Sprintf("field %s.%s became optional but has no omitempty in its json tag", td.Name(), f.Name),
+						Hint:    fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName()),
+					})
+				}
+			}
+		})
+	},
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	b := []byte(s)
+	if b[0] >= 'A' && b[0] <= 'Z' {
+		b[0] += 'a' - 'A'
+	}
+	return string(b)
+}

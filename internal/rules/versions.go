@@ -1,0 +1,179 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+var versionSkew = &Rule{
+	ID:       "VERSION_SKEW",
+	Category: CatVersions,
+	Severity: finding.Error,
+	Summary:  "A field was added to or removed from a type in one version of a group but not in the same-named type of another version that agreed with it at base.",
+	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
+		"through another version drops data.",
+	Fix: "Make the same change in the internal version and every external version of the group (and adapt conversions).",
+	Check: func(c *Context) {
+		for _, gd := range c.Diff.Groups {
+			checkSkew(c, gd)
+		}
+	},
+}
+
+func hasField(t *model.Type, name string) bool { return t != nil && t.Field(name) != nil }
+
+func checkSkew(c *Context, gd *model.GroupDiff) {
+	// Type names present at both revisions in at least two packages.
+	counts := map[string]int{}
+	for _, pd := range gd.Packages {
+		for _, td := range pd.Types {
+			if td.Base != nil && td.Head != nil && !td.Renamed && td.Head.Kind == model.KindStruct {
+				counts[td.Head.Name]++
+			}
+		}
+	}
+	var names []string
+	for n, k := range counts {
+		if k >= 2 {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, typ := range names {
+		type pv struct {
+			pd *model.PackageDiff
+			td *model.TypeDiff
+		}
+		var pvs []pv
+		fields := map[string]bool{}
+		for _, pd := range gd.Packages {
+			for _, td := range pd.Types {
+				if td.Base != nil && td.Head != nil && !td.Renamed && td.Head.Name == typ {
+					pvs = append(pvs, pv{pd, td})
+					for _, f := range td.Base.Fields {
+						fields[f.Name] = true
+					}
+					for _, f := range td.Head.Fields {
+						fields[f.Name] = true
+					}
+				}
+			}
+		}
+		var fnames []string
+		for f := range fields {
+			fnames = append(fnames, f)
+		}
+		sort.Strings(fnames)
+		for _, fname := range fnames {
+			for _, added := range []bool{true, false} {
+				var got, missed []pv
+				for _, x := range pvs {
+					b, h := hasField(x.td.Base, fname), hasField(x.td.Head, fname)
+					if added && !b && h || !added && b && !h {
+						got = append(got, x)
+					}
+				}
+				if len(got) == 0 {
+					continue
+				}
+				before := hasField(got[0].td.Base, fname)
+				for _, x := range pvs {
+					b, h := hasField(x.td.Base, fname), hasField(x.td.Head, fname)
+					if b == before && h == before {
+						missed = append(missed, x)
+					}
+				}
+				if len(missed) == 0 {
+					continue
+				}
+				label := func(xs []pv) string {
+					var out []string
+					for _, x := range xs {
+						out = append(out, x.pd.Pkg().Label())
+					}
+					return strings.Join(out, ", ")
+				}
+				verb, prep := "added to", "in"
+				if !added {
+					verb, prep = "removed from", "from"
+				}
+				first := got[0]
+				var fd *model.FieldDiff
+				for _, x := range first.td.Fields {
+					if x.Name() == fname && (x.Base == nil) == added && (x.Head == nil) == !added {
+						fd = x
+					}
+				}
+				r := Report{
+					Message: fmt.Sprintf("field %s.%s was %s %s but not %s %s", typ, fname, verb, label(got), prep, label(missed)),
+					Hint:    fmt.Sprintf("make the same change in %s (and adapt conversions)", label(missed)),
+				}
+				if fd != nil {
+					c.Field(fd, r)
+				} else {
+					c.Type(first.td, r)
+				}
+			}
+		}
+	}
+}
+
+// UnclassifiedID is the meta rule's ID; the engine runs it last.
+const UnclassifiedID = "UNCLASSIFIED_CHANGE"
+
+var unclassifiedChange = &Rule{
+	ID:       UnclassifiedID,
+	Category: CatMeta,
+	Severity: finding.Info,
+	Summary:  "An API difference that no rule judged (so coverage gaps are visible, never silent).",
+	Why:      "apicheck reports what it could not judge instead of staying silent about it.",
+	Fix:      "Review the change by hand; report a rule gap if it matters.",
+	Check: func(c *Context) {
+		for _, n := range c.notes {
+			c.Field(n.field, Report{Message: n.msg, Hint: "review by hand; add the type to a module that is downloaded (go mod download) to let apicheck resolve it"})
+		}
+		c.externalPackages(func(pd *model.PackageDiff) {
+			for _, td := range pd.Types {
+				if td.Base == nil || td.Head == nil {
+					continue
+				}
+				if td.Base.Kind != td.Head.Kind || model.RenameType(td.Base.Underlying, nil) != td.Head.Underlying {
+					c.Type(td, Report{
+						Message: fmt.Sprintf("type %s changed from %s to %s", td.Name(), typeDesc(td.Base), typeDesc(td.Head)),
+						Hint:    "no rule judges this change; review it by hand",
+					})
+				}
+				for _, fd := range td.Fields {
+					if fd.Base == nil || fd.Head == nil {
+						continue
+					}
+					var open []string
+					for _, a := range fd.Attrs {
+						if a == model.AttrDeprecated || c.isJudged(fd, string(a)) {
+							continue
+						}
+						open = append(open, string(a))
+					}
+					if len(open) == 0 {
+						continue
+					}
+					c.Field(fd, Report{
+						Message: fmt.Sprintf("%s.%s changed (%s) and no rule judged it", td.Name(), fd.Name(), strings.Join(open, ", ")),
+						Hint:    "review the change by hand",
+					})
+				}
+			}
+		})
+	},
+}
+
+func typeDesc(t *model.Type) string {
+	if t.Kind == model.KindStruct {
+		return "struct"
+	}
+	return t.Underlying
+}
