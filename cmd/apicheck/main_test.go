@@ -1,0 +1,207 @@
+package main_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+var binary string
+
+// TestMain builds the real binary once; the tests run it as a user would.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "apicheck-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "apicheck")
+	if runtime.GOOS == "windows" {
+		binary += ".exe"
+	}
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/apicheck/apicheck/internal/cli.Version=v0.0.0-test", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building apicheck: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func run(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running apicheck: %v", err)
+	}
+	return result{stdout.String(), stderr.String(), code}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/apicheck -update)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("%s differs (-want +got); refresh with go test ./cmd/apicheck -update:\n%s", name, d)
+	}
+}
+
+func example(t *testing.T) *gitfixture.Fixture {
+	return gitfixture.FromFile(t, filepath.Join("..", "..", "examples", "shoot-api.txtar"))
+}
+
+func TestCheckExampleGolden(t *testing.T) {
+	fx := example(t)
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", format)
+			if r.code != 1 {
+				t.Fatalf("exit code %d, want 1 (findings); stderr: %s", r.code, r.stderr)
+			}
+			golden(t, "example."+format, r.stdout)
+			again := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", format)
+			if again.stdout != r.stdout {
+				t.Errorf("output is not deterministic")
+			}
+		})
+	}
+}
+
+// The check needs no module downloads: with an empty module cache and the
+// proxy off it reports the same findings.
+func TestCheckOfflineEmptyModuleCache(t *testing.T) {
+	fx := example(t)
+	args := []string{"check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json"}
+	online := run(t, fx.Dir, nil, args...)
+	offline := run(t, fx.Dir, []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOMODCACHE=" + t.TempDir()}, args...)
+	if offline.code != online.code || offline.stdout != online.stdout {
+		t.Errorf("offline run differs: code %d vs %d\n%s", offline.code, online.code, offline.stderr)
+	}
+}
+
+func TestCheckWorktreeDefaultBase(t *testing.T) {
+	fx := example(t)
+	// Upstream at base; HEAD is head; the working tree adds a fix on top.
+	fx.SetRef("origin/main", "base")
+	r := run(t, fx.Dir, nil, "check", "--format", "json")
+	if r.code != 1 || !strings.Contains(r.stdout, `"ref": "WORKTREE"`) || !strings.Contains(r.stdout, "NEW_FIELD_NOT_POINTER") || !strings.Contains(r.stdout, "merge-base of HEAD and origin/main") {
+		t.Fatalf("default base/worktree run: code %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	status := fx.Git("status", "--porcelain")
+	if status != "" {
+		t.Errorf("apicheck changed the working tree or index: %q", status)
+	}
+	// Without an upstream the error says to pass --base.
+	fx.Git("update-ref", "-d", "refs/remotes/origin/main")
+	r = run(t, fx.Dir, nil, "check")
+	if r.code != 2 || !strings.Contains(r.stderr, "--base") {
+		t.Errorf("no upstream: code %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestExitCodesAndBadInput(t *testing.T) {
+	fx := example(t)
+	base, head := fx.Commits["base"], fx.Commits["head"]
+	cases := []struct {
+		name     string
+		dir      string
+		args     []string
+		code     int
+		stderrIn string
+	}{
+		{"findings below fail-on none", fx.Dir, []string{"check", "--base", base, "--head", head, "--fail-on", "none"}, 0, ""},
+		{"no change is clean", fx.Dir, []string{"check", "--base", head, "--head", head}, 0, ""},
+		{"unknown ref", fx.Dir, []string{"check", "--base", "no-such-ref", "--head", head}, 2, "no-such-ref"},
+		{"not a repository", t.TempDir(), []string{"check", "--base", "HEAD"}, 2, "not a git repository"},
+		{"bad fail-on", fx.Dir, []string{"check", "--base", base, "--fail-on", "fatal"}, 2, "--fail-on"},
+		{"bad format", fx.Dir, []string{"check", "--base", base, "--format", "xml"}, 2, "--format"},
+		{"unknown flag", fx.Dir, []string{"check", "--bogus"}, 2, "bogus"},
+		{"unwritable output", fx.Dir, []string{"check", "--base", base, "--head", head, "--output", "/nonexistent-dir/report.txt"}, 2, "--output"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := run(t, c.dir, nil, c.args...)
+			if r.code != c.code || !strings.Contains(r.stderr, c.stderrIn) {
+				t.Errorf("exit %d (want %d), stderr %q (want it to mention %q)", r.code, c.code, r.stderr, c.stderrIn)
+			}
+			if strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine ") {
+				t.Errorf("panicked: %s", r.stderr)
+			}
+		})
+	}
+}
+
+func TestUnparsableFileIsAScanFailure(t *testing.T) {
+	fx := example(t)
+	fx.WriteWorktree(map[string]string{"pkg/apis/core/v1beta1/broken.go": "package v1beta1\n\ntype Broken struct {\n"})
+	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"])
+	if r.code != 3 || !strings.Contains(r.stderr, "pkg/apis/core/v1beta1/broken.go:") {
+		t.Fatalf("exit %d, stderr %q: want 3 and the file:line", r.code, r.stderr)
+	}
+	if r.stdout != "" {
+		t.Errorf("a failed scan must not print a partial report: %q", r.stdout)
+	}
+}
+
+func TestOutputFileIsWrittenWhole(t *testing.T) {
+	fx := example(t)
+	out := filepath.Join(t.TempDir(), "report.json")
+	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json", "--output", out)
+	if r.code != 1 || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(data), `"findings"`) {
+		t.Fatalf("report file: %v %q", err, data)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestDumpAndVersion(t *testing.T) {
+	fx := example(t)
+	r := run(t, fx.Dir, nil, "dump", "--rev", fx.Commits["head"])
+	if r.code != 0 || !strings.Contains(r.stdout, `"ShootSpec"`) || !strings.Contains(r.stdout, `"autoUpdate"`) {
+		t.Fatalf("dump: code %d, %s", r.code, r.stderr)
+	}
+	r = run(t, fx.Dir, nil, "version")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "apicheck v0.0.0-test" {
+		t.Fatalf("version: %q", r.stdout)
+	}
+}

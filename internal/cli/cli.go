@@ -1,0 +1,271 @@
+// Package cli is apicheck's command line: flags, configuration, output
+// files and exit codes. It is the only package that knows about cobra.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/report"
+	"github.com/apicheck/apicheck/internal/scan"
+)
+
+// Exit codes.
+const (
+	ExitOK       = 0
+	ExitFindings = 1
+	ExitUsage    = 2
+	ExitFailure  = 3
+)
+
+// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3";
+// otherwise the module version from the build info is used.
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &exitError{ExitUsage, fmt.Errorf(format, a...)}
+}
+
+func failure(err error) error {
+	var u *check.UsageError
+	if errors.As(err, &u) {
+		return &exitError{ExitUsage, err}
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{ExitFailure, err}
+}
+
+// Execute runs the CLI and returns the process exit code.
+func Execute(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "apicheck: internal error: %v\n%s", p, debug.Stack())
+			code = ExitFailure
+		}
+	}()
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.code != ExitFindings {
+			fmt.Fprintf(stderr, "apicheck: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Errors from cobra itself: unknown flag or command.
+	fmt.Fprintf(stderr, "apicheck: %v\n", err)
+	return ExitUsage
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "apicheck",
+		Short: "Keep Kubernetes-style Go APIs backwards compatible",
+		Long: "apicheck compares the API packages of two revisions (git refs or the working tree) and " +
+			"enforces the API change checklist: optional new fields, stable protobuf numbers, tombstones, " +
+			"wire compatibility and changes reaching every version of a group.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newCheckCmd(), newDumpCmd(), newVersionCmd(), newInitCmd(), newReleaseNotesCmd())
+	root.AddCommand(newRulesCmd())
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print apicheck's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(cmd.OutOrStdout(), "apicheck %s\n", version())
+			return nil
+		},
+	}
+}
+
+type checkFlags struct {
+	base, head, format, output, failOn, repo string
+	config                                   string
+	reports                                  []string // --report FORMAT=PATH (reports.go)
+}
+
+func newCheckCmd() *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Compare the API of two revisions and report checklist violations",
+		Long: "check compares the API packages at --base and --head. Without --base it uses the merge-base " +
+			"of HEAD and the upstream default branch (origin/HEAD, origin/main or origin/master); without " +
+			"--head it reads the working tree, uncommitted and untracked files included.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCheck(cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and the upstream default branch)")
+	fl.StringVar(&f.head, "head", "", "head revision (default: the working tree)")
+	fl.StringVar(&f.format, "format", "text", "output format: "+strings.Join(report.FormatNames(), "|"))
+	fl.StringVarP(&f.output, "output", "o", "", "write the report to FILE instead of standard output")
+	fl.StringVar(&f.failOn, "fail-on", "error", "exit 1 when a finding has this severity or higher: error|warning|info|none")
+	fl.StringVar(&f.repo, "repo", "", "repository directory (default: the current directory)")
+	addConfigFlag(cmd, &f.config)
+	addReportFlag(cmd, &f.reports)
+	return cmd
+}
+
+func parseFailOn(s string) (finding.Severity, error) {
+	if strings.EqualFold(s, "none") {
+		return 0, nil
+	}
+	sev, err := finding.ParseSeverity(s)
+	if err != nil {
+		return 0, usageErr("--fail-on: %v (or none)", err)
+	}
+	return sev, nil
+}
+
+func runCheck(cmd *cobra.Command, f checkFlags) error {
+	failOn, err := parseFailOn(f.failOn)
+	if err != nil {
+		return err
+	}
+	writer, ok := report.Formats[f.format]
+	if !ok {
+		return usageErr("--format %q is not one of %s", f.format, strings.Join(report.FormatNames(), ", "))
+	}
+	reports, err := openReports(f.reports, f.output)
+	if err != nil {
+		return err
+	}
+	defer reports.Abort()
+	out, err := openOutput(cmd.OutOrStdout(), f.output)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	res, err := check.Run(withConfig(check.Options{
+		Dir:     dirOrCwd(f.repo),
+		Base:    f.base,
+		Head:    f.head,
+		Version: version(),
+		Scan:    scan.Options{},
+	}, f.config))
+	if err != nil {
+		return failure(err)
+	}
+	defer res.Close()
+	if err := reports.Finish(res.Report); err != nil {
+		return failure(err)
+	}
+	if err := writer(out, res.Report); err != nil {
+		return failure(err)
+	}
+	if err := out.Commit(); err != nil {
+		return failure(err)
+	}
+	if failOn != 0 && res.Report.Worst() >= failOn {
+		return &exitError{code: ExitFindings}
+	}
+	return nil
+}
+
+func dirOrCwd(d string) string {
+	if d != "" {
+		return d
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return wd
+}
+
+// output writes to stdout, or atomically to a file: the report appears
+// whole or not at all.
+type output struct {
+	w    io.Writer
+	tmp  *os.File
+	path string
+	done bool
+}
+
+func openOutput(stdout io.Writer, path string) (*output, error) {
+	if path == "" || path == "-" {
+		return &output{w: stdout}, nil
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, usageErr("cannot write --output %s: %v", path, err)
+	}
+	return &output{w: tmp, tmp: tmp, path: path}, nil
+}
+
+func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// Commit moves the finished report into place.
+func (o *output) Commit() error {
+	if o.tmp == nil {
+		return nil
+	}
+	o.done = true
+	if err := o.tmp.Close(); err != nil {
+		os.Remove(o.tmp.Name())
+		return usageErr("cannot write --output %s: %v", o.path, err)
+	}
+	if err := os.Rename(o.tmp.Name(), o.path); err != nil {
+		os.Remove(o.tmp.Name())
+		return usageErr("cannot write --output %s: %v", o.path, err)
+	}
+	return nil
+}
+
+// Abort removes an unfinished report file.
+func (o *output) Abort() {
+	if o.tmp != nil && !o.done {
+		o.tmp.Close()
+		os.Remove(o.tmp.Name())
+	}
+}
+
+func asUnknown(err error, target **git.UnknownRefError) bool { return errors.As(err, target) }
