@@ -1,0 +1,363 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/apicheck/apicheck/internal/catalog"
+	"github.com/apicheck/apicheck/internal/finding"
+)
+
+// The official OASIS SARIF 2.1.0 schema (errata 01), vendored as test
+// data; see testdata/README.md.
+const sarifSchemaFile = "testdata/sarif-schema-2.1.0.json"
+
+var (
+	sarifSchemaOnce sync.Once
+	sarifSchema     *jsonschema.Schema
+	sarifSchemaErr  error
+)
+
+func loadSARIFSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	sarifSchemaOnce.Do(func() {
+		f, err := os.Open(sarifSchemaFile)
+		if err != nil {
+			sarifSchemaErr = err
+			return
+		}
+		defer f.Close()
+		doc, err := jsonschema.UnmarshalJSON(f)
+		if err != nil {
+			sarifSchemaErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		c.AssertFormat() // uri, uri-reference, date-time are checked too
+		const id = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+		if err := c.AddResource(id, doc); err != nil {
+			sarifSchemaErr = err
+			return
+		}
+		sarifSchema, sarifSchemaErr = c.Compile(id)
+	})
+	if sarifSchemaErr != nil {
+		t.Fatalf("loading the SARIF schema: %v", sarifSchemaErr)
+	}
+	return sarifSchema
+}
+
+// validateSARIF checks a log against the official schema and returns it
+// decoded for further checks.
+func validateSARIF(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("SARIF output is not JSON: %v", err)
+	}
+	if err := loadSARIFSchema(t).Validate(inst); err != nil {
+		t.Fatalf("SARIF output does not validate against the SARIF 2.1.0 schema:\n%v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func sarifOf(t *testing.T, r *finding.Report) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := SARIF(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// get walks a decoded JSON value: keys for objects, ints for arrays.
+func get(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("at %v: not an object", p)
+			}
+			v, ok = m[k]
+			if !ok {
+				t.Fatalf("missing key %q", k)
+			}
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				t.Fatalf("at %v: not an array of that length", p)
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+func TestSARIFSchemaRejectsInvalid(t *testing.T) {
+	// Guards the guard: the vendored schema must actually reject a log
+	// that breaks it.
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x"}},"results":[{"message":{"text":"m"},"level":"fatal"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loadSARIFSchema(t).Validate(inst) == nil {
+		t.Fatal("schema accepted an invalid result level")
+	}
+}
+
+func TestSARIFValidGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSARIF(&buf, goldenReport(), goldenRules()); err != nil {
+		t.Fatal(err)
+	}
+	validateSARIF(t, buf.Bytes())
+	// And with the real catalogue.
+	validateSARIF(t, sarifOf(t, goldenReport()))
+}
+
+func TestSARIFEmptyReport(t *testing.T) {
+	r := &finding.Report{Tool: finding.Tool{Name: "apicheck", Version: "dev"}}
+	r.Finalize()
+	out := sarifOf(t, r)
+	m := validateSARIF(t, out)
+	if !bytes.Contains(out, []byte(`"results": []`)) {
+		t.Errorf("empty report: want \"results\": [] in\n%s", out)
+	}
+	if res, ok := get(t, m, "runs", 0, "results").([]any); !ok || len(res) != 0 {
+		t.Errorf("results = %v, want an empty array", get(t, m, "runs", 0, "results"))
+	}
+	// A report whose Findings is nil (never finalized) too.
+	out = sarifOf(t, &finding.Report{})
+	validateSARIF(t, out)
+	if !bytes.Contains(out, []byte(`"results": []`)) {
+		t.Errorf("nil findings: want \"results\": [] in\n%s", out)
+	}
+	if got := get(t, m, "runs", 0, "tool", "driver", "semanticVersion"); got != "0.0.0-dev" {
+		t.Errorf("semanticVersion for dev = %v, want 0.0.0-dev", got)
+	}
+}
+
+func TestSARIFCatalog(t *testing.T) {
+	all := catalog.All()
+	m := validateSARIF(t, sarifOf(t, goldenReport()))
+	run := get(t, m, "runs", 0)
+	driver := get(t, run, "tool", "driver")
+	if get(t, driver, "name") != "apicheck" || get(t, driver, "informationUri") != "https://github.com/apicheck/apicheck" {
+		t.Errorf("driver = %v", driver)
+	}
+	if got := get(t, driver, "semanticVersion"); got != "1.2.3" {
+		t.Errorf("semanticVersion = %v, want 1.2.3", got)
+	}
+	table := get(t, driver, "rules").([]any)
+	// The whole catalogue in catalogue order, then the one unknown rule.
+	if len(table) != len(all)+1 {
+		t.Fatalf("rule table has %d entries, want %d (catalogue) + 1", len(table), len(all))
+	}
+	for i, r := range all {
+		e := table[i]
+		if get(t, e, "id") != r.ID {
+			t.Fatalf("rules[%d].id = %v, want %s (catalogue order)", i, get(t, e, "id"), r.ID)
+		}
+		if get(t, e, "name") != RuleName(r.ID) {
+			t.Errorf("%s: name = %v", r.ID, get(t, e, "name"))
+		}
+		if get(t, e, "shortDescription", "text") != r.Summary {
+			t.Errorf("%s: shortDescription = %v", r.ID, get(t, e, "shortDescription"))
+		}
+		full := get(t, e, "fullDescription", "text").(string)
+		if !strings.HasPrefix(full, r.Summary) || !strings.Contains(full, r.Why) {
+			t.Errorf("%s: fullDescription %q lacks summary or why", r.ID, full)
+		}
+		help := get(t, e, "help").(map[string]any)
+		for _, part := range []string{r.Why, r.Fix} {
+			if !strings.Contains(help["text"].(string), part) || !strings.Contains(help["markdown"].(string), part) {
+				t.Errorf("%s: help lacks %q", r.ID, part)
+			}
+		}
+		if r.Before != "" && !strings.Contains(help["markdown"].(string), "go\n"+r.Before) {
+			t.Errorf("%s: help.markdown lacks the Before example as a Go block", r.ID)
+		}
+		if want := sarifLevel(r.Severity); get(t, e, "defaultConfiguration", "level") != want {
+			t.Errorf("%s: level = %v, want %s", r.ID, get(t, e, "defaultConfiguration", "level"), want)
+		}
+		tags := fmt.Sprint(get(t, e, "properties", "tags"))
+		if tags != fmt.Sprintf("[%s api-compatibility]", r.Category) {
+			t.Errorf("%s: tags = %s", r.ID, tags)
+		}
+	}
+	// Every result's ruleIndex points at its rule.
+	for i, res := range get(t, run, "results").([]any) {
+		idx := int(get(t, res, "ruleIndex").(float64))
+		if get(t, table[idx], "id") != get(t, res, "ruleId") {
+			t.Errorf("results[%d]: ruleIndex %d is %v, ruleId %v", i, idx, get(t, table[idx], "id"), get(t, res, "ruleId"))
+		}
+	}
+	if get(t, run, "automationDetails", "id") != "apicheck/" {
+		t.Errorf("automationDetails = %v", get(t, run, "automationDetails"))
+	}
+	if get(t, run, "invocations", 0, "executionSuccessful") != true {
+		t.Errorf("invocations = %v", get(t, run, "invocations"))
+	}
+}
+
+func TestSARIFResults(t *testing.T) {
+	r := goldenReport()
+	m := validateSARIF(t, sarifOf(t, r))
+	results := get(t, m, "runs", 0, "results").([]any)
+	if len(results) != len(r.Findings) {
+		t.Fatalf("%d results for %d findings", len(results), len(r.Findings))
+	}
+	for i, f := range r.Findings {
+		res := results[i]
+		if got := get(t, res, "partialFingerprints", SARIFFingerprintKey); got != f.Fingerprint || f.Fingerprint == "" {
+			t.Errorf("%s: fingerprint %v, want %q", f.Rule, got, f.Fingerprint)
+		}
+		msg := get(t, res, "message", "text").(string)
+		if want := strings.TrimSuffix(f.Message+"\n"+f.Hint, "\n"); msg != want {
+			t.Errorf("%s: message %q, want %q", f.Rule, msg, want)
+		}
+		pl := get(t, res, "locations", 0, "physicalLocation").(map[string]any)
+		if get(t, pl, "artifactLocation", "uriBaseId") != "%SRCROOT%" {
+			t.Errorf("%s: uriBaseId = %v", f.Rule, pl["artifactLocation"])
+		}
+		region, hasRegion := pl["region"].(map[string]any)
+		switch {
+		case f.Line == 0 && hasRegion:
+			t.Errorf("%s: region %v for a finding without line", f.Rule, region)
+		case f.Line > 0 && region["startLine"] != float64(f.Line):
+			t.Errorf("%s: region %v, want startLine %d", f.Rule, region, f.Line)
+		case f.Line > 0 && f.Column == 0 && region["startColumn"] != nil:
+			t.Errorf("%s: startColumn present for column 0", f.Rule)
+		}
+		sup, _ := res.(map[string]any)["suppressions"].([]any)
+		switch {
+		case f.Suppressed == "" && sup != nil:
+			t.Errorf("%s: unexpected suppressions %v", f.Rule, sup)
+		case f.Suppressed != "":
+			want := "external"
+			if strings.HasPrefix(f.Suppressed, "inline: ") {
+				want = "inSource"
+			}
+			if get(t, sup, 0, "kind") != want || get(t, sup, 0, "justification") != f.Suppressed {
+				t.Errorf("%s: suppressions %v, want kind %s", f.Rule, sup, want)
+			}
+		}
+	}
+}
+
+func TestSARIFDeterministic(t *testing.T) {
+	a, b := sarifOf(t, goldenReport()), sarifOf(t, goldenReport())
+	if !bytes.Equal(a, b) {
+		t.Fatal("SARIF output differs between identical runs")
+	}
+}
+
+func TestSARIFManyFindingsValid(t *testing.T) {
+	validateSARIF(t, sarifOf(t, manyFindings(500)))
+}
+
+func TestSARIFSemver(t *testing.T) {
+	for in, want := range map[string]string{
+		"v1.2.3":                             "1.2.3",
+		"1.2.3":                              "1.2.3",
+		"v0.0.0-20260101120000-0123456789ab": "0.0.0-20260101120000-0123456789ab",
+		"v1.2.3+dirty":                       "1.2.3+dirty",
+		"dev":                                "0.0.0-dev",
+		"":                                   "0.0.0-dev",
+		"v1.2":                               "0.0.0-dev",
+		"(devel)":                            "0.0.0-dev",
+		"1.02.3":                             "0.0.0-dev",
+	} {
+		if got := sarifSemver(in); got != want {
+			t.Errorf("sarifSemver(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSARIFURI(t *testing.T) {
+	for in, want := range map[string]string{
+		"pkg/apis/core/v1/types.go": "pkg/apis/core/v1/types.go",
+		"a dir/x#y?.go":             "a%20dir/x%23y%3F.go",
+		"./pkg/x.go":                "pkg/x.go",
+		`pkg\win\x.go`:              "pkg/win/x.go",
+		"c:x/y.go":                  "./c:x/y.go",
+		"100%/x.go":                 "100%25/x.go",
+	} {
+		if got := sarifURI(in); got != want {
+			t.Errorf("sarifURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSplitPosition(t *testing.T) {
+	for in, want := range map[string]string{
+		"a/b.go:12:3":  "a/b.go 12 3",
+		"a/b.go:12":    "a/b.go 12 0",
+		"a/b.go":       "a/b.go 0 0",
+		"c:/x.go:1:2":  "c:/x.go 1 2",
+		"a/b.go:x:1":   "a/b.go:x 1 0",
+		"weird:1:2:3":  "weird:1 2 3",
+		"":             " 0 0",
+		"a/b.go:-1:-2": "a/b.go:-1:-2 0 0",
+	} {
+		p, l, c := splitPosition(in)
+		if got := fmt.Sprint(p, " ", l, " ", c); got != want {
+			t.Errorf("splitPosition(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRuleName(t *testing.T) {
+	for in, want := range map[string]string{
+		"NEW_FIELD_NOT_POINTER": "NewFieldNotPointer",
+		"VERSION_SKEW":          "VersionSkew",
+		"X":                     "X",
+		"A__B_":                 "AB",
+	} {
+		if got := RuleName(in); got != want {
+			t.Errorf("RuleName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// manyFindings builds a finalized report with n findings of mixed
+// severity, some suppressed, with long messages and hints.
+func manyFindings(n int) *finding.Report {
+	r := &finding.Report{Tool: finding.Tool{Name: "apicheck", Version: "v1.0.0"}, Base: finding.Rev{Ref: "main"}, Head: finding.Rev{Ref: "WORKTREE"}}
+	sevs := []finding.Severity{finding.Info, finding.Warning, finding.Error}
+	ids := []string{"NEW_FIELD_NOT_POINTER", "PROTO_NUMBER_CHANGED", "FIELD_RENAMED", "VERSION_SKEW"}
+	for i := 0; i < n; i++ {
+		f := finding.Finding{
+			Rule:     ids[i%len(ids)],
+			Severity: sevs[i%len(sevs)],
+			Path:     fmt.Sprintf("pkg/apis/group%03d/v1/types.go", i/50),
+			Line:     i%50*10 + 1,
+			Column:   2,
+			Package:  fmt.Sprintf("example.com/m/pkg/apis/group%03d/v1", i/50),
+			Type:     fmt.Sprintf("Type%d", i),
+			Field:    fmt.Sprintf("Field%d", i),
+			APIPath:  fmt.Sprintf("Kind%d.spec.field%d", i/50, i),
+			Message:  fmt.Sprintf("finding %d: field Type%d.Field%d changed | in a way that breaks clients %s", i, i, i, strings.Repeat("x", i%40)),
+			Hint:     fmt.Sprintf("fix finding %d\nsecond line of the hint", i),
+		}
+		if i%7 == 0 {
+			f.Suppressed = fmt.Sprintf("config: accepted for finding %d", i)
+		}
+		r.Findings = append(r.Findings, f)
+	}
+	r.Finalize()
+	return r
+}
