@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/scan"
+)
+
+func newInitCmd() *cobra.Command {
+	var repo string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Write a commented starter " + config.FileName + " listing the API groups found in the working tree",
+		Long: "init scans the working tree for API groups (as check does without configuration) and writes " +
+			config.FileName + " at the repository root, listing each group with its profile and commented " +
+			"examples of every other setting. It refuses to overwrite an existing file unless --force is given.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runInit(cmd, repo, force)
+		},
+	}
+	cmd.Flags().StringVar(&repo, "repo", "", "repository directory (default: the current directory)")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing "+config.FileName)
+	return cmd
+}
+
+func runInit(cmd *cobra.Command, repo string, force bool) error {
+	r, err := git.Open(dirOrCwd(repo))
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	target := filepath.Join(r.Root, config.FileName)
+	if !force {
+		if _, err := os.Lstat(target); err == nil {
+			return usageErr("%s already exists; use --force to overwrite it", target)
+		}
+	}
+	snap, err := r.Snapshot(git.WorktreeRef)
+	if err != nil {
+		return failure(err)
+	}
+	defer snap.Close()
+	m, err := scan.Scan(snap, scan.Options{})
+	if err != nil {
+		return failure(err)
+	}
+	var groups []config.StarterGroup
+	for _, g := range m.Groups {
+		sg := config.StarterGroup{Dir: g.Dir, Profile: g.Profile, Name: g.Name}
+		for _, v := range g.Versions {
+			sg.Versions = append(sg.Versions, v.Version)
+		}
+		groups = append(groups, sg)
+	}
+	data := config.Starter(groups)
+	if err := writeNew(target, data, force); err != nil {
+		return failure(err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s with %d API group(s)\n", target, len(groups))
+	return nil
+}
+
+// writeNew writes data to path; without force it fails if the file
+// appeared in the meantime (O_EXCL), with force it replaces the file
+// atomically.
+func writeNew(path string, data []byte, force bool) error {
+	if !force {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			if errors.Is(err, os.ErrExist) {
+				return usageErr("%s already exists; use --force to overwrite it", path)
+			}
+			return err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			os.Remove(path)
+			return err
+		}
+		return f.Close()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

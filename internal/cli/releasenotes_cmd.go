@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/apicheck/apicheck/internal/catalog"
+	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/notes"
+)
+
+func newReleaseNotesCmd() *cobra.Command {
+	var base, head, repo, configPath string
+	cmd := &cobra.Command{
+		Use:   "release-notes",
+		Short: "Draft release-note blocks (Gardener's PR format) for the API changes between two revisions",
+		Long: "release-notes compares --base and --head as check does and prints one fenced Markdown block per " +
+			"category and audience, e.g. \"```breaking user\": removed fields and incompatible changes are " +
+			"breaking, new fields and kinds are features, new deprecations are noteworthy; component " +
+			"configuration groups go to the operator audience. The lines are stubs to paste into the pull " +
+			"request and edit. It exits 0 whatever the findings are.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			res, err := check.Run(withConfig(check.Options{
+				Dir:     dirOrCwd(repo),
+				Base:    base,
+				Head:    head,
+				Version: version(),
+			}, configPath))
+			if err != nil {
+				return failure(err)
+			}
+			defer res.Close()
+			blocks := notes.Generate(res.Diff, res.Report.Findings, catalog.All())
+			if err := notes.Render(cmd.OutOrStdout(), blocks); err != nil {
+				return failure(err)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&base, "base", "", "base revision (default: merge-base of HEAD and the upstream default branch)")
+	fl.StringVar(&head, "head", "", "head revision (default: the working tree)")
+	fl.StringVar(&repo, "repo", "", "repository directory (default: the current directory)")
+	addConfigFlag(cmd, &configPath)
+	return cmd
+}

@@ -1,0 +1,217 @@
+// Package config holds apicheck's project configuration, the
+// `.apicheck.yaml` file at the root of the repository, and its strict
+// decoder.
+//
+// The configuration is plain data: the CLI turns it into scan and rule
+// options, the suppression stage reads its ignore entries and the lifecycle
+// analysis reads Releases and Shoot. This package imports no other stage of
+// the pipeline (only the model's and findings' vocabulary), so every stage
+// may import it.
+package config
+
+import (
+	"github.com/apicheck/apicheck/internal/lifecycle"
+	"regexp"
+	"sort"
+
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+// FileName is the configuration file apicheck reads from the root of the
+// head revision.
+const FileName = ".apicheck.yaml"
+
+// DefaultTagPattern is the default release tag pattern: v<major>.<minor>.0.
+// The lifecycle analysis owns the defaults; configuration only names them.
+const DefaultTagPattern = lifecycle.DefaultTagPattern
+
+// Config is a decoded configuration. The zero value is not useful; start
+// from Default or Parse.
+type Config struct {
+	// File is where the configuration was read from (as given to Parse);
+	// "" when none was read and Default applies.
+	File string
+
+	// Groups, when non-empty, list the API groups explicitly and replace
+	// automatic discovery.
+	Groups []Group
+
+	// Rules holds per-rule settings by rule ID.
+	Rules map[string]RuleSetting
+
+	// Releases says which git tags are releases (lifecycle rules).
+	Releases Releases
+
+	// Shoot locates the files of the Shoot deprecation stages.
+	Shoot Shoot
+
+	// Ignore entries suppress findings, in file order.
+	Ignore []Ignore
+}
+
+// Group is one explicitly listed API group.
+type Group struct {
+	// Dir is the repository-relative directory of the group (the internal
+	// version package, parent of the version packages), e.g. "pkg/apis/core".
+	Dir string
+	// Profile is model.ProfileAPI or model.ProfileComponentConfig.
+	Profile model.Profile
+	// Pos is where the entry is in the configuration file.
+	Pos model.Pos
+}
+
+// RuleSetting enables/disables one rule or overrides its severity.
+type RuleSetting struct {
+	// Enabled is nil when the file does not say; false disables the rule.
+	Enabled *bool
+	// Severity is 0 when the file does not override it.
+	Severity finding.Severity
+	Pos      model.Pos
+}
+
+// Releases configures how release tags are recognised.
+type Releases struct {
+	// TagPattern is the pattern as written in the file (DefaultTagPattern
+	// when not set). A pattern starting with "^" is a Go regular
+	// expression (RE2 syntax) matched against the tag name as written
+	// (anchor the end with "$" yourself); any other pattern is a glob
+	// (path.Match syntax: "*" matches any run of characters except "/",
+	// "?" one such character, "[...]" a character class) that must match
+	// the whole tag name.
+	TagPattern string
+	// TagRegexp is TagPattern compiled (a glob translated to an anchored
+	// regular expression). Never nil in a Config from Default or Parse.
+	TagRegexp *regexp.Regexp
+}
+
+// IsRelease reports whether a tag name is a release tag.
+func (r Releases) IsRelease(tag string) bool {
+	if r.TagRegexp == nil {
+		return defaultTagRegexp.MatchString(tag)
+	}
+	return r.TagRegexp.MatchString(tag)
+}
+
+// Shoot locates the code of the Shoot deprecation stages (rules.md "Shoot
+// deprecation stages"). Every entry is a repository-relative slash path;
+// an entry ending in "/" names a directory (its non-test Go files). A list
+// set in the file replaces the default list entirely; an empty list set
+// in the file ("[]") is non-nil and means "none". The fields map one to
+// one onto lifecycle.ShootFiles.
+type Shoot struct {
+	// Warnings hold the WarningsOnCreate/WarningsOnUpdate code.
+	// Default: pkg/api/core/shoot/warnings.go.
+	Warnings []string
+	// Validation holds the version-gated validation of Shoot fields.
+	// Default: pkg/apis/core/validation/shoot.go.
+	Validation []string
+	// Strategy holds Canonicalize.
+	// Default: pkg/apiserver/registry/core/shoot/strategy.go.
+	Strategy []string
+	// Maintenance holds the maintenance reconciler that resets fields on
+	// forced Kubernetes upgrades.
+	// Default: pkg/controllermanager/controller/shoot/maintenance/.
+	Maintenance []string
+	// Defaults holds the defaulting functions of the Shoot API.
+	// Default: nil, meaning the defaults*.go files of the version package
+	// of the field in question.
+	Defaults []string
+	// SupportedVersions is the file listing the supported Kubernetes
+	// versions. Default: supported-kubernetes-versions.yaml.
+	SupportedVersions string
+}
+
+// Default Shoot stage locations (Gardener's layout), owned by the
+// lifecycle analysis.
+var (
+	DefaultShootWarnings          = lifecycle.DefaultShootWarnings
+	DefaultShootValidation        = lifecycle.DefaultShootValidation
+	DefaultShootStrategy          = lifecycle.DefaultShootStrategy
+	DefaultShootMaintenance       = lifecycle.DefaultShootMaintenance
+	DefaultShootDefaults          []string // nil: the defaults*.go files of the field's version package
+	DefaultShootSupportedVersions = lifecycle.DefaultShootSupportedVersions
+)
+
+// Ignore is one suppression entry. Every criterion that is set must match
+// the finding; Rule and Reason are always set, and at least one of Type
+// or APIPath.
+type Ignore struct {
+	// Rule is the rule ID whose findings are suppressed.
+	Rule string
+	// Type is the Go type name the finding is about (finding.Type).
+	Type string
+	// Field is the Go field name (finding.Field); requires Type. Without
+	// Field, an entry matches every finding of the rule on the type,
+	// including those about its fields.
+	Field string
+	// APIPath is the JSON path from the root kind, e.g.
+	// "Shoot.spec.purpose" (finding.APIPath), matched exactly.
+	APIPath string
+	// Package narrows to one package: its Go import path or its
+	// repository-relative directory (e.g. "pkg/apis/core/v1beta1").
+	Package string
+	// Group narrows to one API group: its repository-relative directory
+	// (e.g. "pkg/apis/core").
+	Group string
+	// Reason says why the finding is accepted; it is shown in every report.
+	Reason string
+	// Pos is where the entry is in the configuration file.
+	Pos model.Pos
+}
+
+var defaultTagRegexp = regexp.MustCompile(DefaultTagPattern)
+
+// Default is the configuration used when the repository has none.
+func Default() *Config {
+	return &Config{
+		Rules: map[string]RuleSetting{},
+		Releases: Releases{
+			TagPattern: DefaultTagPattern,
+			TagRegexp:  defaultTagRegexp,
+		},
+		Shoot: Shoot{
+			Warnings:          clone(DefaultShootWarnings),
+			Validation:        clone(DefaultShootValidation),
+			Strategy:          clone(DefaultShootStrategy),
+			Maintenance:       clone(DefaultShootMaintenance),
+			Defaults:          clone(DefaultShootDefaults),
+			SupportedVersions: DefaultShootSupportedVersions,
+		},
+	}
+}
+
+func clone(s []string) []string { return append([]string(nil), s...) }
+
+// DisabledRules returns the IDs of rules the configuration disables.
+func (c *Config) DisabledRules() map[string]bool {
+	out := map[string]bool{}
+	for id, s := range c.Rules {
+		if s.Enabled != nil && !*s.Enabled {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// SeverityOverrides returns the severities the configuration sets, by
+// rule ID.
+func (c *Config) SeverityOverrides() map[string]finding.Severity {
+	out := map[string]finding.Severity{}
+	for id, s := range c.Rules {
+		if s.Severity != 0 {
+			out[id] = s.Severity
+		}
+	}
+	return out
+}
+
+// RuleIDs returns the IDs that have settings, sorted.
+func (c *Config) RuleIDs() []string {
+	ids := make([]string, 0, len(c.Rules))
+	for id := range c.Rules {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,51 @@
+package config_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/apicheck/apicheck/internal/catalog"
+	"github.com/apicheck/apicheck/internal/config"
+)
+
+// TestDocsExamples parses every yaml block of docs/configuration.md with
+// the real rule catalogue, so the reference never shows an example the
+// decoder rejects. A block right after a line "<!-- invalid -->" must fail
+// instead.
+func TestDocsExamples(t *testing.T) {
+	data, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range catalog.All() {
+		ids = append(ids, r.ID)
+	}
+	lines := strings.Split(string(data), "\n")
+	n := 0
+	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != "```yaml" {
+			continue
+		}
+		invalid := i > 0 && strings.TrimSpace(lines[i-1]) == "<!-- invalid -->"
+		start := i + 1
+		j := start
+		for j < len(lines) && strings.TrimSpace(lines[j]) != "```" {
+			j++
+		}
+		block := strings.Join(lines[start:j], "\n")
+		_, err := config.Parse(config.FileName, []byte(block), ids)
+		switch {
+		case invalid && err == nil:
+			t.Errorf("docs/configuration.md:%d: example marked invalid parses", start)
+		case !invalid && err != nil:
+			t.Errorf("docs/configuration.md:%d: example does not parse: %v", start, err)
+		}
+		n++
+		i = j
+	}
+	if n < 8 {
+		t.Errorf("found only %d yaml examples", n)
+	}
+}

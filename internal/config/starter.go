@@ -1,0 +1,120 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+// StarterGroup is one discovered API group for Starter.
+type StarterGroup struct {
+	Dir     string
+	Profile model.Profile
+	// Name is the group's +groupName (shown as a comment), if known.
+	Name string
+	// Versions are the version packages found (shown as a comment).
+	Versions []string
+}
+
+// Starter renders a commented starter configuration listing the given
+// groups. The result parses with Parse.
+func Starter(groups []StarterGroup) []byte {
+	var b strings.Builder
+	b.WriteString(`# apicheck configuration. Reference: docs/configuration.md.
+#
+# apicheck reads this file from the revision it checks (the working tree by
+# default). Keys are strict: an unknown key, rule ID, profile or severity is
+# an error that names the line.
+
+# API groups to check: the directory of the internal version (parent of the
+# version packages v1, v1beta1, ...). When this list is not empty it replaces
+# automatic discovery, so add new groups here.
+#   profile: api              - the full API checklist (default)
+#   profile: componentconfig  - component configurations: removals and renames
+#                               are allowed (release note "breaking operator")
+`)
+	if len(groups) == 0 {
+		b.WriteString(`# No API groups were discovered; list them here, e.g.:
+# groups:
+#   - dir: pkg/apis/core
+#     profile: api
+groups: []
+`)
+	} else {
+		b.WriteString("groups:\n")
+		for _, g := range groups {
+			profile := g.Profile
+			if profile == "" {
+				profile = model.ProfileAPI
+			}
+			var about []string
+			if g.Name != "" {
+				about = append(about, g.Name)
+			}
+			if len(g.Versions) > 0 {
+				about = append(about, strings.Join(g.Versions, ", "))
+			}
+			comment := ""
+			if len(about) > 0 {
+				comment = "  # " + strings.Join(about, ": ")
+			}
+			fmt.Fprintf(&b, "  - dir: %s%s\n    profile: %s\n", yamlString(g.Dir), comment, profile)
+		}
+	}
+	b.WriteString(`
+# Per-rule settings by rule ID (docs/rules.md): turn a rule off or change its
+# severity (error, warning or info).
+rules: {}
+#  PROTO_TAG_MISSING:
+#    severity: error
+#  UNCLASSIFIED_CHANGE:
+#    enabled: false
+
+# Release tags, for the rules that look at release history. A pattern that
+# starts with ^ is a regular expression, anything else a glob (e.g. "v*.*.0").
+releases:
+  tagPattern: '` + DefaultTagPattern + `'
+
+# Where the Shoot deprecation stages live. The values shown are the defaults,
+# except for defaults (see its comment). A list set here replaces the default
+# list; an entry ending in / is a directory.
+# shoot:
+#   warnings: [` + strings.Join(DefaultShootWarnings, ", ") + `]
+#   validation: [` + strings.Join(DefaultShootValidation, ", ") + `]
+#   strategy: [` + strings.Join(DefaultShootStrategy, ", ") + `]
+#   maintenance: [` + strings.Join(DefaultShootMaintenance, ", ") + `]
+#   defaults: [pkg/apis/core/v1beta1/defaults_shoot.go]  # default: defaults*.go of the field's version package
+#   supportedVersions: ` + DefaultShootSupportedVersions + `
+
+# Accepted findings. Each entry names the rule, what it applies to (type and
+# optional field, or apiPath; optionally package or group) and why. Suppressed
+# findings stay in every report but never fail the check. In code, a
+# "// +apicheck:ignore=RULE_ID reason" line in a field's or type's comment
+# does the same.
+ignore: []
+#  - rule: FIELD_REMOVED_WITHOUT_TOMBSTONE
+#    type: ShootSpec
+#    field: SeedTemplate
+#    reason: the field was never released
+`)
+	return []byte(b.String())
+}
+
+var plainYAML = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*$`)
+
+// yamlString renders s as a YAML scalar: plain when that is unambiguous,
+// double-quoted otherwise (Go's escapes are valid YAML escapes).
+func yamlString(s string) string {
+	if plainYAML.MatchString(s) && !yamlKeyword[strings.ToLower(s)] {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+var yamlKeyword = map[string]bool{
+	"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true,
+	"null": true, "~": true, "y": true, "n": true,
+}

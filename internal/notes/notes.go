@@ -1,0 +1,459 @@
+// Package notes drafts release-note stubs from an API diff and its
+// findings, in the format Gardener's pull requests use: fenced blocks whose
+// info string is "<category> <group>", e.g.
+//
+//	```breaking user
+//	`Shoot`: field `.spec.foo` was removed.
+//	```
+//
+// Every line names the API kind (the first segment of the JSON path from a
+// root kind; for types no kind reaches, the Go type) and the JSON path
+// below it. The result is a stub for a human to edit, not a finished note.
+package notes
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/rules"
+)
+
+// Categories and groups of Gardener's release notes, in output order.
+var (
+	Categories = []string{"breaking", "noteworthy", "feature", "bugfix", "doc", "other"}
+	Groups     = []string{"user", "operator", "developer", "dependency"}
+)
+
+// NoChanges is printed when there is nothing to note.
+const NoChanges = "There are no API changes that need a release note."
+
+// Block is one fenced release-note block.
+type Block struct {
+	Category string
+	Group    string
+	// Lines are sorted and unique.
+	Lines []string
+}
+
+// key identifies one noted change independently of the API version it
+// was seen in, so that a field changed in several versions gives one line.
+type key struct {
+	category, group, dir, subject, change string
+}
+
+type entry struct {
+	version string
+	line    string
+}
+
+type generator struct {
+	entries map[key]entry
+}
+
+func (g *generator) add(k key, version, line string) {
+	if old, ok := g.entries[k]; ok && !NewerVersion(version, old.version) {
+		return
+	}
+	g.entries[k] = entry{version: version, line: line}
+}
+
+// Generate drafts the release notes of a diff. Only external versions
+// count. Removed fields and types are "breaking"; so are fields and types
+// that existed at base and still exist at head about which an
+// unsuppressed error finding of a compatibility or protobuf rule (of rs,
+// the rule catalogue) reports an incompatible change. New fields and kinds
+// are "feature", newly deprecated fields "noteworthy", Go-only renames
+// "breaking developer". Groups of the componentconfig profile go to the
+// "operator" group, all others to "user". Findings of process rules
+// (versions, tombstones, lifecycle) are not release notes.
+func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
+	incompatible := map[string]bool{}
+	for _, r := range rs {
+		if r.Category == rules.CatCompat || r.Category == rules.CatProtobuf {
+			incompatible[r.ID] = true
+		}
+	}
+	g := &generator{entries: map[key]entry{}}
+	fields := map[string]*model.FieldDiff{}
+	typesByKey := map[string]*model.TypeDiff{}
+	for _, gd := range d.Groups {
+		audience := "user"
+		if gd.Profile() == model.ProfileComponentConfig {
+			audience = "operator"
+		}
+		for _, pd := range gd.Packages {
+			if !pd.External() {
+				continue
+			}
+			pp := newPaths(pd)
+			for _, td := range pd.Types {
+				typesByKey[pd.Pkg().ImportPath+"\x00"+td.Name()] = td
+				g.typeChange(gd, pd, pp, td, audience)
+				if td.Base == nil || td.Head == nil {
+					continue // fields of new types come with the field that uses them
+				}
+				for _, fd := range td.Fields {
+					fields[pd.Pkg().ImportPath+"\x00"+td.Name()+"\x00"+fd.Name()] = fd
+					g.fieldChange(gd, pd, pp, fd, audience)
+				}
+			}
+		}
+	}
+	// Incompatible changes of existing fields and types, as judged by the
+	// rules (errors only, suppressed findings excluded).
+	details := map[*model.FieldDiff][]string{}
+	typeDetails := map[*model.TypeDiff][]string{}
+	for i := range fs {
+		f := &fs[i]
+		if f.Suppressed != "" || f.Severity != finding.Error || f.Type == "" || !incompatible[f.Rule] {
+			continue
+		}
+		if f.Field == "" {
+			td := typesByKey[f.Package+"\x00"+f.Type]
+			if td != nil && td.Base != nil && td.Head != nil && !td.Renamed {
+				typeDetails[td] = append(typeDetails[td], ruleDetail(f.Rule, nil))
+			}
+			continue
+		}
+		fd := fields[f.Package+"\x00"+f.Type+"\x00"+f.Field]
+		if fd == nil || fd.Base == nil || fd.Head == nil || !changed(fd) {
+			continue
+		}
+		details[fd] = append(details[fd], ruleDetail(f.Rule, fd))
+	}
+	for fd, ds := range details {
+		td := fd.Type
+		pd := td.Pkg
+		gd := pd.Group
+		pp := newPaths(pd)
+		kind, rel := pp.field(td.Name(), fd.Head)
+		line := fmt.Sprintf("`%s`: field `%s` changed incompatibly: %s.", kind, rel, strings.Join(uniqueSorted(ds), "; "))
+		g.add(key{"breaking", audienceOf(gd), gd.Dir, td.Name() + "." + fd.Name(), "changed"}, pd.Version, line)
+	}
+	for td, ds := range typeDetails {
+		pd := td.Pkg
+		gd := pd.Group
+		kind, rel := newPaths(pd).typ(td.Name())
+		subject := fmt.Sprintf("type `%s`", td.Name())
+		if rel != "" {
+			subject += fmt.Sprintf(" (`%s`)", rel)
+		}
+		line := fmt.Sprintf("`%s`: %s changed incompatibly: %s.", kind, subject, strings.Join(uniqueSorted(ds), "; "))
+		g.add(key{"breaking", audienceOf(gd), gd.Dir, td.Name(), "changed"}, pd.Version, line)
+	}
+	return g.blocks()
+}
+
+func audienceOf(gd *model.GroupDiff) string {
+	if gd.Profile() == model.ProfileComponentConfig {
+		return "operator"
+	}
+	return "user"
+}
+
+// changed reports whether a field pair differs in anything but its
+// deprecation.
+func changed(fd *model.FieldDiff) bool {
+	for _, a := range fd.Attrs {
+		if a != model.AttrDeprecated {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, td *model.TypeDiff, audience string) {
+	switch {
+	case td.Base == nil:
+		t := td.Head
+		if t.RootKind && !strings.HasSuffix(t.Name, "List") {
+			g.add(key{"feature", audience, gd.Dir, t.Name, "kind added"}, pd.Version,
+				fmt.Sprintf("`%s`: new kind in `%s`.", t.Name, groupVersion(gd, pd)))
+		}
+	case td.Head == nil:
+		t := td.Base
+		if t.RootKind {
+			if strings.HasSuffix(t.Name, "List") && pd.Base.Type(strings.TrimSuffix(t.Name, "List")) != nil {
+				return // noted with its kind
+			}
+			// Per version: removing a kind from one version is its own note.
+			g.add(key{"breaking", audience, gd.Dir, t.Name + "@" + pd.Version, "kind removed"}, pd.Version,
+				fmt.Sprintf("`%s`: kind was removed from `%s`.", t.Name, groupVersion(gd, pd)))
+			return
+		}
+		kind, rel := pp.typ(t.Name)
+		line := fmt.Sprintf("`%s`: type was removed.", kind)
+		if kind != t.Name {
+			line = fmt.Sprintf("`%s`: type `%s` (`%s`) was removed.", kind, t.Name, rel)
+		}
+		g.add(key{"breaking", audience, gd.Dir, t.Name, "type removed"}, pd.Version, line)
+	case td.Renamed:
+		kind, rel := pp.typ(td.Head.Name)
+		subject := fmt.Sprintf("Go type `%s`", td.Base.Name)
+		if kind != td.Head.Name {
+			subject = fmt.Sprintf("`%s`: Go type `%s` (`%s`)", kind, td.Base.Name, rel)
+		}
+		g.add(key{"breaking", "developer", gd.Dir, td.Base.Name, "type renamed"}, pd.Version,
+			fmt.Sprintf("%s was renamed to `%s` in `%s` (the wire format is unchanged).", subject, td.Head.Name, groupVersion(gd, pd)))
+	}
+}
+
+func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, fd *model.FieldDiff, audience string) {
+	td := fd.Type
+	f := fd.Head
+	if f == nil {
+		f = fd.Base
+	}
+	if f.Inline() || f.JSON.Name == "-" {
+		return
+	}
+	subject := td.Name() + "." + fd.Name()
+	switch {
+	case fd.Base == nil:
+		kind, rel := pp.field(td.Name(), f)
+		what := "field"
+		if f.Optional() {
+			what = "optional field"
+		}
+		g.add(key{"feature", audience, gd.Dir, subject, "added"}, pd.Version,
+			fmt.Sprintf("`%s`: new %s `%s`.", kind, what, rel))
+	case fd.Head == nil:
+		kind, rel := pp.field(td.Name(), f)
+		g.add(key{"breaking", audience, gd.Dir, td.Name() + "." + f.Name, "removed"}, pd.Version,
+			fmt.Sprintf("`%s`: field `%s` was removed.", kind, rel))
+	default:
+		kind, rel := pp.field(td.Name(), fd.Head)
+		if fd.Has(model.AttrDeprecated) {
+			if fd.Head.Deprecated {
+				line := fmt.Sprintf("`%s`: field `%s` is deprecated.", kind, rel)
+				if text := deprecationText(fd.Head.Doc); text != "" {
+					line += " " + text
+				}
+				g.add(key{"noteworthy", audience, gd.Dir, subject, "deprecated"}, pd.Version, line)
+			} else {
+				g.add(key{"noteworthy", audience, gd.Dir, subject, "undeprecated"}, pd.Version,
+					fmt.Sprintf("`%s`: field `%s` is no longer deprecated.", kind, rel))
+			}
+		}
+		if fd.Has(model.AttrGoName) && !fd.Has(model.AttrJSONName) {
+			g.add(key{"breaking", "developer", gd.Dir, td.Name() + "." + fd.Base.Name, "go renamed"}, pd.Version,
+				fmt.Sprintf("`%s`: Go field `%s.%s` (`%s`) was renamed to `%s` (the wire format is unchanged).", kind, td.Name(), fd.Base.Name, rel, fd.Head.Name))
+		}
+	}
+}
+
+var deprecatedPara = regexp.MustCompile(`(?s)(?:^|\n)\s*Deprecated:\s*(.*?)(?:\n\s*\n|$)`)
+
+// deprecationText returns the text of a doc comment's "Deprecated:"
+// paragraph on one line.
+func deprecationText(doc string) string {
+	m := deprecatedPara.FindStringSubmatch(doc)
+	if m == nil {
+		return ""
+	}
+	text := strings.Join(strings.Fields(m[1]), " ")
+	if text != "" && !strings.HasSuffix(text, ".") {
+		text += "."
+	}
+	return text
+}
+
+func groupVersion(gd *model.GroupDiff, pd *model.PackageDiff) string {
+	name := pd.Pkg().GroupName
+	if name == "" {
+		for _, g := range []*model.Group{gd.Head, gd.Base} {
+			if g != nil && g.Name != "" {
+				name = g.Name
+				break
+			}
+		}
+	}
+	if name == "" {
+		return gd.Dir + "/" + pd.Version
+	}
+	return name + "/" + pd.Version
+}
+
+// ruleDetail says in a few words what a rule found about a field pair.
+func ruleDetail(rule string, fd *model.FieldDiff) string {
+	if fd != nil {
+		b, h := fd.Base, fd.Head
+		switch rule {
+		case "JSON_NAME_CHANGED":
+			return fmt.Sprintf("JSON name changed from `%s` to `%s`", b.WireName(), h.WireName())
+		case "FIELD_TYPE_CHANGED":
+			return fmt.Sprintf("type changed from `%s` to `%s`", b.Type, h.Type)
+		case "PROTO_NUMBER_CHANGED":
+			if b.Proto != nil && h.Proto != nil {
+				return fmt.Sprintf("protobuf number changed from %d to %d", b.Proto.Number, h.Proto.Number)
+			}
+		case "PROTO_WIRE_CHANGED":
+			if b.Proto != nil && h.Proto != nil {
+				return fmt.Sprintf("protobuf encoding changed from `%s,%s` to `%s,%s`", b.Proto.Wire, model.NormLabel(b.Proto.Label), h.Proto.Wire, model.NormLabel(h.Proto.Label))
+			}
+		}
+	}
+	switch rule {
+	case "FIELD_BECAME_REQUIRED":
+		return "it became required"
+	case "PATCH_STRATEGY_CHANGED":
+		return "patch strategy changed"
+	case "LIST_TYPE_CHANGED":
+		return "list type changed"
+	case "FIELD_DEFAULT_CHANGED":
+		return "default changed"
+	}
+	return strings.ToLower(strings.ReplaceAll(rule, "_", " "))
+}
+
+func uniqueSorted(s []string) []string {
+	sort.Strings(s)
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// paths gives JSON paths of the types of one package pair: head's paths
+// first, base's for types that only base has.
+type paths struct {
+	head, base map[string]string
+}
+
+func newPaths(pd *model.PackageDiff) paths {
+	var p paths
+	if pd.Head != nil {
+		p.head = pd.Head.APIPaths()
+	}
+	if pd.Base != nil {
+		p.base = pd.Base.APIPaths()
+	}
+	return p
+}
+
+func (p paths) full(typ string) string {
+	if s, ok := p.head[typ]; ok {
+		return s
+	}
+	if s, ok := p.base[typ]; ok {
+		return s
+	}
+	return typ
+}
+
+// typ splits a type's path into kind and the path below it ("" for the
+// kind itself or an unreachable type).
+func (p paths) typ(name string) (kind, rel string) {
+	full := p.full(name)
+	kind, rest, _ := strings.Cut(full, ".")
+	if rest != "" {
+		rest = "." + rest
+	}
+	return kind, rest
+}
+
+// field returns the kind and the JSON path of a field below it.
+func (p paths) field(typ string, f *model.Field) (kind, rel string) {
+	kind, rel = p.typ(typ)
+	name := f.WireName()
+	if name == "" {
+		name = f.Name
+	}
+	return kind, rel + "." + name
+}
+
+// NewerVersion reports whether API version a is newer than b by
+// Kubernetes' version priority (v2 > v1 > v1beta2 > v1beta1 > v1alpha1).
+// Names that do not look like versions compare as strings.
+func NewerVersion(a, b string) bool {
+	ka, oka := versionKey(a)
+	kb, okb := versionKey(b)
+	if !oka || !okb {
+		if oka != okb {
+			return oka
+		}
+		return a > b
+	}
+	for i := range ka {
+		if ka[i] != kb[i] {
+			return ka[i] > kb[i]
+		}
+	}
+	return false
+}
+
+var versionRe = regexp.MustCompile(`^v(\d+)(?:(alpha|beta)(\d+))?$`)
+
+func versionKey(v string) ([3]int, bool) {
+	m := versionRe.FindStringSubmatch(v)
+	if m == nil {
+		return [3]int{}, false
+	}
+	major, _ := strconv.Atoi(m[1])
+	stage := 3
+	switch m[2] {
+	case "alpha":
+		stage = 1
+	case "beta":
+		stage = 2
+	}
+	minor, _ := strconv.Atoi(m[3])
+	return [3]int{major, stage, minor}, true
+}
+
+func (g *generator) blocks() []Block {
+	byBlock := map[[2]string]map[string]bool{}
+	for k, e := range g.entries {
+		bk := [2]string{k.category, k.group}
+		if byBlock[bk] == nil {
+			byBlock[bk] = map[string]bool{}
+		}
+		byBlock[bk][e.line] = true
+	}
+	var out []Block
+	for _, c := range Categories {
+		for _, gr := range Groups {
+			lines := byBlock[[2]string{c, gr}]
+			if len(lines) == 0 {
+				continue
+			}
+			b := Block{Category: c, Group: gr}
+			for l := range lines {
+				b.Lines = append(b.Lines, l)
+			}
+			sort.Strings(b.Lines)
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Render writes the blocks as Markdown, separated by blank lines, or the
+// NoChanges line when there are none.
+func Render(w io.Writer, blocks []Block) error {
+	var b strings.Builder
+	if len(blocks) == 0 {
+		b.WriteString(NoChanges + "\n")
+	}
+	for i, bl := range blocks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "```%s %s\n", bl.Category, bl.Group)
+		for _, l := range bl.Lines {
+			b.WriteString(l + "\n")
+		}
+		b.WriteString("```\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
