@@ -1,0 +1,317 @@
+package lifecycle
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/protobuf"
+	"github.com/apicheck/apicheck/internal/rules"
+)
+
+// Rules returns the lifecycle rules of rules.md's "Lifecycle across
+// releases" and "Shoot deprecation stages" sections, in documented order.
+// PreviouslyUsed belongs to the "Protobuf numbers" section.
+func Rules() []*rules.Rule {
+	return []*rules.Rule{
+		FieldRemovedStillUsed,
+		FieldRemovalNotReleased,
+		FieldRemovedNotDeprecated,
+		ShootDeprecationNoWarning,
+		ShootDeprecationNoValidation,
+		ShootDeprecationNoMaintenance,
+		ShootCanonicalizeTooEarly,
+		ShootCanonicalizeMissing,
+		ShootFieldRemovedTooEarly,
+	}
+}
+
+// envOf returns the lifecycle data of the run, nil when none was built.
+func envOf(c *rules.Context) *Env {
+	e, _ := c.Env.(*Env)
+	return e
+}
+
+// maxListed is how many usage positions a finding lists.
+const maxListed = 5
+
+func listPositions(prefix string, ps []model.Pos) []string {
+	var out []string
+	for i, p := range ps {
+		if i == maxListed {
+			break
+		}
+		out = append(out, prefix+p.String())
+	}
+	return out
+}
+
+func places(n int) string {
+	if n == 1 {
+		return "1 place"
+	}
+	return fmt.Sprintf("%d places", n)
+}
+
+func shownOf(ps []model.Pos) string {
+	if len(ps) <= maxListed {
+		return ""
+	}
+	return fmt.Sprintf(" (first %d listed)", maxListed)
+}
+
+// baseScanNote is the one note both usage rules give when base cannot be
+// scanned.
+func baseScanNote(err error) string {
+	return "FIELD_REMOVED_STILL_USED and FIELD_REMOVAL_NOT_RELEASED skipped: cannot scan usages at base: " + err.Error()
+}
+
+// usageNote records once that usages were only matched syntactically.
+func usageNote(c *rules.Context, u *Usages) {
+	if u.Approx != "" {
+		c.Note("usages are approximate (syntactic): " + u.Approx)
+	}
+}
+
+func modeWord(u *Usages) string {
+	if u.Exact {
+		return "type-checked"
+	}
+	return "syntactic match"
+}
+
+// FieldRemovedStillUsed is FIELD_REMOVED_STILL_USED.
+var FieldRemovedStillUsed = &rules.Rule{
+	ID:       "FIELD_REMOVED_STILL_USED",
+	Category: rules.CatLifecycle,
+	Severity: finding.Error,
+	Summary:  "A field removed from an external version still has usages at base (step 1 of the two-step removal not done).",
+	Why: "Components of the previous release keep running next to an API server that no longer knows the field " +
+		"(gardener-apiserver is upgraded first), so code that still reads or writes it breaks: nil pointers, lost data.",
+	Fix: "Remove every usage of the field in one release; remove the field from the API in the next release.",
+	Check: func(c *rules.Context) {
+		e := envOf(c)
+		if e == nil {
+			return
+		}
+		fields := e.RemovedFields()
+		if len(fields) == 0 {
+			return
+		}
+		u, err := e.UsagesAtBase()
+		if err != nil {
+			c.Note(baseScanNote(err))
+			return
+		}
+		usageNote(c, u)
+		for _, fd := range fields {
+			ps := u.Of(fd)
+			if len(ps) == 0 {
+				continue
+			}
+			c.Field(fd, rules.Report{
+				Message: fmt.Sprintf("%s.%s was removed, but base still uses it in %s (%s)%s",
+					fd.Type.Name(), fd.Base.Name, places(len(ps)), modeWord(u), shownOf(ps)),
+				Hint:    "drop the usages first and ship them in a release; remove the field after that release",
+				Related: listPositions("usage at base ", ps),
+			})
+		}
+	},
+}
+
+// FieldRemovalNotReleased is FIELD_REMOVAL_NOT_RELEASED.
+var FieldRemovalNotReleased = &rules.Rule{
+	ID:       "FIELD_REMOVAL_NOT_RELEASED",
+	Category: rules.CatLifecycle,
+	Severity: finding.Error,
+	Summary:  "A field removed from an external version had usages at the newest release tag reachable from base (step 1 not yet released).",
+	Why: "The release that dropped the usages must be the one running before the field disappears; otherwise the " +
+		"previous release's components still use a field the new API server no longer has.",
+	Fix: "Keep the field until a release without its usages has been tagged; remove it after that release.",
+	Check: func(c *rules.Context) {
+		e := envOf(c)
+		if e == nil {
+			return
+		}
+		fields := e.RemovedFields()
+		if len(fields) == 0 {
+			return
+		}
+		rel, prob := e.Release()
+		if prob != "" {
+			c.Note(prob)
+			return
+		}
+		atBase, err := e.UsagesAtBase()
+		if err != nil {
+			c.Note(baseScanNote(err))
+			return
+		}
+		u, err := e.UsagesAtRelease()
+		if err != nil {
+			c.Note(fmt.Sprintf("FIELD_REMOVAL_NOT_RELEASED skipped: cannot scan usages at release %s: %v", rel.Newest.Name, err))
+			return
+		}
+		usageNote(c, u)
+		for _, fd := range fields {
+			ps := u.Of(fd)
+			// Usages still at base are FIELD_REMOVED_STILL_USED's finding.
+			if len(ps) == 0 || len(atBase.Of(fd)) > 0 {
+				continue
+			}
+			c.Field(fd, rules.Report{
+				Message: fmt.Sprintf("%s.%s was removed, but release %s still used it in %s (%s)%s: the release dropping the usages has not shipped yet",
+					fd.Type.Name(), fd.Base.Name, rel.Newest.Name, places(len(ps)), modeWord(u), shownOf(ps)),
+				Hint:    fmt.Sprintf("keep the field until a release after %s (which contains the removal of its usages) is tagged", rel.Newest.Name),
+				Related: listPositions("usage at "+rel.Newest.Name+" ", ps),
+			})
+		}
+	},
+}
+
+// FieldRemovedNotDeprecated is FIELD_REMOVED_NOT_DEPRECATED.
+var FieldRemovedNotDeprecated = &rules.Rule{
+	ID:       "FIELD_REMOVED_NOT_DEPRECATED",
+	Category: rules.CatLifecycle,
+	Severity: finding.Warning,
+	Summary:  "A field removed from an external version had no `Deprecated:` paragraph at the newest release tag reachable from base.",
+	Why:      "Users need a deprecation period to stop setting a field before it disappears; a release must have announced it.",
+	Fix:      "Mark the field deprecated (a `Deprecated:` paragraph in its doc comment) in a release before removing it.",
+	Check: func(c *rules.Context) {
+		e := envOf(c)
+		if e == nil {
+			return
+		}
+		fields := e.RemovedFields()
+		if len(fields) == 0 {
+			return
+		}
+		rel, prob := e.Release()
+		if prob != "" {
+			c.Note(prob)
+			return
+		}
+		for _, fd := range fields {
+			f, ok, err := e.ReleaseField(fd)
+			if err != nil {
+				c.Note("FIELD_REMOVED_NOT_DEPRECATED skipped: " + err.Error())
+				return
+			}
+			if !ok || f.Deprecated {
+				continue // never released, or deprecated as it should be
+			}
+			c.Field(fd, rules.Report{
+				Message: fmt.Sprintf("%s.%s was removed, but release %s did not mark it deprecated", fd.Type.Name(), fd.Base.Name, rel.Newest.Name),
+				Hint:    "add a `Deprecated:` paragraph to the field's doc comment, release it, and remove the field after the deprecation period",
+				Related: []string{rel.Newest.Name + " " + f.Pos.String()},
+			})
+		}
+	},
+}
+
+// PreviouslyUsed is PROTO_NUMBER_PREVIOUSLY_USED.
+var PreviouslyUsed = &rules.Rule{
+	ID:       "PROTO_NUMBER_PREVIOUSLY_USED",
+	Category: rules.CatProtobuf,
+	Severity: finding.Error,
+	Summary:  "A field new in head takes a protobuf number that a different field of the same struct carried at an earlier release tag.",
+	Why: "A removal that left no tombstone is only visible in history: clients built from that release still decode " +
+		"the number as the old field.",
+	Fix: "Use the next safe number, and add the missing tombstone for the old field.",
+	Check: func(c *rules.Context) {
+		e := envOf(c)
+		if e == nil {
+			return
+		}
+		var news []*model.FieldDiff
+		structs := map[string][]string{}
+		for _, g := range c.Diff.Groups {
+			for _, pd := range g.Packages {
+				if !pd.External() || pd.Head == nil {
+					continue
+				}
+				for _, td := range pd.Types {
+					if td.Head == nil || td.Head.Kind != model.KindStruct {
+						continue
+					}
+					for _, fd := range td.Fields {
+						if fd.Base == nil && fd.Head.Proto != nil && !reservedAtBaseOrHead(td, fd.Head.Proto.Number) {
+							news = append(news, fd)
+							if !slices.Contains(structs[pd.Head.Dir], td.Name()) {
+								structs[pd.Head.Dir] = append(structs[pd.Head.Dir], td.Name())
+							}
+						}
+					}
+				}
+			}
+		}
+		if len(news) == 0 {
+			return
+		}
+		if _, prob := e.Release(); prob != "" {
+			c.Note(prob)
+			return
+		}
+		h, err := e.ProtoHistory(structs)
+		if err != nil {
+			c.Note("PROTO_NUMBER_PREVIOUSLY_USED skipped: " + err.Error())
+			return
+		}
+		for _, fd := range news {
+			td, n := fd.Type, fd.Head.Proto.Number
+			dir := td.Pkg.Head.Dir
+			var others []Holder
+			for _, ho := range h.Holders(dir, td.Name(), n) {
+				if ho.Field != fd.Head.Name {
+					others = append(others, ho)
+				}
+			}
+			if len(others) == 0 {
+				continue
+			}
+			used := h.Numbers(dir, td.Name())
+			for _, f := range td.Head.Fields {
+				if f.Proto != nil {
+					used = append(used, f.Proto.Number)
+				}
+			}
+			next := protobuf.NextSafe(used, protobuf.Reserved(td.Head.Tombstones))
+			old := others[0]
+			var related []string
+			for i, ho := range others {
+				if i == maxListed {
+					break
+				}
+				related = append(related, fmt.Sprintf("release %s: %s.%s = %d", ho.Tag, td.Name(), ho.Field, n))
+			}
+			c.Field(fd, rules.Report{
+				Message: fmt.Sprintf("%s.%s takes protobuf number %d, which %s.%s carried at release %s (removed without a tombstone)",
+					td.Name(), fd.Head.Name, n, td.Name(), old.Field, old.Tag),
+				Hint: fmt.Sprintf("use number %d instead, and reserve %d with the tombstone %s never got: the line "+
+					"`// %s is tombstoned to show why %d is reserved protobuf tag.` followed by its commented-out declaration from release %s",
+					next, n, old.Field, old.Field, n, old.Tag),
+				Related: related,
+			})
+		}
+	},
+}
+
+// reservedAtBaseOrHead reports whether a number belonged to a field of the
+// struct at base or is reserved by a tombstone at head: that is
+// PROTO_NUMBER_REUSED's (or PROTO_NUMBER_DUPLICATE's) finding, not history.
+func reservedAtBaseOrHead(td *model.TypeDiff, n int) bool {
+	if td.Base != nil {
+		for _, f := range td.Base.Fields {
+			if f.Proto != nil && f.Proto.Number == n {
+				return true
+			}
+		}
+	}
+	for _, t := range td.Head.Tombstones {
+		if t.Proto != nil && t.Proto.Number == n {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,590 @@
+// Package shoot detects the stages of a Shoot field deprecation in code:
+// the user warning, the validation that forbids the field from a
+// Kubernetes version on, the maintenance reconciler that resets it on
+// forced upgrades, Canonicalize forcing it to nil, and its defaulting. It
+// also reads supported-kubernetes-versions.yaml.
+//
+// Detection is syntactic and works on parsed files handed in by the
+// caller; it knows nothing about git or the rules. The styles it accepts
+// are the ones Gardener's code base uses (see the test file for the list
+// and citations).
+package shoot
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+// Field identifies a Shoot field in stage code. Stage code mostly works on
+// the internal version, so the field is matched by its Go name (and JSON
+// name in paths and messages), not by its package.
+type Field struct {
+	// GoName is the Go field name, e.g. "MaxEmptyBulkDelete".
+	GoName string
+	// JSONName is the wire name, e.g. "maxEmptyBulkDelete".
+	JSONName string
+	// Path is the JSON path below the Shoot, e.g.
+	// "spec.kubernetes.clusterAutoscaler.maxEmptyBulkDelete".
+	Path string
+	// Parents are the Go names of the fields that hold the field's
+	// struct, e.g. ["ClusterAutoscaler"]. A selector chain x.P.GoName
+	// only counts when P is one of them (x.GoName on a plain variable
+	// always counts). Empty means no restriction.
+	Parents []string
+}
+
+// File is one parsed Go file of stage code.
+type File struct {
+	Path string
+	fset *token.FileSet
+	ast  *ast.File
+}
+
+// Parse parses stage files (repository-relative path -> content), sorted
+// by path. A file that does not parse is an error naming it.
+func Parse(files map[string][]byte) ([]*File, error) {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out []*File
+	for _, p := range paths {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, files[p], parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("cannot parse %s: %w", p, err)
+		}
+		out = append(out, &File{Path: p, fset: fset, ast: f})
+	}
+	return out, nil
+}
+
+// Hit is a place where a stage handles the field.
+type Hit struct {
+	Pos model.Pos
+	// From is, for validation, the Kubernetes version from which the
+	// field is forbidden (e.g. "1.33").
+	From Version
+}
+
+func (f *File) pos(p token.Pos) model.Pos {
+	ps := f.fset.Position(p)
+	return model.Pos{File: f.Path, Line: ps.Line, Col: ps.Column}
+}
+
+// refersTo reports whether a selector is a reference to the field: its
+// name is the field's Go name, and it is selected from a variable, an
+// index or call expression, or from one of the field's parents.
+func refersTo(sel *ast.SelectorExpr, f Field) bool {
+	if sel.Sel.Name != f.GoName {
+		return false
+	}
+	x := sel.X
+	for {
+		switch t := x.(type) {
+		case *ast.ParenExpr:
+			x = t.X
+			continue
+		case *ast.StarExpr:
+			x = t.X
+			continue
+		case *ast.IndexExpr:
+			x = t.X
+			if _, ok := x.(*ast.Ident); ok {
+				return true
+			}
+			continue
+		case *ast.Ident, *ast.CallExpr, *ast.TypeAssertExpr:
+			return true
+		case *ast.SelectorExpr:
+			if len(f.Parents) == 0 {
+				return true
+			}
+			for _, p := range f.Parents {
+				if t.Sel.Name == p {
+					return true
+				}
+			}
+			return false
+		}
+		return false
+	}
+}
+
+// namesPath reports whether a string literal names the field: it holds its
+// JSON path below the Shoot, or ".<jsonName>", as whole path segments.
+func namesPath(lit string, f Field) bool {
+	return (f.Path != "" && containsSegment(lit, f.Path)) || containsSegment(lit, "."+f.JSONName)
+}
+
+// containsSegment reports whether s contains needle not followed by an
+// identifier character (".default" is not in ".defaults").
+func containsSegment(s, needle string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], needle)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(needle)
+		if end == len(s) || !isIdent(s[end]) {
+			return true
+		}
+		i = i + j + 1
+	}
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// pathCallNames are the field.Path constructors whose string arguments are
+// path segments: field.NewPath("spec", "x"), p.Child("x"), p.Key("x").
+var pathCallNames = map[string]bool{"NewPath": true, "Child": true}
+
+// segmentArg reports whether a call builds a field path with the field's
+// JSON name as a segment.
+func segmentArg(call *ast.CallExpr, f Field) bool {
+	name := ""
+	switch fn := call.Fun.(type) {
+	case *ast.SelectorExpr:
+		name = fn.Sel.Name
+	case *ast.Ident:
+		name = fn.Name
+	}
+	if !pathCallNames[name] {
+		return false
+	}
+	for _, a := range call.Args {
+		if s, ok := stringLit(a); ok && s == f.JSONName {
+			return true
+		}
+	}
+	return false
+}
+
+func stringLit(e ast.Expr) (string, bool) {
+	bl, ok := e.(*ast.BasicLit)
+	if !ok || bl.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(bl.Value)
+	return s, err == nil
+}
+
+// mentions reports whether an expression refers to the field in any of the
+// accepted ways; it returns the position of the first reference.
+func mentions(n ast.Node, f Field) (token.Pos, bool) {
+	var at token.Pos
+	ast.Inspect(n, func(n ast.Node) bool {
+		if at.IsValid() {
+			return false
+		}
+		switch t := n.(type) {
+		case *ast.SelectorExpr:
+			if refersTo(t, f) {
+				at = t.Sel.Pos()
+			}
+		case *ast.CallExpr:
+			if segmentArg(t, f) {
+				at = t.Pos()
+			}
+		case *ast.BasicLit:
+			if s, ok := stringLit(t); ok && namesPath(s, f) {
+				at = t.Pos()
+			}
+		}
+		return true
+	})
+	return at, at.IsValid()
+}
+
+// Warnings finds references to the field in the warnings code: a selector
+// chain ending in its Go name, a string literal naming its JSON path, or
+// a field path built with its JSON name.
+func Warnings(files []*File, f Field) []Hit {
+	var out []Hit
+	for _, file := range files {
+		for _, d := range file.ast.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch t := n.(type) {
+				case *ast.SelectorExpr:
+					if refersTo(t, f) {
+						out = append(out, Hit{Pos: file.pos(t.Sel.Pos())})
+						return false
+					}
+				case *ast.CallExpr:
+					if segmentArg(t, f) {
+						out = append(out, Hit{Pos: file.pos(t.Pos())})
+						return false
+					}
+				case *ast.BasicLit:
+					if s, ok := stringLit(t); ok && namesPath(s, f) {
+						out = append(out, Hit{Pos: file.pos(t.Pos())})
+					}
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
+
+// nilAssignments returns the assignments "<ref to field> = nil" in n.
+func nilAssignments(file *File, n ast.Node, f Field) []Hit {
+	var out []Hit
+	ast.Inspect(n, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != len(as.Rhs) {
+			return true
+		}
+		for i, l := range as.Lhs {
+			sel, ok := l.(*ast.SelectorExpr)
+			if !ok || !refersTo(sel, f) {
+				continue
+			}
+			if id, ok := as.Rhs[i].(*ast.Ident); ok && id.Name == "nil" {
+				out = append(out, Hit{Pos: file.pos(sel.Sel.Pos())})
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// Maintenance finds where the maintenance code sets the field to nil.
+func Maintenance(files []*File, f Field) []Hit {
+	var out []Hit
+	for _, file := range files {
+		out = append(out, nilAssignments(file, file.ast, f)...)
+	}
+	return out
+}
+
+// Canonicalize finds where the Canonicalize method or function, or a
+// function or method of the same package it calls (transitively), sets
+// the field to nil. files are the Go files of the strategy's package.
+func Canonicalize(files []*File, f Field) []Hit {
+	type fn struct {
+		file *File
+		decl *ast.FuncDecl
+	}
+	byName := map[string][]fn{}
+	for _, file := range files {
+		for _, d := range file.ast.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				byName[fd.Name.Name] = append(byName[fd.Name.Name], fn{file, fd})
+			}
+		}
+	}
+	seen := map[*ast.FuncDecl]bool{}
+	queue := append([]fn(nil), byName["Canonicalize"]...)
+	var out []Hit
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if seen[cur.decl] {
+			continue
+		}
+		seen[cur.decl] = true
+		out = append(out, nilAssignments(cur.file, cur.decl.Body, f)...)
+		ast.Inspect(cur.decl.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			name := ""
+			switch t := call.Fun.(type) {
+			case *ast.Ident:
+				name = t.Name
+			case *ast.SelectorExpr:
+				name = t.Sel.Name
+			}
+			queue = append(queue, byName[name]...)
+			return true
+		})
+	}
+	return out
+}
+
+// Defaulting finds SetDefaults_* functions that assign the field a
+// (non-nil) value.
+func Defaulting(files []*File, f Field) []Hit {
+	var out []Hit
+	for _, file := range files {
+		for _, d := range file.ast.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil || !strings.HasPrefix(fd.Name.Name, "SetDefaults_") {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				as, ok := n.(*ast.AssignStmt)
+				if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != len(as.Rhs) {
+					return true
+				}
+				for i, l := range as.Lhs {
+					sel, ok := l.(*ast.SelectorExpr)
+					if !ok || !refersTo(sel, f) {
+						continue
+					}
+					if id, ok := as.Rhs[i].(*ast.Ident); ok && id.Name == "nil" {
+						continue
+					}
+					out = append(out, Hit{Pos: file.pos(sel.Sel.Pos())})
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
+
+// Validation finds field.Forbidden / field.Invalid errors for the field
+// that are reported only from a Kubernetes version on. Hit.From is that
+// version. Recognised gates (possibly negated, combined with &&, stored in
+// a variable first, or in an if statement's init):
+//
+//	versionutils.ConstraintK8sGreaterEqual133.Check(v)     from 1.33
+//	!versionutils.ConstraintK8sLess133.Check(v)            from 1.33
+//	versionutils.CheckVersionMeetsConstraint(v, ">= 1.33") from 1.33
+//	versionutils.CompareVersions(v, ">=", "1.33")          from 1.33
+//
+// and the else branch of a "< 1.33" gate.
+func Validation(files []*File, f Field) []Hit {
+	var out []Hit
+	for _, file := range files {
+		for _, d := range file.ast.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			vars := gateVars(fd.Body)
+			var stack []ast.Node
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if n == nil {
+					stack = stack[:len(stack)-1]
+					return true
+				}
+				stack = append(stack, n)
+				call, ok := n.(*ast.CallExpr)
+				if !ok || !isFieldError(call) || len(call.Args) == 0 {
+					return true
+				}
+				at, ok := mentions(call, f)
+				if !ok {
+					return true
+				}
+				if v, ok := gateAbove(stack, vars); ok {
+					out = append(out, Hit{Pos: file.pos(at), From: v})
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
+
+// isFieldError matches field.Forbidden(...) and field.Invalid(...) (with
+// any name for the field package).
+func isFieldError(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	if _, ok := sel.X.(*ast.Ident); !ok {
+		return false
+	}
+	return sel.Sel.Name == "Forbidden" || sel.Sel.Name == "Invalid"
+}
+
+// gate is what a condition says about the Kubernetes version v when it is
+// true: v >= version (atLeast) or v < version (!atLeast).
+type gate struct {
+	version Version
+	atLeast bool
+}
+
+// gateVars collects boolean variables assigned from a gate in a function:
+// "k8sGreaterEqual133, _ := versionutils.CheckVersionMeetsConstraint(...)".
+func gateVars(body *ast.BlockStmt) map[string]gate {
+	vars := map[string]gate{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch t := n.(type) {
+		case *ast.AssignStmt:
+			if len(t.Rhs) == 1 && len(t.Lhs) >= 1 {
+				if id, ok := t.Lhs[0].(*ast.Ident); ok {
+					if gs := gatesOf(t.Rhs[0], vars); len(gs) == 1 {
+						vars[id.Name] = gs[0]
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			if len(t.Values) == 1 && len(t.Names) >= 1 {
+				if gs := gatesOf(t.Values[0], vars); len(gs) == 1 {
+					vars[t.Names[0].Name] = gs[0]
+				}
+			}
+		}
+		return true
+	})
+	return vars
+}
+
+// gateAbove returns the lowest version from which the innermost node of
+// stack runs only for Kubernetes versions >= that version.
+func gateAbove(stack []ast.Node, vars map[string]gate) (Version, bool) {
+	var best Version
+	found := false
+	consider := func(v Version) {
+		if !found || v.Less(best) {
+			best, found = v, true
+		}
+	}
+	for i := len(stack) - 2; i >= 0; i-- {
+		ifs, ok := stack[i].(*ast.IfStmt)
+		if !ok {
+			continue
+		}
+		child := stack[i+1]
+		gs := gatesOf(ifs.Cond, vars)
+		switch child {
+		case ifs.Body:
+			for _, g := range gs {
+				if g.atLeast {
+					consider(g.version)
+				}
+			}
+		case ifs.Else:
+			if len(gs) == 1 && !gs[0].atLeast && !isConjunction(ifs.Cond) {
+				consider(gs[0].version)
+			}
+		}
+	}
+	return best, found
+}
+
+func isConjunction(e ast.Expr) bool {
+	b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	return ok && b.Op == token.LAND
+}
+
+var (
+	constraintName = regexp.MustCompile(`^ConstraintK8s(GreaterEqual|Greater|LessEqual|Less)(\d)(\d+)$`)
+	constraintText = regexp.MustCompile(`^\s*(>=|>|<=|<)\s*v?(\d+)\.(\d+)`)
+)
+
+// gatesOf returns the version facts a condition implies when it is true:
+// one per recognised conjunct.
+func gatesOf(e ast.Expr, vars map[string]gate) []gate {
+	switch t := ast.Unparen(e).(type) {
+	case *ast.BinaryExpr:
+		if t.Op == token.LAND {
+			return append(gatesOf(t.X, vars), gatesOf(t.Y, vars)...)
+		}
+	case *ast.UnaryExpr:
+		if t.Op == token.NOT {
+			gs := gatesOf(t.X, vars)
+			if len(gs) == 1 && !isConjunction(t.X) {
+				return []gate{{gs[0].version, !gs[0].atLeast}}
+			}
+		}
+	case *ast.Ident:
+		if g, ok := vars[t.Name]; ok {
+			return []gate{g}
+		}
+	case *ast.CallExpr:
+		if g, ok := callGate(t); ok {
+			return []gate{g}
+		}
+	}
+	return nil
+}
+
+func callGate(call *ast.CallExpr) (gate, bool) {
+	name := ""
+	var recv ast.Expr
+	switch fn := call.Fun.(type) {
+	case *ast.SelectorExpr:
+		name, recv = fn.Sel.Name, fn.X
+	case *ast.Ident:
+		name = fn.Name
+	}
+	switch name {
+	case "Check":
+		cname := ""
+		switch r := recv.(type) {
+		case *ast.SelectorExpr:
+			cname = r.Sel.Name
+		case *ast.Ident:
+			cname = r.Name
+		}
+		m := constraintName.FindStringSubmatch(cname)
+		if m == nil {
+			return gate{}, false
+		}
+		return opGate(m[1], m[2], m[3])
+	case "CheckVersionMeetsConstraint":
+		if len(call.Args) < 2 {
+			return gate{}, false
+		}
+		s, ok := stringLit(call.Args[1])
+		if !ok {
+			return gate{}, false
+		}
+		m := constraintText.FindStringSubmatch(s)
+		if m == nil {
+			return gate{}, false
+		}
+		return opGate(m[1], m[2], m[3])
+	case "CompareVersions":
+		if len(call.Args) < 3 {
+			return gate{}, false
+		}
+		op, ok1 := stringLit(call.Args[1])
+		v, ok2 := stringLit(call.Args[2])
+		if !ok1 || !ok2 {
+			return gate{}, false
+		}
+		m := constraintText.FindStringSubmatch(op + " " + v)
+		if m == nil {
+			return gate{}, false
+		}
+		return opGate(m[1], m[2], m[3])
+	}
+	return gate{}, false
+}
+
+// opGate turns an operator and a major.minor version into a gate. Only
+// minor versions matter: "> 1.32" and "<= 1.32" are read as ">= 1.33"
+// and "< 1.33".
+func opGate(op, major, minor string) (gate, bool) {
+	ma, err1 := strconv.Atoi(major)
+	mi, err2 := strconv.Atoi(minor)
+	if err1 != nil || err2 != nil {
+		return gate{}, false
+	}
+	v := Version{Major: ma, Minor: mi}
+	switch op {
+	case ">=", "GreaterEqual":
+		return gate{v, true}, true
+	case ">", "Greater":
+		return gate{Version{ma, mi + 1}, true}, true
+	case "<", "Less":
+		return gate{v, false}, true
+	case "<=", "LessEqual":
+		return gate{Version{ma, mi + 1}, false}, true
+	}
+	return gate{}, false
+}
