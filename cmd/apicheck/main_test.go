@@ -205,3 +205,47 @@ func TestDumpAndVersion(t *testing.T) {
 		t.Fatalf("version: %q", r.stdout)
 	}
 }
+
+// audit reports violations that already exist (check ratchets them away).
+func TestAuditReportsExistingViolations(t *testing.T) {
+	fx := gitfixture.FromTxtar(t, []byte(`
+-- base/go.mod --
+module example.com/m
+
+go 1.22
+-- base/pkg/apis/core/v1beta1/types.go --
+// +groupName=core.example.cloud
+package v1beta1
+
+// Spec is old and has problems since long ago.
+type Spec struct {
+	// +optional
+	A *string `+"`json:\"a,omitempty\" protobuf:\"bytes,1,opt,name=a\"`"+`
+	// +optional
+	B *string `+"`json:\"b,omitempty\" protobuf:\"bytes,1,opt,name=b\"`"+`
+	// Gone is tombstoned to show why 7 is reserved protobuf tag.
+	// Gone *string `+"`json:\"gone,omitempty\" protobuf:\"bytes,2,opt,name=gone\"`"+`
+}
+-- head/pkg/apis/core/v1beta1/other.go --
+package v1beta1
+
+// Other is unrelated.
+type Other struct{}
+`))
+	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json")
+	if r.code != 0 || strings.Contains(r.stdout, "PROTO_NUMBER_DUPLICATE") {
+		t.Fatalf("check must ratchet old violations away: code %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, fx.Dir, nil, "audit", "--rev", fx.Commits["head"], "--format", "json")
+	if r.code != 1 {
+		t.Fatalf("audit: code %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{`"rule": "PROTO_NUMBER_DUPLICATE"`, `"rule": "TOMBSTONE_MALFORMED"`, `"ref": "(none: audit of one revision)"`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("audit output lacks %s:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "NEW_FIELD") || strings.Contains(r.stdout, "UNCLASSIFIED") {
+		t.Errorf("audit runs only the single-revision invariants:\n%s", r.stdout)
+	}
+}

@@ -66,7 +66,7 @@ type Result struct {
 // baseRef is how the report names the base: the ref the user gave, or
 // how the default base was chosen.
 func (r *Result) baseRef() string {
-	if r.BaseLabel != "" {
+	if r.BaseLabel != "" || r.Base == nil {
 		return r.BaseLabel
 	}
 	return r.Base.Ref()
@@ -166,12 +166,18 @@ func (res *Result) Analyze(opts Options) error {
 		return fmt.Errorf("scanning head %s: %w", describe(res.Head), headErr)
 	}
 	res.Diff = model.Compare(res.BaseModel, res.HeadModel)
+	return res.judge(opts, true)
+}
+
+// judge runs the rules over res.Diff and builds the finalized report.
+// The lifecycle Env is built only when withLifecycle is set.
+func (res *Result) judge(opts Options, withLifecycle bool) error {
 	rs := opts.Rules
 	if rs == nil {
 		rs = catalog.All()
 	}
 	ruleOpts := opts.RuleOptions
-	if ruleOpts.Env == nil {
+	if ruleOpts.Env == nil && withLifecycle {
 		env := lifecycle.NewEnv(lifecycle.Input{
 			Repo: res.Repo, Base: res.Base, Head: res.Head,
 			BaseModel: res.BaseModel, HeadModel: res.HeadModel, Diff: res.Diff,
@@ -184,12 +190,15 @@ func (res *Result) Analyze(opts Options) error {
 	if err != nil {
 		return err
 	}
-	fs := out.Findings
+	base := finding.Rev{Ref: res.baseRef()}
+	if res.Base != nil {
+		base.Commit = res.Base.Commit()
+	}
 	res.Report = &finding.Report{
 		Tool:     finding.Tool{Name: "apicheck", Version: opts.Version},
-		Base:     finding.Rev{Ref: res.baseRef(), Commit: res.Base.Commit()},
+		Base:     base,
 		Head:     finding.Rev{Ref: res.Head.Ref(), Commit: res.Head.Commit()},
-		Findings: fs,
+		Findings: out.Findings,
 		Notes:    out.Notes,
 	}
 	if len(res.HeadModel.Groups) == 0 && len(res.BaseModel.Groups) == 0 {

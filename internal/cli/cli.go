@@ -105,7 +105,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newDumpCmd(), newVersionCmd(), newInitCmd(), newReleaseNotesCmd())
+	root.AddCommand(newAuditCmd(), newCheckCmd(), newDumpCmd(), newVersionCmd(), newInitCmd(), newReleaseNotesCmd())
 	root.AddCommand(newRulesCmd())
 	return root
 }
@@ -144,13 +144,37 @@ func newCheckCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and the upstream default branch)")
 	fl.StringVar(&f.head, "head", "", "head revision (default: the working tree)")
+	addOutputFlags(cmd, &f)
+	return cmd
+}
+
+func newAuditCmd() *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Report every existing violation of the single-revision invariants (for adopting apicheck)",
+		Long: "audit scans one revision and reports every struct that violates a single-revision invariant " +
+			"(" + strings.Join(check.AuditRuleIDs, ", ") + "), not only what a change introduces. " +
+			"Use it once when adopting apicheck on an existing API; check then ratchets.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAndReport(cmd, f, check.Audit)
+		},
+	}
+	cmd.Flags().StringVar(&f.head, "rev", "", "revision to audit (default: the working tree)")
+	addOutputFlags(cmd, &f)
+	return cmd
+}
+
+// addOutputFlags registers the flags check and audit share.
+func addOutputFlags(cmd *cobra.Command, f *checkFlags) {
+	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "text", "output format: "+strings.Join(report.FormatNames(), "|"))
 	fl.StringVarP(&f.output, "output", "o", "", "write the report to FILE instead of standard output")
 	fl.StringVar(&f.failOn, "fail-on", "error", "exit 1 when a finding has this severity or higher: error|warning|info|none")
 	fl.StringVar(&f.repo, "repo", "", "repository directory (default: the current directory)")
 	addConfigFlag(cmd, &f.config)
 	addReportFlag(cmd, &f.reports)
-	return cmd
 }
 
 func parseFailOn(s string) (finding.Severity, error) {
@@ -165,6 +189,12 @@ func parseFailOn(s string) (finding.Severity, error) {
 }
 
 func runCheck(cmd *cobra.Command, f checkFlags) error {
+	return runAndReport(cmd, f, check.Run)
+}
+
+// runAndReport runs a comparison (check.Run or check.Audit) and writes its
+// reports; it owns output files and the exit code.
+func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Options) (*check.Result, error)) error {
 	failOn, err := parseFailOn(f.failOn)
 	if err != nil {
 		return err
@@ -183,7 +213,7 @@ func runCheck(cmd *cobra.Command, f checkFlags) error {
 		return err
 	}
 	defer out.Abort()
-	res, err := check.Run(withConfig(check.Options{
+	res, err := runner(withConfig(check.Options{
 		Dir:     dirOrCwd(f.repo),
 		Base:    f.base,
 		Head:    f.head,
