@@ -5,12 +5,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/scan"
 )
 
 func newDumpCmd() *cobra.Command {
-	var rev, repo string
+	var rev, repo, configPath string
 	cmd := &cobra.Command{
 		Use:   "dump",
 		Short: "Print the scanned API model of one revision as JSON (for debugging and bug reports)",
@@ -32,7 +33,14 @@ func newDumpCmd() *cobra.Command {
 				return failure(err)
 			}
 			defer snap.Close()
-			m, err := scan.Scan(snap, scan.Options{})
+			// The groups of .apicheck.yaml (of this revision) apply here too.
+			cfg, err := loadConfig(snap, configPath)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			var o check.Options
+			applyConfig(cfg, &o)
+			m, err := scan.Scan(snap, o.Scan)
 			if err != nil {
 				return failure(err)
 			}
@@ -44,5 +52,6 @@ func newDumpCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&rev, "rev", "", "revision to scan (default: the working tree)")
 	cmd.Flags().StringVar(&repo, "repo", "", "repository directory (default: the current directory)")
+	addConfigFlag(cmd, &configPath)
 	return cmd
 }

@@ -86,3 +86,26 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// dump scans the groups .apicheck.yaml lists, as check does.
+func TestDumpUsesConfiguredGroups(t *testing.T) {
+	f := gitfixture.FromTxtar(t, []byte(`
+-- base/go.mod --
+module example.com/m
+-- base/pkg/apis/x/v1/types.go --
+package v1
+
+// Undeclared has no +groupName, so discovery skips it.
+type Undeclared struct{}
+`))
+	code, out, errOut := run(t, "dump", "--repo", f.Dir, "--rev", f.Commits["base"])
+	if code != 0 || strings.Contains(out, "Undeclared") {
+		t.Fatalf("without config: code %d, %s %s", code, out, errOut)
+	}
+	cfg := t.TempDir() + "/c.yaml"
+	writeFile(t, cfg, "groups:\n  - dir: pkg/apis/x\n    profile: api\n")
+	code, out, errOut = run(t, "dump", "--repo", f.Dir, "--rev", f.Commits["base"], "--config", cfg)
+	if code != 0 || !strings.Contains(out, "Undeclared") {
+		t.Fatalf("with config: code %d, %s %s", code, out, errOut)
+	}
+}
