@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"github.com/apicheck/apicheck/internal/lifecycle"
 	"regexp"
 	"strings"
 	"testing"
@@ -151,7 +152,7 @@ func TestTagPattern(t *testing.T) {
 		{"v[0-9].[^a]*", []string{"v1.2", "v1.b"}, []string{"vx.2", "v1.a"}},
 		{"v1.(2)+", []string{"v1.(2)+"}, []string{"v1.22"}},
 	} {
-		re, err := CompileTagPattern(tc.pattern)
+		re, err := lifecycle.CompileTagPattern(tc.pattern)
 		if err != nil {
 			t.Errorf("%q: %v", tc.pattern, err)
 			continue

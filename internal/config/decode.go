@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -497,77 +498,13 @@ func (d *decoder) releases(n *yaml.Node) {
 		if !ok {
 			return
 		}
-		re, err := CompileTagPattern(s)
+		re, err := lifecycle.CompileTagPattern(s)
 		if err != nil {
 			d.errorf(vn, "releases.tagPattern", "%v", err)
 			return
 		}
 		d.cfg.Releases = Releases{TagPattern: s, TagRegexp: re}
 	})
-}
-
-// CompileTagPattern compiles a release tag pattern: a regular expression
-// when it starts with "^", otherwise a glob that must match the whole tag
-// name (see Releases.TagPattern).
-func CompileTagPattern(s string) (*regexp.Regexp, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("empty tag pattern")
-	}
-	if strings.HasPrefix(s, "^") {
-		re, err := regexp.Compile(s)
-		if err != nil {
-			return nil, fmt.Errorf("invalid regular expression %q: %v", s, err)
-		}
-		return re, nil
-	}
-	if _, err := path.Match(s, ""); err != nil {
-		return nil, fmt.Errorf("invalid glob %q: %v (a pattern starting with ^ is a regular expression)", s, err)
-	}
-	return regexp.Compile(globToRegexp(s))
-}
-
-// globToRegexp translates a valid path.Match pattern into an anchored
-// regular expression.
-func globToRegexp(g string) string {
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(g); i++ {
-		switch c := g[i]; c {
-		case '*':
-			b.WriteString(`[^/]*`)
-		case '?':
-			b.WriteString(`[^/]`)
-		case '\\':
-			if i+1 < len(g) {
-				i++
-				b.WriteString(regexp.QuoteMeta(g[i : i+1]))
-			}
-		case '[':
-			j := i + 1
-			b.WriteString("[")
-			if j < len(g) && g[j] == '^' {
-				b.WriteString("^")
-				j++
-			}
-			for ; j < len(g) && g[j] != ']'; j++ {
-				switch g[j] {
-				case '\\':
-					j++
-					b.WriteString(regexp.QuoteMeta(g[j : j+1]))
-				case '-':
-					b.WriteByte('-')
-				default:
-					b.WriteString(regexp.QuoteMeta(g[j : j+1]))
-				}
-			}
-			b.WriteString("]")
-			i = j
-		default:
-			b.WriteString(regexp.QuoteMeta(g[i : i+1]))
-		}
-	}
-	b.WriteString("$")
-	return b.String()
 }
 
 func (d *decoder) shoot(n *yaml.Node) {

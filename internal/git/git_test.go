@@ -736,4 +736,18 @@ func TestNewestTagReachable(t *testing.T) {
 	if _, err := r.NewestTagReachable("nope", nil); !errors.As(err, new(*git.UnknownRefError)) {
 		t.Errorf("unknown commit: error = %v", err)
 	}
+
+	// TagsReachable: every reachable matching tag, highest version first;
+	// the unmerged v9.0.0 and the release candidates are left out.
+	all, err := r.TagsReachable("HEAD", release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tg := range all {
+		names = append(names, tg.Name)
+	}
+	if want := "v1.10.0 v1.9.0 v1.1.0 v1.0.6 v1.0.5 v1.0.0"; strings.Join(names, " ") != want {
+		t.Errorf("TagsReachable = %v, want %s", names, want)
+	}
 }

@@ -1,17 +1,13 @@
 package git
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -95,27 +91,14 @@ func uniquePaths[V any](paths []string, known map[string]V, rev string) ([]strin
 // ---------------------------------------------------------------------------
 // Commit snapshots
 
-// commitSnapshot reads blobs through one long-lived `git cat-file --batch`.
+// commitSnapshot reads blobs through an ObjectReader: one long-lived
+// `git cat-file --batch`, started on the first ReadFiles.
 type commitSnapshot struct {
-	repo  *Repo
-	ref   string
-	sha   string
-	blobs map[string]string // path -> blob oid
-	files []string          // sorted
-
-	// proc is the running cat-file process, guarded by procMu rather than
-	// mu so that Close can kill it while a ReadFiles holds mu.
-	procMu      sync.Mutex
-	proc        *os.Process
-	interrupted bool // Close killed proc to stop a running ReadFiles
-
-	mu     sync.Mutex // serialises use of the cat-file process
-	closed bool
-	broken error // set once the cat-file stream can no longer be trusted
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *bufio.Reader
-	stderr *lockedBuffer
+	ref     string
+	sha     string
+	blobs   map[string]string // path -> blob oid
+	files   []string          // sorted
+	objects *ObjectReader
 }
 
 func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
@@ -123,7 +106,7 @@ func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list files of %s: %w", ref, err)
 	}
-	s := &commitSnapshot{repo: r, ref: ref, sha: sha, blobs: map[string]string{}}
+	s := &commitSnapshot{ref: ref, sha: sha, blobs: map[string]string{}, objects: newObjectReader(r.Root)}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		if len(rec) == 0 {
 			continue
@@ -164,217 +147,47 @@ func shortSHA(sha string) string {
 	return sha
 }
 
-// start launches cat-file; s.mu is held.
-func (s *commitSnapshot) start() error {
-	cmd := gitCommand(s.repo.Root, "cat-file", "--batch")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return fmt.Errorf("start git cat-file: %w", err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("start git cat-file: %w", err)
-	}
-	s.stderr = &lockedBuffer{}
-	cmd.Stderr = s.stderr
-	if err := cmd.Start(); err != nil {
-		return startError(err)
-	}
-	s.cmd, s.stdin, s.stdout = cmd, stdin, bufio.NewReaderSize(stdout, 64<<10)
-	s.procMu.Lock()
-	s.proc = cmd.Process
-	s.procMu.Unlock()
-	return nil
-}
-
 func (s *commitSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 	want, err := uniquePaths(paths, s.blobs, s.rev())
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, fmt.Errorf("read files of %s: snapshot is closed", s.rev())
+	oids := make([]string, len(want))
+	for i, p := range want {
+		oids[i] = s.blobs[p]
 	}
-	if s.broken != nil {
-		return nil, s.broken
-	}
-	if len(want) == 0 {
-		return map[string][]byte{}, nil
-	}
-	if s.cmd == nil {
-		if err := s.start(); err != nil {
-			return nil, err
+	objs, err := s.objects.Get(oids)
+	if err != nil {
+		switch {
+		case errors.Is(err, errClosedWhileReading):
+			return nil, fmt.Errorf("read files of %s: snapshot closed while reading", s.rev())
+		case errors.Is(err, errReaderClosed):
+			return nil, fmt.Errorf("read files of %s: snapshot is closed", s.rev())
 		}
+		return nil, fmt.Errorf("read files of %s: %w", s.rev(), err)
 	}
-
-	// Write every request from a goroutine while this one reads the answers:
-	// git answers as it reads, so writing everything first could fill both
-	// pipes and deadlock.
-	writeErr := make(chan error, 1)
-	go func() {
-		w := bufio.NewWriterSize(s.stdin, 32<<10)
-		for _, p := range want {
-			if _, err := io.WriteString(w, s.blobs[p]+"\n"); err != nil {
-				writeErr <- err
-				return
-			}
-		}
-		writeErr <- w.Flush()
-	}()
-
 	files := make(map[string][]byte, len(want))
-	for _, p := range want {
-		data, err := s.readObject(s.blobs[p])
-		if err != nil {
-			// The stream is out of step now: stop git (which also unblocks
-			// the writer) and refuse further reads.
-			s.kill()
-			<-writeErr
-			s.procMu.Lock()
-			interrupted := s.interrupted
-			s.procMu.Unlock()
-			if interrupted {
-				s.broken = fmt.Errorf("read files of %s: snapshot closed while reading", s.rev())
-			} else {
-				s.broken = fmt.Errorf("read %s from %s: %w", p, s.rev(), err)
-			}
-			return nil, s.broken
+	for i, p := range want {
+		o, oid := objs[i], oids[i]
+		switch {
+		case o.Missing:
+			return nil, fmt.Errorf("read %s from %s: blob %s is missing from the object store (is this a partial or damaged clone?)", p, s.rev(), oid)
+		case o.OID != oid:
+			return nil, fmt.Errorf("read %s from %s: git cat-file answered for object %s, expected %s", p, s.rev(), o.OID, oid)
+		case o.Type != "blob":
+			return nil, fmt.Errorf("read %s from %s: object %s is a %s, not a blob", p, s.rev(), oid, o.Type)
 		}
-		files[p] = data
-	}
-	if err := <-writeErr; err != nil {
-		// Every answer arrived, so this cannot really happen; be safe.
-		s.kill()
-		s.broken = fmt.Errorf("read files of %s: writing to git cat-file: %w", s.rev(), err)
-		return nil, s.broken
+		files[p] = o.Data
 	}
 	return files, nil
 }
 
-// readObject reads one "<oid> SP <type> SP <size> LF <content> LF" answer.
-func (s *commitSnapshot) readObject(oid string) ([]byte, error) {
-	header, err := s.stdout.ReadString('\n')
-	if err != nil {
-		return nil, s.processError(fmt.Errorf("git cat-file stopped answering: %w", err))
-	}
-	header = strings.TrimSuffix(header, "\n")
-	fields := strings.Fields(header)
-	if len(fields) == 2 && fields[1] == "missing" {
-		return nil, fmt.Errorf("blob %s is missing from the object store (is this a partial or damaged clone?)", oid)
-	}
-	if len(fields) != 3 {
-		return nil, fmt.Errorf("unexpected git cat-file answer %q", header)
-	}
-	if fields[0] != oid {
-		return nil, fmt.Errorf("git cat-file answered for object %s, expected %s", fields[0], oid)
-	}
-	if fields[1] != "blob" {
-		return nil, fmt.Errorf("object %s is a %s, not a blob", oid, fields[1])
-	}
-	size, err := strconv.ParseInt(fields[2], 10, 64)
-	if err != nil || size < 0 {
-		return nil, fmt.Errorf("unexpected git cat-file answer %q", header)
-	}
-	data := make([]byte, size+1) // content and its trailing LF
-	if _, err := io.ReadFull(s.stdout, data); err != nil {
-		return nil, s.processError(fmt.Errorf("git cat-file answer for %s cut short: %w", oid, err))
-	}
-	if data[size] != '\n' {
-		return nil, fmt.Errorf("git cat-file answer for %s is not terminated by a newline", oid)
-	}
-	return data[:size:size], nil
-}
-
-// processError adds what git printed on stderr, if anything, to err.
-// It is used when the process seems to have died; it waits for it so that
-// its stderr is complete.
-func (s *commitSnapshot) processError(err error) error {
-	s.kill()
-	if msg := cleanStderr(s.stderr.Bytes()); msg != "" {
-		return fmt.Errorf("%w (git said: %s)", err, msg)
-	}
-	return err
-}
-
-// kill stops the cat-file process, if any, and waits for it; s.mu is held.
-func (s *commitSnapshot) kill() {
-	if s.cmd == nil {
-		return
-	}
-	s.stdin.Close()
-	if s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-	}
-	_ = s.cmd.Wait()
-	s.cmd = nil
-	s.procMu.Lock()
-	s.proc = nil
-	s.procMu.Unlock()
-}
-
+// Close stops git; it is safe to call twice, and during a ReadFiles.
 func (s *commitSnapshot) Close() error {
-	if !s.mu.TryLock() {
-		// A ReadFiles is running (or stuck, e.g. on a git waiting for the
-		// network in a partial clone): kill git so that it returns.
-		s.procMu.Lock()
-		if s.proc != nil {
-			s.interrupted = true
-			_ = s.proc.Kill()
-		}
-		s.procMu.Unlock()
-		s.mu.Lock()
-	}
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	if s.cmd == nil {
-		return nil
-	}
-	// cat-file exits by itself at end of input.
-	s.stdin.Close()
-	err := s.cmd.Wait()
-	s.cmd = nil
-	s.procMu.Lock()
-	s.proc = nil
-	interrupted := s.interrupted
-	s.procMu.Unlock()
-	if err != nil && s.broken == nil && !interrupted {
-		if msg := cleanStderr(s.stderr.Bytes()); msg != "" {
-			return fmt.Errorf("git cat-file for %s: %s", s.rev(), msg)
-		}
-		return fmt.Errorf("git cat-file for %s: %w", s.rev(), err)
+	if err := s.objects.Close(); err != nil {
+		return fmt.Errorf("%s: %w", s.rev(), err)
 	}
 	return nil
-}
-
-// lockedBuffer is a bytes.Buffer safe for one writer and concurrent readers;
-// it keeps at most 64 KiB so that a chatty process cannot eat memory.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if room := 64<<10 - b.buf.Len(); room > 0 {
-		if len(p) > room {
-			b.buf.Write(p[:room])
-		} else {
-			b.buf.Write(p)
-		}
-	}
-	return len(p), nil
-}
-
-func (b *lockedBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]byte(nil), b.buf.Bytes()...)
 }
 
 // ---------------------------------------------------------------------------

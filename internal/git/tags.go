@@ -94,6 +94,28 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 	return false, fmt.Errorf("is %s an ancestor of %s: %w", a, b, err)
 }
 
+// TagsReachable lists the tags reachable from commit (commit itself
+// included) whose names match match (all when nil), highest version first
+// (see tagAfter). Tags of tags are followed to their commit.
+func (r *Repo) TagsReachable(commit string, match *regexp.Regexp) ([]Tag, error) {
+	sha, err := r.ResolveCommit(commit)
+	if err != nil {
+		return nil, err
+	}
+	all, err := r.listTags("for-each-ref", "--format="+tagFormat, "--merged="+sha, "refs/tags")
+	if err != nil {
+		return nil, err
+	}
+	var out []Tag
+	for _, t := range all {
+		if match == nil || match.MatchString(t.Name) {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return tagAfter(out[i].Name, out[j].Name) })
+	return out, nil
+}
+
 // NewestTagReachable returns the tag nearest to commit along the commit
 // graph among the tags whose names match match (all tags when match is nil)
 // and that are reachable from commit (commit itself included). "Nearest"

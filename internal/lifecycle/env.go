@@ -14,9 +14,6 @@ package lifecycle
 
 import (
 	"fmt"
-	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/git"
@@ -118,7 +115,7 @@ func (e *Env) Release() (Release, string) {
 }
 
 func (e *Env) findRelease() (Release, string) {
-	re, err := tagMatcher(e.opts.TagPattern)
+	re, err := CompileTagPattern(e.opts.TagPattern)
 	if err != nil {
 		return Release{}, err.Error()
 	}
@@ -143,61 +140,11 @@ func (e *Env) findRelease() (Release, string) {
 		}
 		return Release{}, msg + shallowHint
 	}
-	all, err := reachableTags(e.in.Repo.Root, base, re)
+	all, err := e.in.Repo.TagsReachable(base, re)
 	if err != nil {
 		return Release{}, fmt.Sprintf("cannot list release tags reachable from base: %v%s", err, shallowHint)
 	}
 	return Release{Newest: newest, All: all}, ""
-}
-
-// reachableTags lists the tags matching re that base reaches, newest
-// version first.
-func reachableTags(root, base string, re *regexp.Regexp) ([]git.Tag, error) {
-	out, err := gitOut(root, "for-each-ref", "--merged="+base,
-		"--format=%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)", "refs/tags")
-	if err != nil {
-		return nil, err
-	}
-	var tags []git.Tag
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Split(line, "\x00")
-		if len(f) != 5 || !re.MatchString(f[0]) {
-			continue
-		}
-		switch {
-		case f[1] == "commit":
-			tags = append(tags, git.Tag{Name: f[0], Commit: f[2]})
-		case f[1] == "tag" && f[3] == "commit":
-			tags = append(tags, git.Tag{Name: f[0], Commit: f[4]})
-		}
-	}
-	sort.SliceStable(tags, func(i, j int) bool { return versionLess(tags[j].Name, tags[i].Name) })
-	return tags, nil
-}
-
-// versionLess orders tag names by their numeric components, then by name.
-func versionLess(a, b string) bool {
-	na, nb := numbers(a), numbers(b)
-	for i := 0; i < len(na) && i < len(nb); i++ {
-		if na[i] != nb[i] {
-			return na[i] < nb[i]
-		}
-	}
-	if len(na) != len(nb) {
-		return len(na) < len(nb)
-	}
-	return a < b
-}
-
-var digits = regexp.MustCompile(`\d+`)
-
-func numbers(s string) []int {
-	var out []int
-	for _, d := range digits.FindAllString(s, -1) {
-		n, _ := strconv.Atoi(d)
-		out = append(out, n)
-	}
-	return out
 }
 
 // releaseSnapshot opens the newest release tag's snapshot and scans its

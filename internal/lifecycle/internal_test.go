@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"testing"
 )
 
@@ -20,7 +19,7 @@ func TestTagMatcher(t *testing.T) {
 		{"api/v?.0", []string{"api/v1.0"}, []string{"api/v10.0"}},
 	}
 	for _, c := range cases {
-		re, err := tagMatcher(c.pattern)
+		re, err := CompileTagPattern(c.pattern)
 		if err != nil {
 			t.Fatalf("%s: %v", c.pattern, err)
 		}
@@ -36,18 +35,9 @@ func TestTagMatcher(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"^v(", "v[1-"} {
-		if _, err := tagMatcher(bad); err == nil {
+		if _, err := CompileTagPattern(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
-	}
-}
-
-func TestVersionOrder(t *testing.T) {
-	tags := []string{"v1.9.0", "v1.10.0", "v1.2.0", "v2.0.0"}
-	sort.Slice(tags, func(i, j int) bool { return versionLess(tags[j], tags[i]) })
-	want := []string{"v2.0.0", "v1.10.0", "v1.9.0", "v1.2.0"}
-	if !reflect.DeepEqual(tags, want) {
-		t.Errorf("got %v, want %v", tags, want)
 	}
 }
 

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -91,51 +92,66 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// tagMatcher compiles a tag pattern (see Options.TagPattern).
-func tagMatcher(pattern string) (*regexp.Regexp, error) {
-	if strings.HasPrefix(pattern, "^") {
-		re, err := regexp.Compile(pattern)
+// CompileTagPattern compiles a release tag pattern: a regular expression
+// when it starts with "^", otherwise a glob that must match the whole tag
+// name (see Releases.TagPattern).
+func CompileTagPattern(s string) (*regexp.Regexp, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("empty tag pattern")
+	}
+	if strings.HasPrefix(s, "^") {
+		re, err := regexp.Compile(s)
 		if err != nil {
-			return nil, fmt.Errorf("release tag pattern %q: %w", pattern, err)
+			return nil, fmt.Errorf("invalid regular expression %q: %v", s, err)
 		}
 		return re, nil
 	}
-	if _, err := path.Match(pattern, ""); err != nil {
-		return nil, fmt.Errorf("release tag pattern %q: %w", pattern, err)
+	if _, err := path.Match(s, ""); err != nil {
+		return nil, fmt.Errorf("invalid glob %q: %v (a pattern starting with ^ is a regular expression)", s, err)
 	}
-	return regexp.MustCompile("^" + globToRegexp(pattern) + "$"), nil
+	return regexp.Compile(globToRegexp(s))
 }
 
-// globToRegexp translates a path.Match glob ("*", "?", "[...]") into a
-// regular expression body.
+// globToRegexp translates a valid path.Match pattern into an anchored
+// regular expression.
 func globToRegexp(g string) string {
 	var b strings.Builder
+	b.WriteString("^")
 	for i := 0; i < len(g); i++ {
 		switch c := g[i]; c {
 		case '*':
 			b.WriteString(`[^/]*`)
 		case '?':
 			b.WriteString(`[^/]`)
-		case '[':
-			j := strings.IndexByte(g[i:], ']')
-			if j < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			class := g[i+1 : i+j]
-			if strings.HasPrefix(class, "^") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + class + "]")
-			i += j
 		case '\\':
 			if i+1 < len(g) {
 				i++
-				b.WriteString(regexp.QuoteMeta(string(g[i])))
+				b.WriteString(regexp.QuoteMeta(g[i : i+1]))
 			}
+		case '[':
+			j := i + 1
+			b.WriteString("[")
+			if j < len(g) && g[j] == '^' {
+				b.WriteString("^")
+				j++
+			}
+			for ; j < len(g) && g[j] != ']'; j++ {
+				switch g[j] {
+				case '\\':
+					j++
+					b.WriteString(regexp.QuoteMeta(g[j : j+1]))
+				case '-':
+					b.WriteByte('-')
+				default:
+					b.WriteString(regexp.QuoteMeta(g[j : j+1]))
+				}
+			}
+			b.WriteString("]")
+			i = j
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			b.WriteString(regexp.QuoteMeta(g[i : i+1]))
 		}
 	}
+	b.WriteString("$")
 	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/protobuf"
+	"github.com/apicheck/apicheck/internal/scan"
 )
 
 // The protobuf-number history answers "which fields of struct T in
@@ -81,11 +82,11 @@ func (e *Env) ProtoHistory(structs map[string][]string) (*History, error) {
 		e.histErr = fmt.Errorf("%s", prob)
 		return nil, e.histErr
 	}
-	e.hist, e.histErr = protoHistory(e.in.Repo.Root, rel.All, structs, newBlobCache(e.opts.CacheDir, e.in.Repo.Root))
+	e.hist, e.histErr = protoHistory(e.in.Repo, rel.All, structs, newBlobCache(e.opts.CacheDir, e.in.Repo.Root))
 	return e.hist, e.histErr
 }
 
-func protoHistory(root string, tags []git.Tag, structs map[string][]string, cache *blobCache) (*History, error) {
+func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, cache *blobCache) (*History, error) {
 	h := &History{byStruct: map[string]map[string]map[int][]Holder{}}
 	for _, t := range tags {
 		h.Tags = append(h.Tags, t.Name)
@@ -98,11 +99,11 @@ func protoHistory(root string, tags []git.Tag, structs map[string][]string, cach
 	if len(tags) == 0 || len(dirs) == 0 {
 		return h, nil
 	}
-	cf, err := newCatFile(root)
+	objects, err := repo.NewObjectReader()
 	if err != nil {
 		return nil, err
 	}
-	defer cf.close()
+	defer objects.Close()
 
 	// 1. Each (tag, dir) to its tree.
 	var names []string
@@ -111,7 +112,7 @@ func protoHistory(root string, tags []git.Tag, structs map[string][]string, cach
 			names = append(names, t.Commit+":"+d)
 		}
 	}
-	trees, err := cf.get(names)
+	trees, err := objects.Get(names)
 	if err != nil {
 		return nil, fmt.Errorf("reading release trees: %w", err)
 	}
@@ -121,38 +122,38 @@ func protoHistory(root string, tags []git.Tag, structs map[string][]string, cach
 	byBlob := map[string]dirNumbers{}
 	var toRead []string
 	for _, o := range trees {
-		if o.missing || o.typ != "tree" {
+		if o.Missing || o.Type != "tree" {
 			continue
 		}
-		if _, ok := treeBlobs[o.oid]; ok {
+		if _, ok := treeBlobs[o.OID]; ok {
 			continue
 		}
-		entries, err := parseTree(o.data, len(o.oid)/2)
+		entries, err := git.ParseTree(o.Data, len(o.OID)/2)
 		if err != nil {
-			return nil, fmt.Errorf("tree %s: %w", o.oid, err)
+			return nil, fmt.Errorf("tree %s: %w", o.OID, err)
 		}
 		var bs []string
 		for _, en := range entries {
-			if (en.mode != "100644" && en.mode != "100755") || !usageFile(en.name) {
+			if (en.Mode != "100644" && en.Mode != "100755") || !scan.Scannable(en.Name) {
 				continue
 			}
-			bs = append(bs, en.oid)
-			if _, ok := byBlob[en.oid]; ok {
+			bs = append(bs, en.OID)
+			if _, ok := byBlob[en.OID]; ok {
 				continue
 			}
-			if dn, ok := cache.get(en.oid); ok {
-				byBlob[en.oid] = dn
+			if dn, ok := cache.get(en.OID); ok {
+				byBlob[en.OID] = dn
 				continue
 			}
-			byBlob[en.oid] = nil // claimed: read below
-			toRead = append(toRead, en.oid)
+			byBlob[en.OID] = nil // claimed: read below
+			toRead = append(toRead, en.OID)
 		}
-		treeBlobs[o.oid] = bs
+		treeBlobs[o.OID] = bs
 	}
 
 	// 3. Read and parse the other blobs, in parallel.
 	if len(toRead) > 0 {
-		objs, err := cf.get(toRead)
+		objs, err := objects.Get(toRead)
 		if err != nil {
 			return nil, fmt.Errorf("reading release files: %w", err)
 		}
@@ -168,8 +169,8 @@ func protoHistory(root string, tags []git.Tag, structs map[string][]string, cach
 			go func() {
 				defer wg.Done()
 				for i := range work {
-					if !objs[i].missing {
-						parsed[i] = structNumbers(objs[i].data)
+					if !objs[i].Missing {
+						parsed[i] = structNumbers(objs[i].Data)
 					}
 				}
 			}()
@@ -177,7 +178,7 @@ func protoHistory(root string, tags []git.Tag, structs map[string][]string, cach
 		wg.Wait()
 		for i, b := range toRead {
 			byBlob[b] = parsed[i]
-			if !objs[i].missing {
+			if !objs[i].Missing {
 				cache.put(b, parsed[i])
 			}
 		}
@@ -189,10 +190,10 @@ func protoHistory(root string, tags []git.Tag, structs map[string][]string, cach
 		for _, d := range dirs {
 			o := trees[i]
 			i++
-			if o.missing || o.typ != "tree" {
+			if o.Missing || o.Type != "tree" {
 				continue
 			}
-			for _, b := range treeBlobs[o.oid] {
+			for _, b := range treeBlobs[o.OID] {
 				for _, typ := range structs[d] {
 					for n, f := range byBlob[b][typ] {
 						if h.byStruct[d] == nil {

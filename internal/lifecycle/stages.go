@@ -9,6 +9,7 @@ import (
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/scan"
 )
 
 // Stage names a Shoot deprecation stage whose code the rules read.
@@ -124,13 +125,13 @@ func expandEntry(files []string, entry string, wholePackage bool) []string {
 	switch {
 	case strings.HasSuffix(entry, "/"):
 		for _, f := range files {
-			if strings.HasPrefix(f, entry) && usageFile(f) {
+			if strings.HasPrefix(f, entry) && scan.Scannable(f) {
 				out = append(out, f)
 			}
 		}
 	case strings.Contains(entry, "*"):
 		for _, f := range files {
-			if ok, _ := path.Match(entry, f); ok && usageFile(f) {
+			if ok, _ := path.Match(entry, f); ok && scan.Scannable(f) {
 				out = append(out, f)
 			}
 		}
@@ -150,7 +151,7 @@ func expandEntry(files []string, entry string, wholePackage bool) []string {
 		}
 		dir := path.Dir(entry)
 		for _, f := range files {
-			if path.Dir(f) == dir && usageFile(f) {
+			if path.Dir(f) == dir && scan.Scannable(f) {
 				out = append(out, f)
 			}
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/scan"
 )
 
 // Exact usage search.
@@ -94,7 +95,7 @@ func moduleRoots(files []string) []string {
 	return out
 }
 
-func usageDir(d string) bool { return usageFile(d + "/x.go") }
+func usageDir(d string) bool { return scan.Scannable(d + "/x.go") }
 
 func moduleOf(roots []string, dir string) string {
 	for _, r := range roots {
@@ -259,7 +260,7 @@ func (e *Env) confirmModule(snap git.Snapshot, modRoot string, q *usageQuery, ca
 			}
 			rel = filepath.ToSlash(rel)
 			covered[rel] = true
-			if !usageFile(rel) || q.excluded(rel) {
+			if !scan.Scannable(rel) || q.excluded(rel) {
 				continue
 			}
 			ast.Inspect(f, func(n ast.Node) bool {
@@ -333,11 +334,11 @@ func (e *Env) overlay(snap git.Snapshot, modRoot, tmp string) (*overlayFiles, er
 	}
 	root := e.in.Repo.Root
 	spec := modRoot
-	changed, err := gitOut(root, "diff", "--name-only", "-z", "--no-renames", snap.Commit(), "--", spec)
+	changed, err := e.in.Repo.Output("diff", "--name-only", "-z", "--no-renames", snap.Commit(), "--", spec)
 	if err != nil {
 		return nil, err
 	}
-	untracked, err := gitOut(root, "ls-files", "-z", "--others", "--exclude-standard", "--", spec)
+	untracked, err := e.in.Repo.Output("ls-files", "-z", "--others", "--exclude-standard", "--", spec)
 	if err != nil {
 		return nil, err
 	}

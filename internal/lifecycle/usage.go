@@ -235,23 +235,6 @@ func dedupPos(ps []model.Pos) []model.Pos {
 	return out
 }
 
-// usageFile reports whether a file can hold usages at all: non-test,
-// non-generated Go code outside vendor/, testdata/ and hidden directories.
-func usageFile(p string) bool {
-	base := path.Base(p)
-	if !strings.HasSuffix(base, ".go") || strings.HasSuffix(base, "_test.go") ||
-		strings.HasPrefix(base, "zz_generated") || strings.HasSuffix(base, ".pb.go") ||
-		strings.HasPrefix(base, "generated.") {
-		return false
-	}
-	for _, seg := range strings.Split(path.Dir(p), "/") {
-		if seg == "vendor" || seg == "testdata" || (strings.HasPrefix(seg, ".") && seg != ".") || strings.HasPrefix(seg, "_") {
-			return false
-		}
-	}
-	return true
-}
-
 // inGroup reports whether file lies in the group directory or below it.
 func inGroup(file, dir string) bool {
 	return dir == "." || strings.HasPrefix(file, dir+"/")
@@ -264,7 +247,7 @@ func inGroup(file, dir string) bool {
 func scanUsages(src scan.Source, q *usageQuery) ([]candidate, error) {
 	var paths []string
 	for _, p := range src.Files() {
-		if !usageFile(p) || q.excluded(p) {
+		if !scan.Scannable(p) || q.excluded(p) {
 			continue
 		}
 		outside := false

@@ -90,6 +90,13 @@ type parsedFile struct {
 	src  []byte
 }
 
+// Scannable reports whether the file at repo-relative, slash-separated
+// path p is Go code the scanner reads: a .go file that is neither a test
+// nor generated (zz_generated*, *.pb.go, generated.*), outside vendor/,
+// testdata/ and directories starting with "." or "_". The lifecycle usage
+// search applies the same filter.
+func Scannable(p string) bool { return scannable(p) }
+
 // scannable reports whether a Go file is part of the API surface we read.
 func scannable(p string) bool {
 	base := path.Base(p)

@@ -1,0 +1,341 @@
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Output runs a read-only git command in the repository and returns its
+// stdout. git runs with the package's hermetic environment (see the
+// package documentation; variables such as GIT_DIR that would point it at
+// another repository are dropped). When git fails, the error names the
+// command and carries git's stderr (hint lines dropped); the stdout
+// printed so far is returned with it.
+func (r *Repo) Output(args ...string) ([]byte, error) {
+	return r.run(args...)
+}
+
+// Object is one answer of an ObjectReader.
+type Object struct {
+	// OID is the full object id ("" when Missing).
+	OID string
+	// Type is "blob", "tree", "commit" or "tag" ("" when Missing).
+	Type string
+	// Data is the raw object content (nil when Missing). A tree is in
+	// git's binary format: see ParseTree.
+	Data []byte
+	// Missing is true when the name does not resolve to an object: an
+	// unknown oid, a path absent from the revision, or an ambiguous name.
+	Missing bool
+}
+
+// errReaderClosed is the cause of every error of an ObjectReader that has
+// been closed; errClosedWhileReading (which wraps it) is the error of a Get
+// that Close interrupted.
+var (
+	errReaderClosed       = errors.New("object reader is closed")
+	errClosedWhileReading = fmt.Errorf("%w while reading", errReaderClosed)
+)
+
+// ObjectReader reads objects through one long-lived `git cat-file --batch`
+// process. Get calls are serialised; Close may be called at any time, also
+// while a Get is running (it then stops git so that the Get returns).
+type ObjectReader struct {
+	root string
+
+	// proc is the running cat-file process, guarded by procMu rather than
+	// mu so that Close can kill it while a Get holds mu.
+	procMu      sync.Mutex
+	proc        *os.Process
+	interrupted bool // Close killed proc to stop a running Get
+
+	mu     sync.Mutex // serialises use of the cat-file process
+	closed bool
+	broken error // set once the cat-file stream can no longer be trusted
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	stderr *lockedBuffer
+}
+
+// NewObjectReader starts `git cat-file --batch` in the repository. The
+// caller must Close the reader.
+func (r *Repo) NewObjectReader() (*ObjectReader, error) {
+	o := newObjectReader(r.Root)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.start(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// newObjectReader makes a reader that starts git on its first Get.
+func newObjectReader(root string) *ObjectReader {
+	return &ObjectReader{root: root}
+}
+
+// start launches cat-file; o.mu is held.
+func (o *ObjectReader) start() error {
+	cmd := gitCommand(o.root, "cat-file", "--batch")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("start git cat-file: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("start git cat-file: %w", err)
+	}
+	o.stderr = &lockedBuffer{}
+	cmd.Stderr = o.stderr
+	if err := cmd.Start(); err != nil {
+		return startError(err)
+	}
+	o.cmd, o.stdin, o.stdout = cmd, stdin, bufio.NewReaderSize(stdout, 64<<10)
+	o.procMu.Lock()
+	o.proc = cmd.Process
+	o.procMu.Unlock()
+	return nil
+}
+
+// Get looks up every name ("<oid>" or "<rev>:<path>", as git cat-file
+// understands them) and returns the answers in the same order. A name that
+// resolves to no object gives an Object with Missing set, not an error.
+//
+// Requests are written from a goroutine while the answers are read, so a
+// batch of any size cannot deadlock on full pipes. An error (git died, the
+// reader was closed) leaves the reader unusable: every later Get fails.
+func (o *ObjectReader) Get(names []string) ([]Object, error) {
+	for _, n := range names {
+		if strings.ContainsAny(n, "\n") {
+			return nil, fmt.Errorf("git cat-file: object name %q contains a newline", n)
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil, errReaderClosed
+	}
+	if o.broken != nil {
+		return nil, o.broken
+	}
+	if len(names) == 0 {
+		return []Object{}, nil
+	}
+	if o.cmd == nil {
+		if err := o.start(); err != nil {
+			return nil, err
+		}
+	}
+
+	// Write every request from a goroutine while this one reads the answers:
+	// git answers as it reads, so writing everything first could fill both
+	// pipes and deadlock.
+	writeErr := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriterSize(o.stdin, 32<<10)
+		for _, n := range names {
+			if _, err := io.WriteString(w, n+"\n"); err != nil {
+				writeErr <- err
+				return
+			}
+		}
+		writeErr <- w.Flush()
+	}()
+
+	out := make([]Object, len(names))
+	for i, n := range names {
+		obj, err := o.read(n)
+		if err != nil {
+			// The stream is out of step now: stop git (which also unblocks
+			// the writer) and refuse further reads.
+			o.kill()
+			<-writeErr
+			o.procMu.Lock()
+			interrupted := o.interrupted
+			o.procMu.Unlock()
+			if interrupted {
+				o.broken = errClosedWhileReading
+			} else {
+				o.broken = err
+			}
+			return nil, o.broken
+		}
+		out[i] = obj
+	}
+	if err := <-writeErr; err != nil {
+		// Every answer arrived, so this cannot really happen; be safe.
+		o.kill()
+		o.broken = fmt.Errorf("writing to git cat-file: %w", err)
+		return nil, o.broken
+	}
+	return out, nil
+}
+
+// read reads the answer to the request name:
+// "<oid> SP <type> SP <size> LF <content> LF", or "<name> SP missing LF"
+// (likewise "ambiguous").
+func (o *ObjectReader) read(name string) (Object, error) {
+	header, err := o.stdout.ReadString('\n')
+	if err != nil {
+		return Object{}, o.processError(fmt.Errorf("git cat-file stopped answering: %w", err))
+	}
+	header = strings.TrimSuffix(header, "\n")
+	if strings.HasSuffix(header, " missing") || strings.HasSuffix(header, " ambiguous") {
+		return Object{Missing: true}, nil
+	}
+	fields := strings.Fields(header)
+	if len(fields) != 3 {
+		return Object{}, fmt.Errorf("unexpected git cat-file answer %q", header)
+	}
+	size, err := strconv.ParseInt(fields[2], 10, 64)
+	if err != nil || size < 0 || size != int64(int(size)) {
+		return Object{}, fmt.Errorf("unexpected git cat-file answer %q", header)
+	}
+	data := make([]byte, size+1) // content and its trailing LF
+	if _, err := io.ReadFull(o.stdout, data); err != nil {
+		return Object{}, o.processError(fmt.Errorf("git cat-file answer for %s cut short: %w", name, err))
+	}
+	if data[size] != '\n' {
+		return Object{}, fmt.Errorf("git cat-file answer for %s is not terminated by a newline", name)
+	}
+	return Object{OID: fields[0], Type: fields[1], Data: data[:size:size]}, nil
+}
+
+// processError adds what git printed on stderr, if anything, to err.
+// It is used when the process seems to have died; it waits for it so that
+// its stderr is complete.
+func (o *ObjectReader) processError(err error) error {
+	o.kill()
+	if msg := cleanStderr(o.stderr.Bytes()); msg != "" {
+		return fmt.Errorf("%w (git said: %s)", err, msg)
+	}
+	return err
+}
+
+// kill stops the cat-file process, if any, and waits for it; o.mu is held.
+func (o *ObjectReader) kill() {
+	if o.cmd == nil {
+		return
+	}
+	o.stdin.Close()
+	if o.cmd.Process != nil {
+		_ = o.cmd.Process.Kill()
+	}
+	_ = o.cmd.Wait()
+	o.cmd = nil
+	o.procMu.Lock()
+	o.proc = nil
+	o.procMu.Unlock()
+}
+
+// Close stops git. It is safe to call twice, and while a Get is running:
+// that Get then returns an error saying the reader was closed. Close
+// reports a failure of git only when no Get has reported one already.
+func (o *ObjectReader) Close() error {
+	if !o.mu.TryLock() {
+		// A Get is running (or stuck, e.g. on a git waiting for the network
+		// in a partial clone): kill git so that it returns.
+		o.procMu.Lock()
+		if o.proc != nil {
+			o.interrupted = true
+			_ = o.proc.Kill()
+		}
+		o.procMu.Unlock()
+		o.mu.Lock()
+	}
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil
+	}
+	o.closed = true
+	if o.cmd == nil {
+		return nil
+	}
+	// cat-file exits by itself at end of input.
+	o.stdin.Close()
+	err := o.cmd.Wait()
+	o.cmd = nil
+	o.procMu.Lock()
+	o.proc = nil
+	interrupted := o.interrupted
+	o.procMu.Unlock()
+	if err != nil && o.broken == nil && !interrupted {
+		if msg := cleanStderr(o.stderr.Bytes()); msg != "" {
+			return fmt.Errorf("git cat-file: %s", msg)
+		}
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	return nil
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and concurrent readers;
+// it keeps at most 64 KiB so that a chatty process cannot eat memory.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := 64<<10 - b.buf.Len(); room > 0 {
+		if len(p) > room {
+			b.buf.Write(p[:room])
+		} else {
+			b.buf.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.buf.Bytes()...)
+}
+
+// TreeEntry is one entry of a tree object.
+type TreeEntry struct {
+	// Mode is the octal mode as git writes it in trees: "100644",
+	// "100755", "120000" (symlink), "160000" (gitlink) or "40000" (tree).
+	Mode string
+	// Name is the entry's name within its directory.
+	Name string
+	// OID is the entry's object id, in lower-case hex.
+	OID string
+}
+
+// ParseTree decodes the content of a tree object (Object.Data of a "tree"),
+// repeated "<mode> SP <name> NUL <binary oid>". oidLen is the length of a
+// binary object id in bytes: 20 for SHA-1, 32 for SHA-256 repositories,
+// i.e. half the length of a hex OID.
+func ParseTree(data []byte, oidLen int) ([]TreeEntry, error) {
+	if oidLen <= 0 {
+		return nil, fmt.Errorf("parse tree: invalid object id length %d", oidLen)
+	}
+	var out []TreeEntry
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		nul := bytes.IndexByte(data, 0)
+		if sp <= 0 || nul < sp || nul+1+oidLen > len(data) {
+			return nil, errors.New("malformed tree object")
+		}
+		out = append(out, TreeEntry{
+			Mode: string(data[:sp]),
+			Name: string(data[sp+1 : nul]),
+			OID:  hex.EncodeToString(data[nul+1 : nul+1+oidLen]),
+		})
+		data = data[nul+1+oidLen:]
+	}
+	return out, nil
+}
