@@ -2,6 +2,7 @@ package scan_test
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -273,5 +274,45 @@ func TestParseMarkers(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("markers (-want +got):\n%s", d)
+	}
+}
+
+// Types of other modules are resolved from the module cache when the
+// module is downloaded (never fetched), else they stay unknown.
+func TestNillabilityFromModuleCache(t *testing.T) {
+	src := mapSource{
+		"go.mod": "module example.com/repo\n\ngo 1.22\n\nrequire example.com/ext v1.2.3\n",
+		"pkg/apis/core/v1/types.go": "// +groupName=core.example.cloud\npackage v1\n\nimport ext \"example.com/ext/types\"\n\n" +
+			"type Spec struct {\n\tBag ext.Bag\n\tBox ext.Box\n\tAlias ext.BagAlias\n}\n",
+	}
+	nillability := func() map[string]string {
+		m, err := scan.Scan(src, scan.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, f := range m.Groups[0].Version("v1").Type("Spec").Fields {
+			out[f.Name] = string(f.Nillable)
+		}
+		return out
+	}
+
+	t.Setenv("GOMODCACHE", t.TempDir())
+	if got := nillability(); got["Bag"] != "unknown" || got["Box"] != "unknown" {
+		t.Errorf("without the module: %v, want unknown (never guessed)", got)
+	}
+
+	cache := t.TempDir()
+	dir := cache + "/example.com/ext@v1.2.3/types"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/types.go", []byte("package types\n\ntype Bag map[string]string\n\ntype BagAlias = Bag\n\ntype Box struct{ A int }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOMODCACHE", cache)
+	want := map[string]string{"Bag": "yes", "Box": "no", "Alias": "yes"}
+	if d := cmp.Diff(want, nillability()); d != "" {
+		t.Errorf("from the module cache (-want +got):\n%s", d)
 	}
 }
