@@ -150,7 +150,7 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("the command line does not pass --%s: %s", want, line)
 		}
 	}
-	if !strings.Contains(line, `--report "sarif=$SARIF" --report "markdown=$MARKDOWN"`) {
+	if !strings.Contains(line, `--report "sarif=$sarif" --report "markdown=$markdown"`) {
 		t.Errorf("the command line does not write both reports: %s", line)
 	}
 }
@@ -178,10 +178,7 @@ func commandLine(script, prefix string) string {
 // and succeed itself (so the reports get published), and the last step
 // must then fail with that code.
 func TestActionScripts(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash not installed")
-	}
+	bash := lookBash(t)
 	a := loadAction(t)
 	for _, s := range a.Runs.Steps {
 		if s.Run == "" {
@@ -191,70 +188,267 @@ func TestActionScripts(t *testing.T) {
 			t.Errorf("step %q: bash -n: %v\n%s", s.Name, err, out)
 		}
 	}
-	var checkStep, failStep actionStep
-	for _, s := range a.Runs.Steps {
-		if s.ID == "check" {
-			checkStep = s
-		}
-		if strings.Contains(s.If, "steps.check.outputs.exit-code") {
-			failStep = s
-		}
-	}
+	checkStep, failStep := actionSteps(t, a)
 
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	work := filepath.Join(dir, "work")
-	for _, d := range []string{bin, work} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// A stand-in apicheck: records its arguments, writes the reports the
 	// --report flags ask for and exits 1 (findings).
-	fake := `#!/bin/sh
-printf '%s\n' "$@" > "$APICHECK_ARGS"
+	env := newActionEnv(t, `printf '%s\n' "$@" > "$APICHECK_ARGS"
 for a in "$@"; do
   case "$a" in sarif=*) echo '{}' > "${a#sarif=}" ;; markdown=*) echo '# apicheck' > "${a#markdown=}" ;; esac
 done
-exit 1
-`
-	if err := os.WriteFile(filepath.Join(bin, "apicheck"), []byte(fake), 0o755); err != nil {
-		t.Fatal(err)
+exit 1`)
+	env.run(t, bash, checkStep, "ARGS=--config my.yaml --head HEAD", "FAIL_ON=warning")
+	out := env.outputs(t)
+	if out["exit-code"] != "1" {
+		t.Errorf("exit-code output = %q, want 1", out["exit-code"])
 	}
-	output := filepath.Join(dir, "output")
-	summary := filepath.Join(dir, "summary")
-	argsFile := filepath.Join(dir, "args")
-	cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", checkStep.Run) // as GitHub runs shell: bash
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(),
-		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"BASE=", "FAIL_ON=warning", "ARGS=--config my.yaml --head HEAD",
-		"SARIF=apicheck.sarif", "MARKDOWN=apicheck.md",
-		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary, "APICHECK_ARGS="+argsFile)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("check step failed (it must capture the exit code and succeed): %v\n%s", err, out)
+	for _, k := range []string{"sarif", "markdown"} {
+		p := out[k]
+		if !strings.HasPrefix(p, env.runnerTemp+string(filepath.Separator)) {
+			t.Errorf("%s output %q is not under RUNNER_TEMP %s", k, p, env.runnerTemp)
+		}
 	}
-	got, _ := os.ReadFile(output)
-	want := "exit-code=1\nsarif=" + filepath.Join(work, "apicheck.sarif") + "\nmarkdown=" + filepath.Join(work, "apicheck.md") + "\n"
-	if string(got) != want {
-		t.Errorf("GITHUB_OUTPUT = %q, want %q", got, want)
+	if filepath.Dir(out["sarif"]) != filepath.Dir(out["markdown"]) {
+		t.Errorf("reports in different directories: %q %q", out["sarif"], out["markdown"])
 	}
-	if s, _ := os.ReadFile(summary); string(s) != "# apicheck\n" {
+	if s := env.summary(t); s != "# apicheck\n" {
 		t.Errorf("step summary = %q", s)
 	}
-	args, _ := os.ReadFile(argsFile)
-	wantArgs := "check\n--base\n\n--fail-on\nwarning\n--format\ntext\n--report\nsarif=apicheck.sarif\n--report\nmarkdown=apicheck.md\n--config\nmy.yaml\n--head\nHEAD\n"
+	args, _ := os.ReadFile(env.argsFile)
+	dir := filepath.Dir(out["sarif"])
+	wantArgs := "check\n--base\n\n--fail-on\nwarning\n--format\ntext\n--report\nsarif=" + filepath.Join(dir, "apicheck.sarif") +
+		"\n--report\nmarkdown=" + filepath.Join(dir, "apicheck.md") + "\n--config\nmy.yaml\n--head\nHEAD\n"
 	if string(args) != wantArgs {
 		t.Errorf("apicheck arguments = %q, want %q", args, wantArgs)
 	}
 
 	fail := exec.Command(bash, "-c", failStep.Run)
 	fail.Env = append(os.Environ(), "CODE=1")
-	out, err := fail.CombinedOutput()
+	o, err := fail.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Errorf("fail step: err = %v, want exit code 1\n%s", err, out)
+		t.Errorf("fail step: err = %v, want exit code 1\n%s", err, o)
 	}
-	if !strings.Contains(string(out), "::error::") {
-		t.Errorf("fail step prints no error annotation: %s", out)
+	if !strings.Contains(string(o), "::error::") {
+		t.Errorf("fail step prints no error annotation: %s", o)
+	}
+}
+
+// TestActionPublishesNothingFromTheCheckout is the regression test for a
+// pull request that commits apicheck.md and apicheck.sarif as symlinks to
+// the job token (the checkout action keeps it in .git/config) and makes
+// apicheck fail: the check step must publish neither the linked file nor
+// anything else from the checked-out tree, whatever apicheck does.
+func TestActionPublishesNothingFromTheCheckout(t *testing.T) {
+	bash := lookBash(t)
+	checkStep, _ := actionSteps(t, loadAction(t))
+	const secret = "extraheader = AUTHORIZATION: basic c2VjcmV0LXRva2Vu"
+	cases := []struct {
+		name     string
+		script   string // the stand-in apicheck
+		wantCode string
+		publish  bool
+	}{
+		{"scan failure writes nothing", `exit 3`, "3", false},
+		{"usage error with reports", writeReports + "\nexit 2", "2", false},
+		{"killed after writing", writeReports + "\nkill -9 $$", "137", false},
+		{"report paths made symlinks", `for a in "$@"; do
+  case "$a" in sarif=*|markdown=*) ln -s "$SECRET_FILE" "${a#*=}" ;; esac
+done
+exit 1`, "1", false},
+		{"findings", writeReports + "\nexit 1", "1", true},
+		{"clean", writeReports + "\nexit 0", "0", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := newActionEnv(t, c.script)
+			// The hostile checkout: a git repository whose .git/config holds
+			// the token, report names that link to it, and a Go file that
+			// does not parse.
+			runGit(t, env.work, "init", "-q")
+			cfg := filepath.Join(env.work, ".git", "config")
+			appendFile(t, cfg, "[http \"https://github.com/\"]\n\t"+secret+"\n")
+			for _, name := range []string{"apicheck.md", "apicheck.sarif"} {
+				if err := os.Symlink(".git/config", filepath.Join(env.work, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(env.work, "broken.go"), []byte("package x\nfunc {"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env.run(t, bash, checkStep, "SECRET_FILE="+cfg)
+			out := env.outputs(t)
+			if out["exit-code"] != c.wantCode {
+				t.Errorf("exit-code = %q, want %s", out["exit-code"], c.wantCode)
+			}
+			summary := env.summary(t)
+			if strings.Contains(summary, "AUTHORIZATION") || strings.Contains(env.rawOutputs(t), "AUTHORIZATION") {
+				t.Fatalf("the token was published: summary %q outputs %q", summary, env.rawOutputs(t))
+			}
+			for _, k := range []string{"sarif", "markdown"} {
+				p, ok := out[k]
+				if !c.publish {
+					if ok {
+						t.Errorf("%s output %q set for exit code %s", k, p, c.wantCode)
+					}
+					continue
+				}
+				if !strings.HasPrefix(p, env.runnerTemp+string(filepath.Separator)) {
+					t.Errorf("%s output %q is not under RUNNER_TEMP", k, p)
+				}
+				if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+					t.Errorf("%s output %q is not a regular file: %v", k, p, err)
+				}
+			}
+			if c.publish && summary != "# apicheck\n" {
+				t.Errorf("summary = %q, want the report", summary)
+			}
+			if !c.publish && summary != "" {
+				t.Errorf("summary = %q, want nothing", summary)
+			}
+		})
+	}
+}
+
+// TestActionWithoutRunnerTemp: with no RUNNER_TEMP the step refuses to
+// guess a directory (a shared /tmp or the checkout) and records exit 3.
+func TestActionWithoutRunnerTemp(t *testing.T) {
+	bash := lookBash(t)
+	checkStep, _ := actionSteps(t, loadAction(t))
+	env := newActionEnv(t, writeReports+"\nexit 0")
+	env.runnerTemp = ""
+	env.run(t, bash, checkStep)
+	if got := env.outputs(t)["exit-code"]; got != "3" {
+		t.Errorf("exit-code = %q, want 3", got)
+	}
+	if _, err := os.Stat(env.argsFile); err == nil {
+		t.Errorf("apicheck ran without a report directory")
+	}
+}
+
+const writeReports = `printf '%s\n' "$@" > "$APICHECK_ARGS"
+for a in "$@"; do
+  case "$a" in sarif=*) echo '{}' > "${a#sarif=}" ;; markdown=*) echo '# apicheck' > "${a#markdown=}" ;; esac
+done`
+
+func lookBash(t *testing.T) string {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash not installed")
+	}
+	return bash
+}
+
+func actionSteps(t *testing.T, a *action) (check, fail actionStep) {
+	t.Helper()
+	for _, s := range a.Runs.Steps {
+		if s.ID == "check" {
+			check = s
+		}
+		if strings.Contains(s.If, "steps.check.outputs.exit-code") {
+			fail = s
+		}
+	}
+	if check.Run == "" || fail.Run == "" {
+		t.Fatal("action.yml has no check step or no fail step")
+	}
+	return check, fail
+}
+
+// actionEnv is a runner's view of one job: a checkout, RUNNER_TEMP, the
+// output and summary files, and a stand-in apicheck on PATH.
+type actionEnv struct {
+	work, runnerTemp, bin      string
+	output, summaryF, argsFile string
+}
+
+func newActionEnv(t *testing.T, script string) *actionEnv {
+	t.Helper()
+	dir := t.TempDir()
+	e := &actionEnv{
+		work:       filepath.Join(dir, "work"),
+		runnerTemp: filepath.Join(dir, "runner-temp"),
+		bin:        filepath.Join(dir, "bin"),
+		output:     filepath.Join(dir, "github-output"),
+		summaryF:   filepath.Join(dir, "summary"),
+		argsFile:   filepath.Join(dir, "args"),
+	}
+	for _, d := range []string{e.work, e.runnerTemp, e.bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(e.bin, "apicheck"), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// run runs a step's script as GitHub runs `shell: bash`.
+func (e *actionEnv) run(t *testing.T, bash string, s actionStep, env ...string) {
+	t.Helper()
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", s.Run)
+	cmd.Dir = e.work
+	cmd.Env = append(os.Environ(),
+		"PATH="+e.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"BASE=", "FAIL_ON=error", "ARGS=",
+		"RUNNER_TEMP="+e.runnerTemp,
+		"GITHUB_OUTPUT="+e.output, "GITHUB_STEP_SUMMARY="+e.summaryF, "APICHECK_ARGS="+e.argsFile,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	cmd.Env = append(cmd.Env, env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("check step failed (it must capture the exit code and succeed): %v\n%s", err, out)
+	}
+}
+
+func (e *actionEnv) rawOutputs(t *testing.T) string {
+	b, err := os.ReadFile(e.output)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (e *actionEnv) outputs(t *testing.T) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, l := range strings.Split(e.rawOutputs(t), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			if _, dup := m[k]; dup {
+				t.Errorf("output %s set twice", k)
+			}
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func (e *actionEnv) summary(t *testing.T) string {
+	b, err := os.ReadFile(e.summaryF)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func runGit(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func appendFile(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
 	}
 }
