@@ -1,26 +1,58 @@
 // Package catalog is the one explicit list of every apicheck rule. It
 // feeds the engine, `apicheck rules`, the SARIF rule table and
-// docs/rules.md. Rules are listed, never self-registered.
+// docs/rules.md. Rules are listed, never self-registered; a new rule is
+// one rule value in internal/rules plus one line here.
 package catalog
 
-import (
-	"github.com/apicheck/apicheck/internal/lifecycle"
-	"github.com/apicheck/apicheck/internal/rules"
-)
+import "github.com/apicheck/apicheck/internal/rules"
 
-// All returns every rule in catalogue order (rules.md's): the lifecycle
-// rules go before the meta rule, PROTO_NUMBER_PREVIOUSLY_USED after
-// PROTO_NUMBER_REUSED.
+// All returns every rule in catalogue order (the order of rules.md).
 func All() []*rules.Rule {
-	var all []*rules.Rule
-	for _, r := range rules.Core() {
-		if r.ID == rules.UnclassifiedID {
-			all = append(all, lifecycle.Rules()...)
-		}
-		all = append(all, r)
-		if r.ID == "PROTO_NUMBER_REUSED" {
-			all = append(all, lifecycle.PreviouslyUsed)
-		}
+	return []*rules.Rule{
+		// New fields
+		rules.NewFieldNotPointer,
+		rules.NewFieldNotOptional,
+		rules.NewFieldNoOmitempty,
+		rules.OptionalWithoutOmitempty,
+		// Protobuf numbers
+		rules.ProtoNumberChanged,
+		rules.ProtoWireChanged,
+		rules.ProtoNumberDuplicate,
+		rules.ProtoNumberReused,
+		rules.ProtoNumberPreviouslyUsed,
+		rules.ProtoTagMissing,
+		rules.ProtoTagMalformed,
+		// Removal and tombstones
+		rules.FieldRemovedWithoutTombstone,
+		rules.TombstoneRemoved,
+		rules.TombstoneChanged,
+		rules.TombstonedFieldRestored,
+		rules.TombstoneMalformed,
+		// Wire and source compatibility of existing fields
+		rules.JSONNameChanged,
+		rules.FieldTypeChanged,
+		rules.FieldBecameRequired,
+		rules.FieldRenamed,
+		rules.FieldDefaultChanged,
+		rules.PatchStrategyChanged,
+		rules.ListTypeChanged,
+		rules.TypeRemoved,
+		rules.TypeRenamed,
+		rules.EnumValueRemoved,
+		// Versions of one group
+		rules.VersionSkew,
+		// Lifecycle across releases
+		rules.FieldRemovedStillUsed,
+		rules.FieldRemovalNotReleased,
+		rules.FieldRemovedNotDeprecated,
+		// Shoot deprecation stages
+		rules.ShootDeprecationNoWarning,
+		rules.ShootDeprecationNoValidation,
+		rules.ShootDeprecationNoMaintenance,
+		rules.ShootCanonicalizeTooEarly,
+		rules.ShootCanonicalizeMissing,
+		rules.ShootFieldRemovedTooEarly,
+		// Meta
+		rules.UnclassifiedChange,
 	}
-	return all
 }

@@ -144,7 +144,7 @@ func (e *benchEnv) init() error {
 
 	// One run tells which files the scan reads and whether the pipeline
 	// finds what was planted.
-	res, err := check.Run(check.Options{Dir: e.dir, Base: e.base, Head: e.head})
+	res, err := check.Run(check.Request{Dir: e.dir, Base: e.base, Head: e.head})
 	if err != nil {
 		return fmt.Errorf("first check.Run: %w", err)
 	}
@@ -298,7 +298,7 @@ func BenchmarkCheck(b *testing.B) {
 	b.SetBytes(e.bytes)
 	op := measure(b, func() {
 		for b.Loop() {
-			res, err := check.Run(check.Options{Dir: e.dir, Base: e.base, Head: e.head})
+			res, err := check.Run(check.Request{Dir: e.dir, Base: e.base, Head: e.head})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,11 +1,16 @@
-// Package check runs one comparison end to end: snapshots of two
-// revisions, scan, diff, rules. The CLI and the reporters use its result;
-// it knows nothing about flags or output formats.
+// Package check is apicheck's pipeline. `apicheck check` runs
+//
+//	snapshot → config → options → scan → diff → rules → suppress → finalize
+//
+// each step a function of the previous steps' output (see Run). The CLI
+// turns flags into a Request and a Result into reports and an exit code;
+// it knows nothing about the steps.
 package check
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/apicheck/apicheck/internal/catalog"
@@ -13,13 +18,16 @@ import (
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
+	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/scan"
+	"github.com/apicheck/apicheck/internal/suppress"
 )
 
-// Options select what to compare.
-type Options struct {
+// Request is what the user asked for.
+type Request struct {
 	// Dir is any directory inside the repository.
 	Dir string
 	// Base is the base ref; empty means the merge-base of HEAD and the
@@ -27,49 +35,47 @@ type Options struct {
 	Base string
 	// Head is the head ref; empty or git.WorktreeRef means the working tree.
 	Head string
-	// Scan tunes discovery (explicit groups from configuration).
-	Scan scan.Options
-	// Rules is the rule list to run (default catalog.All()).
-	Rules []*rules.Rule
-	// RuleOptions disable rules or override severities.
-	RuleOptions rules.Options
-	// Lifecycle configures the lifecycle rules (release tag pattern,
-	// Shoot stage files); the zero value takes the defaults.
-	Lifecycle lifecycle.Options
+	// ConfigPath is a configuration file on disk; empty means
+	// .apicheck.yaml of the head revision (defaults when it has none).
+	ConfigPath string
 	// Version is apicheck's version for the report.
 	Version string
-	// Config is the project configuration in effect (nil: defaults); the
-	// Configure hook sets it.
-	Config *config.Config
-	// Configure, when set, runs first in Analyze, with both snapshots
-	// open: it may read the head snapshot (the configuration file) and
-	// adjust the options of this analysis.
-	Configure func(res *Result, opts *Options) error
-	// Suppress, when set, runs once every finding is in res.Report and
-	// before the report is finalized: it may mark findings suppressed
-	// and add notes.
-	Suppress func(res *Result) error
+	// Rules is the catalogue (nil: catalog.All()).
+	Rules []*rules.Rule
+	// Lifecycle holds the lifecycle settings that do not come from the
+	// configuration file (cache directory, type information); the file's
+	// release and Shoot settings are applied on top.
+	Lifecycle lifecycle.Options
 }
 
-// Result is everything a comparison produced.
+func (q Request) catalogue() []*rules.Rule {
+	if q.Rules != nil {
+		return q.Rules
+	}
+	return catalog.All()
+}
+
+// Options are the settings of one run, derived from the request and the
+// configuration (step "options").
+type Options struct {
+	Scan      scan.Options
+	Rules     []*rules.Rule
+	Engine    rules.Options
+	Lifecycle lifecycle.Options
+}
+
+// Result is everything a run produced.
 type Result struct {
 	Repo *git.Repo
 	// BaseLabel describes a base that apicheck chose (no --base given).
 	BaseLabel  string
 	Base, Head git.Snapshot
+	Config     *config.Config
+	Options    Options
 	BaseModel  *model.Model
 	HeadModel  *model.Model
 	Diff       *model.Diff
 	Report     *finding.Report
-}
-
-// baseRef is how the report names the base: the ref the user gave, or
-// how the default base was chosen.
-func (r *Result) baseRef() string {
-	if r.BaseLabel != "" || r.Base == nil {
-		return r.BaseLabel
-	}
-	return r.Base.Ref()
 }
 
 // Close releases the snapshots.
@@ -83,40 +89,150 @@ func (r *Result) Close() {
 }
 
 // UsageError marks errors caused by what the user asked for (unknown
-// ref, not a repository): the CLI exits 2 for those.
+// ref, not a repository, a bad configuration): the CLI exits 2 for those.
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// Open resolves the two revisions to snapshots.
-func Open(opts Options) (*Result, error) {
-	repo, err := git.Open(opts.Dir)
+// Run is `apicheck check`: it compares two revisions and judges the diff.
+func Run(req Request) (*Result, error) {
+	res := &Result{}
+	out, err := run(res, req)
+	if err != nil {
+		res.Close()
+		return nil, err
+	}
+	return out, nil
+}
+
+func run(res *Result, req Request) (_ *Result, err error) {
+	if err := openSnapshots(res, req); err != nil { // snapshot
+		return nil, err
+	}
+	if res.Config, err = LoadConfig(res.Head, req.ConfigPath, req.catalogue()); err != nil { // config
+		return nil, err
+	}
+	res.Options = OptionsFor(res.Config, req) // options
+	if err := scanBoth(res); err != nil {     // scan
+		return nil, err
+	}
+	res.Diff = model.Compare(res.BaseModel, res.HeadModel) // diff
+	an := analyses(res)
+	defer an.Release.Close()
+	out, err := judge(res, an) // rules
+	if err != nil {
+		return nil, err
+	}
+	report := newReport(res, req, out)
+	if err := suppressFindings(res, report); err != nil { // suppress
+		return nil, err
+	}
+	report.Finalize() // finalize
+	res.Report = report
+	return res, nil
+}
+
+// Audit is `apicheck audit`: the single-revision invariants (rules with
+// Audit set) over every struct of one revision (req.Head), judged against
+// an empty base so that existing violations are reported too.
+func Audit(req Request) (*Result, error) {
+	res := &Result{BaseLabel: "(none: audit of one revision)"}
+	out, err := audit(res, req)
+	if err != nil {
+		res.Close()
+		return nil, err
+	}
+	return out, nil
+}
+
+func audit(res *Result, req Request) (_ *Result, err error) {
+	if res.Repo, err = git.Open(req.Dir); err != nil { // snapshot
+		return nil, &UsageError{err}
+	}
+	if res.Head, err = res.Repo.Snapshot(headRef(req)); err != nil {
+		return nil, refError(err)
+	}
+	if res.Config, err = LoadConfig(res.Head, req.ConfigPath, req.catalogue()); err != nil { // config
+		return nil, err
+	}
+	res.Options = OptionsFor(res.Config, req) // options
+	for _, r := range res.Options.Rules {
+		if !r.Audit {
+			res.Options.Engine.Disabled[r.ID] = true
+		}
+	}
+	if res.HeadModel, err = scan.Scan(res.Head, res.Options.Scan); err != nil { // scan
+		return nil, fmt.Errorf("scanning %s: %w", describe(res.Head), err)
+	}
+	res.BaseModel = &model.Model{}
+	res.Diff = model.Compare(res.BaseModel, res.HeadModel)                          // diff
+	out, err := judge(res, rules.Analyses{Unavailable: "audit reads one revision"}) // rules
+	if err != nil {
+		return nil, err
+	}
+	report := newReport(res, req, out)
+	if err := suppressFindings(res, report); err != nil { // suppress
+		return nil, err
+	}
+	report.Finalize() // finalize
+	res.Report = report
+	return res, nil
+}
+
+// Dump is `apicheck dump`: the scanned model of one revision, with the
+// groups of that revision's configuration.
+func Dump(req Request) (*model.Model, error) {
+	repo, err := git.Open(req.Dir)
 	if err != nil {
 		return nil, &UsageError{err}
 	}
-	res := &Result{Repo: repo}
-	headRef := opts.Head
-	if headRef == "" {
-		headRef = git.WorktreeRef
+	snap, err := repo.Snapshot(headRef(req))
+	if err != nil {
+		return nil, refError(err)
 	}
-	baseRef := opts.Base
+	defer snap.Close()
+	cfg, err := LoadConfig(snap, req.ConfigPath, req.catalogue())
+	if err != nil {
+		return nil, err
+	}
+	m, err := scan.Scan(snap, OptionsFor(cfg, req).Scan)
+	if err != nil {
+		return nil, fmt.Errorf("scanning %s: %w", describe(snap), err)
+	}
+	return m, nil
+}
+
+func headRef(req Request) string {
+	if req.Head == "" {
+		return git.WorktreeRef
+	}
+	return req.Head
+}
+
+// openSnapshots resolves the two revisions (step "snapshot").
+func openSnapshots(res *Result, req Request) error {
+	repo, err := git.Open(req.Dir)
+	if err != nil {
+		return &UsageError{err}
+	}
+	res.Repo = repo
+	baseRef := req.Base
 	if baseRef == "" {
 		upstream, sha, err := repo.DefaultBase()
 		if err != nil {
-			return nil, &UsageError{err}
+			return &UsageError{err}
 		}
 		baseRef = sha
 		res.BaseLabel = "merge-base of HEAD and " + upstream
 	}
 	if res.Base, err = repo.Snapshot(baseRef); err != nil {
-		return nil, refError(err)
+		return refError(err)
 	}
-	if res.Head, err = repo.Snapshot(headRef); err != nil {
-		res.Base.Close()
-		return nil, refError(err)
+	if res.Head, err = repo.Snapshot(headRef(req)); err != nil {
+		return refError(err)
 	}
-	return res, nil
+	return nil
 }
 
 func refError(err error) error {
@@ -127,36 +243,18 @@ func refError(err error) error {
 	return err
 }
 
-// Run compares the two revisions and judges the diff.
-func Run(opts Options) (*Result, error) {
-	res, err := Open(opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := res.Analyze(opts); err != nil {
-		res.Close()
-		return nil, err
-	}
-	return res, nil
-}
-
-// Analyze scans both snapshots (in parallel), diffs and runs the rules.
-func (res *Result) Analyze(opts Options) error {
-	if opts.Configure != nil {
-		if err := opts.Configure(res, &opts); err != nil {
-			return err
-		}
-	}
+// scanBoth scans base and head in parallel (step "scan").
+func scanBoth(res *Result) error {
 	var wg sync.WaitGroup
 	var baseErr, headErr error
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		res.BaseModel, baseErr = scan.Scan(res.Base, opts.Scan)
+		res.BaseModel, baseErr = scan.Scan(res.Base, res.Options.Scan)
 	}()
 	go func() {
 		defer wg.Done()
-		res.HeadModel, headErr = scan.Scan(res.Head, opts.Scan)
+		res.HeadModel, headErr = scan.Scan(res.Head, res.Options.Scan)
 	}()
 	wg.Wait()
 	if baseErr != nil {
@@ -165,51 +263,61 @@ func (res *Result) Analyze(opts Options) error {
 	if headErr != nil {
 		return fmt.Errorf("scanning head %s: %w", describe(res.Head), headErr)
 	}
-	res.Diff = model.Compare(res.BaseModel, res.HeadModel)
-	return res.judge(opts, true)
+	return nil
 }
 
-// judge runs the rules over res.Diff and builds the finalized report.
-// The lifecycle Env is built only when withLifecycle is set.
-func (res *Result) judge(opts Options, withLifecycle bool) error {
-	rs := opts.Rules
-	if rs == nil {
-		rs = catalog.All()
+// analyses prepares the inputs beyond the diff; each runs lazily, when a
+// rule that requires it first asks.
+func analyses(res *Result) rules.Analyses {
+	hist := lifecycle.NewHistory(lifecycle.Input{
+		Repo: res.Repo, Base: res.Base, Head: res.Head,
+		BaseModel: res.BaseModel, HeadModel: res.HeadModel,
+		Scan: res.Options.Scan, Options: res.Options.Lifecycle,
+	})
+	return rules.Analyses{
+		Release: hist,
+		Usages:  usage.New(hist, slices.Collect(res.Diff.RemovedFields())),
+		Shoot:   shoot.NewStages(hist),
 	}
-	ruleOpts := opts.RuleOptions
-	if ruleOpts.Env == nil && withLifecycle {
-		env := lifecycle.NewEnv(lifecycle.Input{
-			Repo: res.Repo, Base: res.Base, Head: res.Head,
-			BaseModel: res.BaseModel, HeadModel: res.HeadModel, Diff: res.Diff,
-			Scan: opts.Scan, Options: opts.Lifecycle,
-		})
-		defer env.Close()
-		ruleOpts.Env = env
-	}
-	out, err := rules.Run(res.Diff, rs, ruleOpts)
-	if err != nil {
-		return err
-	}
-	base := finding.Rev{Ref: res.baseRef()}
+}
+
+// judge runs the rules (step "rules").
+func judge(res *Result, an rules.Analyses) (*rules.Result, error) {
+	eng := res.Options.Engine
+	eng.Analyses = an
+	return rules.Run(res.Diff, res.Options.Rules, eng)
+}
+
+func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
+	base := finding.Rev{Ref: res.BaseLabel}
 	if res.Base != nil {
 		base.Commit = res.Base.Commit()
+		if res.BaseLabel == "" {
+			base.Ref = res.Base.Ref()
+		}
 	}
-	res.Report = &finding.Report{
-		Tool:     finding.Tool{Name: "apicheck", Version: opts.Version},
+	r := &finding.Report{
+		Tool:     finding.Tool{Name: "apicheck", Version: req.Version},
 		Base:     base,
 		Head:     finding.Rev{Ref: res.Head.Ref(), Commit: res.Head.Commit()},
 		Findings: out.Findings,
 		Notes:    out.Notes,
+		Rules:    rules.Docs(req.catalogue()),
 	}
 	if len(res.HeadModel.Groups) == 0 && len(res.BaseModel.Groups) == 0 {
-		res.Report.Notes = append(res.Report.Notes, "no API groups found (a directory with version sub-packages such as v1beta1 that declare +groupName or SchemeGroupVersion); list them in .apicheck.yaml if discovery misses them")
+		r.Notes = append(r.Notes, "no API groups found (a directory with version sub-packages such as v1beta1 that declare +groupName or SchemeGroupVersion); list them in .apicheck.yaml if discovery misses them")
 	}
-	if opts.Suppress != nil {
-		if err := opts.Suppress(res); err != nil {
-			return err
-		}
+	return r
+}
+
+// suppressFindings applies the configuration's ignore entries and the
+// inline markers of head (step "suppress").
+func suppressFindings(res *Result, r *finding.Report) error {
+	notes, err := suppress.Apply(r.Findings, res.Config, res.HeadModel, ruleIDs(res.Options.Rules))
+	if err != nil {
+		return &UsageError{Err: err}
 	}
-	res.Report.Finalize()
+	r.Notes = append(r.Notes, notes...)
 	return nil
 }
 

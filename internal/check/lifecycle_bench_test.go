@@ -24,7 +24,7 @@ func BenchmarkCheckLifecycle(b *testing.B) {
 		name := map[string]string{lifecycle.TypeInfoOff: "syntactic", lifecycle.TypeInfoAuto: "typed"}[mode]
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				res, err := check.Run(check.Options{Dir: r.Dir, Base: r.Base, Head: r.Head,
+				res, err := check.Run(check.Request{Dir: r.Dir, Base: r.Base, Head: r.Head,
 					Lifecycle: lifecycle.Options{TypeInfo: mode, CacheDir: "-"}})
 				if err != nil {
 					b.Fatal(err)

@@ -13,11 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/finding"
-	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/report"
-	"github.com/apicheck/apicheck/internal/scan"
 )
 
 // Exit codes.
@@ -154,7 +153,7 @@ func newAuditCmd() *cobra.Command {
 		Use:   "audit",
 		Short: "Report every existing violation of the single-revision invariants (for adopting apicheck)",
 		Long: "audit scans one revision and reports every struct that violates a single-revision invariant " +
-			"(" + strings.Join(check.AuditRuleIDs, ", ") + "), not only what a change introduces. " +
+			"(" + strings.Join(auditRuleIDs(), ", ") + "), not only what a change introduces. " +
 			"Use it once when adopting apicheck on an existing API; check then ratchets.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -194,7 +193,7 @@ func runCheck(cmd *cobra.Command, f checkFlags) error {
 
 // runAndReport runs a comparison (check.Run or check.Audit) and writes its
 // reports; it owns output files and the exit code.
-func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Options) (*check.Result, error)) error {
+func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (*check.Result, error)) error {
 	failOn, err := parseFailOn(f.failOn)
 	if err != nil {
 		return err
@@ -213,13 +212,13 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Options) (
 		return err
 	}
 	defer out.Abort()
-	res, err := runner(withConfig(check.Options{
-		Dir:     dirOrCwd(f.repo),
-		Base:    f.base,
-		Head:    f.head,
-		Version: version(),
-		Scan:    scan.Options{},
-	}, f.config))
+	res, err := runner(check.Request{
+		Dir:        dirOrCwd(f.repo),
+		Base:       f.base,
+		Head:       f.head,
+		ConfigPath: f.config,
+		Version:    version(),
+	})
 	if err != nil {
 		return failure(err)
 	}
@@ -237,6 +236,17 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Options) (
 		return &exitError{code: ExitFindings}
 	}
 	return nil
+}
+
+// auditRuleIDs are the rules `apicheck audit` runs.
+func auditRuleIDs() []string {
+	var ids []string
+	for _, r := range catalog.All() {
+		if r.Audit {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
 }
 
 func dirOrCwd(d string) string {
@@ -297,5 +307,3 @@ func (o *output) Abort() {
 		os.Remove(o.tmp.Name())
 	}
 }
-
-func asUnknown(err error, target **git.UnknownRefError) bool { return errors.As(err, target) }

@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/notes"
 )
@@ -20,17 +19,18 @@ func newReleaseNotesCmd() *cobra.Command {
 			"request and edit. It exits 0 whatever the findings are.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := check.Run(withConfig(check.Options{
-				Dir:     dirOrCwd(repo),
-				Base:    base,
-				Head:    head,
-				Version: version(),
-			}, configPath))
+			res, err := check.Run(check.Request{
+				Dir:        dirOrCwd(repo),
+				Base:       base,
+				Head:       head,
+				ConfigPath: configPath,
+				Version:    version(),
+			})
 			if err != nil {
 				return failure(err)
 			}
 			defer res.Close()
-			blocks := notes.Generate(res.Diff, res.Report.Findings, catalog.All())
+			blocks := notes.Generate(res.Diff, res.Report.Findings, res.Options.Rules)
 			if err := notes.Render(cmd.OutOrStdout(), blocks); err != nil {
 				return failure(err)
 			}

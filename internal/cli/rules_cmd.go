@@ -7,15 +7,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apicheck/apicheck/internal/catalog"
+	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/report"
 	"github.com/apicheck/apicheck/internal/rules"
 )
 
 // rulesFormats are the outputs of `apicheck rules`.
-var rulesFormats = map[string]func(w io.Writer, rs []*rules.Rule) error{
+var rulesFormats = map[string]func(w io.Writer, rs []finding.RuleDoc) error{
 	"text": report.RulesText,
 	"json": report.RulesJSON,
-	"markdown": func(w io.Writer, rs []*rules.Rule) error {
+	"markdown": func(w io.Writer, rs []finding.RuleDoc) error {
 		_, err := io.WriteString(w, report.RulesMarkdown(rs))
 		return err
 	},
@@ -39,7 +40,7 @@ func newRulesCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := write(cmd.OutOrStdout(), rs); err != nil {
+			if err := write(cmd.OutOrStdout(), rules.Docs(rs)); err != nil {
 				return failure(err)
 			}
 			return nil

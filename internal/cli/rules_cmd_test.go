@@ -7,6 +7,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/report"
+	"github.com/apicheck/apicheck/internal/rules"
 )
 
 func TestRulesCommand(t *testing.T) {
@@ -50,14 +51,14 @@ func TestRulesCommand(t *testing.T) {
 	}
 	for i, r := range all {
 		got := infos[i]
-		if got.ID != r.ID || got.Category != r.Category || got.Severity != r.Severity ||
+		if got.ID != r.ID || got.Category != string(r.Category) || got.Severity != r.Severity ||
 			got.Summary != r.Summary || got.Why != r.Why || got.Fix != r.Fix {
 			t.Errorf("JSON rule %d = %+v, want %s", i, got, r.ID)
 		}
 	}
 
 	code, out, _ = run(t, "rules", "--format", "markdown")
-	if code != ExitOK || out != report.RulesMarkdown(all) {
+	if code != ExitOK || out != report.RulesMarkdown(rules.Docs(all)) {
 		t.Errorf("rules --format markdown (exit %d) differs from report.RulesMarkdown (docs/rules.md)", code)
 	}
 }

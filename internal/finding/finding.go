@@ -205,6 +205,9 @@ type Report struct {
 	// Notes are statements about the run itself (e.g. "no release tag
 	// found; release-based rules skipped", "usages are approximate").
 	Notes []string `json:"notes,omitempty"`
+	// Rules documents the rules of the catalogue the run used, for the
+	// formats that describe rules (SARIF); not part of the JSON report.
+	Rules []RuleDoc `json:"-"`
 }
 
 // Finalize sorts, de-duplicates, fingerprints and counts the findings.

@@ -4,20 +4,22 @@
 // of a Shoot field deprecation (warning, version-gated validation,
 // maintenance, Canonicalize, final removal).
 //
-// check builds one Env per comparison and hands it to the rules engine as
-// rules.Options.Env; the lifecycle rules (Rules, PreviouslyUsed) read it.
-// Every analysis behind the Env runs lazily, once, and only when a rule
-// needs it: a change without removed or new protobuf fields never reads a
-// release tag. Problems with the input (no release tag, a shallow clone, a
-// missing stage file) become notes on the report, never crashes.
+// This package is the release history (History: release tags, the
+// newest release before base, its model, protobuf numbers at earlier
+// releases and their cache). Its sub-packages hold the other analyses:
+// usage (usages of removed fields) and shoot (the code of the Shoot
+// deprecation stages). The rules that judge with them live in
+// internal/rules and declare what they require; check builds the analyses
+// once per comparison. Every analysis runs lazily, once, and only when a
+// rule needs it: a change without removed or new protobuf fields never
+// reads a release tag. Problems with the input (no release tag, a shallow
+// clone, a missing stage file) become notes on the report, never crashes.
 package lifecycle
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/apicheck/apicheck/internal/git"
-	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -27,16 +29,28 @@ type Input struct {
 	Repo                 *git.Repo
 	Base, Head           git.Snapshot
 	BaseModel, HeadModel *model.Model
-	Diff                 *model.Diff
 	// Scan are the options the models were scanned with (used again for
 	// the release tag's model).
 	Scan    scan.Options
 	Options Options
 }
 
-// Env is the lifecycle data of one comparison. It is not safe for
-// concurrent use (the rules engine runs rules one after another).
-type Env struct {
+// Rev names a revision the lifecycle analyses read.
+type Rev string
+
+// Revisions the analyses read.
+const (
+	RevBase    Rev = "base"
+	RevHead    Rev = "head"
+	RevRelease Rev = "release"
+)
+
+// History is the release history of one comparison: the newest release
+// before base, its snapshot and model, and the protobuf numbers structs
+// held at earlier releases. Every part is computed lazily, once. It is
+// not safe for concurrent use (the rules engine runs rules one after
+// another).
+type History struct {
 	in   Input
 	opts Options
 
@@ -49,33 +63,18 @@ type Env struct {
 	tagModel *model.Model
 	tagErr   error
 
-	usage map[string]*usageMemo // by revision: "base", "release"
-
 	histDone bool
-	hist     *History
+	hist     *ProtoNumbers
 	histErr  error
-
-	stages        map[string]*StageCode
-	shootPathMemo map[*model.Package]map[string]string
-
-	versDone bool
-	vers     []shoot.Version
-	versProb string
 }
 
-type usageMemo struct {
-	res *Usages
-	err error
-}
-
-// NewEnv prepares the lifecycle analysis; nothing runs yet.
-func NewEnv(in Input) *Env {
-	return &Env{in: in, opts: in.Options.withDefaults(), usage: map[string]*usageMemo{},
-		stages: map[string]*StageCode{}, shootPathMemo: map[*model.Package]map[string]string{}}
+// NewHistory prepares the release history; nothing runs yet.
+func NewHistory(in Input) *History {
+	return &History{in: in, opts: in.Options.withDefaults()}
 }
 
 // Close releases the release tag's snapshot, if one was opened.
-func (e *Env) Close() {
+func (e *History) Close() {
 	if e == nil {
 		return
 	}
@@ -83,6 +82,31 @@ func (e *Env) Close() {
 		e.tagSnap.Close()
 		e.tagSnap = nil
 	}
+}
+
+// Options are the lifecycle options in effect (defaults filled in).
+func (e *History) Options() Options { return e.opts }
+
+// Input is what the comparison handed in.
+func (e *History) Input() Input { return e.in }
+
+// Snapshot opens a revision: base and head are the compared snapshots,
+// the release is the newest release before base. label names it for
+// messages ("base", "release v1.2.0").
+func (e *History) Snapshot(rev Rev) (snap git.Snapshot, label string, err error) {
+	switch rev {
+	case RevBase:
+		return e.in.Base, string(rev), nil
+	case RevHead:
+		return e.in.Head, string(rev), nil
+	case RevRelease:
+		s, _, err := e.ReleaseSnapshot()
+		if err != nil {
+			return nil, "", err
+		}
+		return s, "release " + e.rel.Newest.Name, nil
+	}
+	return nil, "", fmt.Errorf("unknown revision %q", rev)
 }
 
 // Release is the release history as seen from base.
@@ -93,28 +117,18 @@ type Release struct {
 	All []git.Tag
 }
 
-// ReleaseRules are the rules that need a release tag; the note about a
-// missing one names them.
-var ReleaseRules = []string{
-	"PROTO_NUMBER_PREVIOUSLY_USED", "FIELD_REMOVAL_NOT_RELEASED", "FIELD_REMOVED_NOT_DEPRECATED",
-	"SHOOT_CANONICALIZE_TOO_EARLY", "SHOOT_CANONICALIZE_MISSING",
-}
-
 // Release returns the release history, or a problem saying why there is
 // none (no tag matches, a shallow clone, a bad pattern).
-func (e *Env) Release() (Release, string) {
+func (e *History) Release() (Release, string) {
 	if e.relDone {
 		return e.rel, e.relProb
 	}
 	e.relDone = true
 	e.rel, e.relProb = e.findRelease()
-	if e.relProb != "" {
-		e.relProb += "; skipped " + strings.Join(ReleaseRules, ", ")
-	}
 	return e.rel, e.relProb
 }
 
-func (e *Env) findRelease() (Release, string) {
+func (e *History) findRelease() (Release, string) {
 	re, err := CompileTagPattern(e.opts.TagPattern)
 	if err != nil {
 		return Release{}, err.Error()
@@ -147,9 +161,9 @@ func (e *Env) findRelease() (Release, string) {
 	return Release{Newest: newest, All: all}, ""
 }
 
-// releaseSnapshot opens the newest release tag's snapshot and scans its
+// ReleaseSnapshot opens the newest release tag's snapshot and scans its
 // model, once.
-func (e *Env) releaseSnapshot() (git.Snapshot, *model.Model, error) {
+func (e *History) ReleaseSnapshot() (git.Snapshot, *model.Model, error) {
 	if e.tagDone {
 		return e.tagSnap, e.tagModel, e.tagErr
 	}
@@ -177,8 +191,8 @@ func (e *Env) releaseSnapshot() (git.Snapshot, *model.Model, error) {
 // ReleaseField looks a field up in the newest release's model by group
 // directory, version, type name and Go field name. ok is false when the
 // release does not have it.
-func (e *Env) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, err error) {
-	_, m, err := e.releaseSnapshot()
+func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, err error) {
+	_, m, err := e.ReleaseSnapshot()
 	if err != nil {
 		return nil, false, err
 	}
@@ -208,30 +222,6 @@ func lookupType(m *model.Model, groupDir, version, typ string) *model.Type {
 		return nil
 	}
 	return p.Type(typ)
-}
-
-// RemovedFields are the fields removed from existing structs of external
-// versions, in diff order.
-func (e *Env) RemovedFields() []*model.FieldDiff {
-	var out []*model.FieldDiff
-	for _, g := range e.in.Diff.Groups {
-		for _, pd := range g.Packages {
-			if !pd.External() {
-				continue
-			}
-			for _, td := range pd.Types {
-				if td.Base == nil || td.Head == nil || td.Head.Kind != model.KindStruct {
-					continue
-				}
-				for _, fd := range td.Fields {
-					if fd.Head == nil && !fd.Base.Embedded {
-						out = append(out, fd)
-					}
-				}
-			}
-		}
-	}
-	return out
 }
 
 func short(sha string) string {

@@ -16,7 +16,6 @@ import (
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/lifecycle"
-	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
@@ -117,7 +116,7 @@ func withPrelude(ar *txtar.Archive) []byte {
 
 func runFixture(t *testing.T, fx *gitfixture.Fixture, typeInfo string) *check.Result {
 	t.Helper()
-	res, err := check.Run(check.Options{
+	res, err := check.Run(check.Request{
 		Dir:       fx.Dir,
 		Base:      fx.Commits["base"],
 		Head:      fx.Commits["head"],
@@ -226,7 +225,7 @@ func TestShallowClone(t *testing.T) {
 	fx := gitfixture.FromTxtar(t, withPrelude(ar))
 	clone := filepath.Join(t.TempDir(), "clone")
 	fx.Git("clone", "-q", "--depth", "2", "--no-tags", "file://"+fx.Dir, clone)
-	res, err := check.Run(check.Options{
+	res, err := check.Run(check.Request{
 		Dir: clone, Base: fx.Commits["base"], Head: fx.Commits["head"],
 		Lifecycle: lifecycle.Options{TypeInfo: lifecycle.TypeInfoOff, CacheDir: "-"},
 	})
@@ -237,7 +236,7 @@ func TestShallowClone(t *testing.T) {
 	if got := findingLines(res); len(got) != 0 {
 		t.Errorf("findings in a shallow clone without tags: %v", got)
 	}
-	for _, want := range []string{"shallow clone", "git fetch --unshallow --tags", "skipped PROTO_NUMBER_PREVIOUSLY_USED, FIELD_REMOVAL_NOT_RELEASED"} {
+	for _, want := range []string{"shallow clone", "git fetch --unshallow --tags", "FIELD_REMOVAL_NOT_RELEASED, FIELD_REMOVED_NOT_DEPRECATED skipped"} {
 		if !hasNote(res, want) {
 			t.Errorf("no note says %q; report:\n%s", want, dump(res))
 		}
@@ -257,7 +256,7 @@ func TestTagPattern(t *testing.T) {
 		{`^v1\.1\.0$`, true},
 		{"release-*", false},
 	} {
-		res, err := check.Run(check.Options{
+		res, err := check.Run(check.Request{
 			Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
 			Lifecycle: lifecycle.Options{TagPattern: c.pattern, TypeInfo: lifecycle.TypeInfoOff, CacheDir: "-"},
 		})
@@ -272,25 +271,6 @@ func TestTagPattern(t *testing.T) {
 			t.Errorf("%s: no note; report:\n%s", c.pattern, dump(res))
 		}
 		res.Close()
-	}
-}
-
-// TestNoEnv: without lifecycle data (another caller of the engine) the
-// lifecycle rules do nothing.
-func TestNoEnv(t *testing.T) {
-	ar, _ := loadFixture(t, "testdata/removal_still_used_fires.txtar")
-	fx := gitfixture.FromTxtar(t, withPrelude(ar))
-	res, err := check.Run(check.Options{
-		Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
-		Rules:       append(lifecycle.Rules(), lifecycle.PreviouslyUsed),
-		RuleOptions: rules.Options{Env: struct{}{}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Close()
-	if len(res.Report.Findings) != 0 || len(res.Report.Notes) != 0 {
-		t.Errorf("lifecycle rules ran without their data:\n%s", dump(res))
 	}
 }
 
@@ -311,7 +291,10 @@ func TestCatalogOrder(t *testing.T) {
 			t.Errorf("catalogue order lacks %q:\n%s", seq, all)
 		}
 	}
-	for _, r := range append(lifecycle.Rules(), lifecycle.PreviouslyUsed) {
+	for _, r := range catalog.All() {
+		if len(r.Requires) == 0 {
+			continue
+		}
 		if r.Check == nil || r.Summary == "" || r.Why == "" || r.Fix == "" || r.Severity == 0 {
 			t.Errorf("%s: incomplete rule data", r.ID)
 		}
@@ -326,7 +309,7 @@ func TestHistoryCache(t *testing.T) {
 	cache := t.TempDir()
 	var runs [][]string
 	for i := 0; i < 2; i++ {
-		res, err := check.Run(check.Options{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
+		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
 			Lifecycle: lifecycle.Options{CacheDir: cache}})
 		if err != nil {
 			t.Fatal(err)

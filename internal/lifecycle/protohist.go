@@ -45,8 +45,8 @@ type Holder struct {
 	Field string
 }
 
-// History is the protobuf-number history of some structs.
-type History struct {
+// ProtoNumbers is the protobuf-number history of some structs.
+type ProtoNumbers struct {
 	// Tags are the release tags consulted, newest first.
 	Tags []string
 	// byStruct maps dir -> type -> number -> holders (newest tag first).
@@ -55,12 +55,12 @@ type History struct {
 
 // Holders returns the fields that carried number n in struct typ of
 // package directory dir at a release tag, newest first.
-func (h *History) Holders(dir, typ string, n int) []Holder {
+func (h *ProtoNumbers) Holders(dir, typ string, n int) []Holder {
 	return h.byStruct[dir][typ][n]
 }
 
 // Numbers returns every number struct typ of dir ever used at a release.
-func (h *History) Numbers(dir, typ string) []int {
+func (h *ProtoNumbers) Numbers(dir, typ string) []int {
 	var out []int
 	for n := range h.byStruct[dir][typ] {
 		out = append(out, n)
@@ -71,8 +71,8 @@ func (h *History) Numbers(dir, typ string) []int {
 
 // ProtoHistory returns the history of the given structs (package
 // directory -> type names) over every release tag reachable from base. It
-// runs once per Env; later calls return the first result.
-func (e *Env) ProtoHistory(structs map[string][]string) (*History, error) {
+// runs once per History; later calls return the first result.
+func (e *History) ProtoHistory(structs map[string][]string) (*ProtoNumbers, error) {
 	if e.histDone {
 		return e.hist, e.histErr
 	}
@@ -86,8 +86,8 @@ func (e *Env) ProtoHistory(structs map[string][]string) (*History, error) {
 	return e.hist, e.histErr
 }
 
-func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, cache *blobCache) (*History, error) {
-	h := &History{byStruct: map[string]map[string]map[int][]Holder{}}
+func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, cache *blobCache) (*ProtoNumbers, error) {
+	h := &ProtoNumbers{byStruct: map[string]map[string]map[int][]Holder{}}
 	for _, t := range tags {
 		h.Tags = append(h.Tags, t.Name)
 	}

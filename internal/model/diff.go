@@ -116,6 +116,7 @@ const (
 	AttrProtoNumber   Attr = "protobuf number"
 	AttrProtoWire     Attr = "protobuf wire type"
 	AttrProtoLabel    Attr = "protobuf label"
+	AttrProtoName     Attr = "protobuf name"
 	AttrProtoOptions  Attr = "protobuf options"
 	AttrProtoPresence Attr = "protobuf tag"
 	AttrGoType        Attr = "Go type"
@@ -407,7 +408,8 @@ func fieldAttrs(b, h *Field, renames map[string]string) []Attr {
 		add(b.Proto.Number != h.Proto.Number, AttrProtoNumber)
 		add(b.Proto.Wire != h.Proto.Wire, AttrProtoWire)
 		add(NormLabel(b.Proto.Label) != NormLabel(h.Proto.Label), AttrProtoLabel)
-		add(b.Proto.Name != h.Proto.Name || strings.Join(b.Proto.Options, ",") != strings.Join(h.Proto.Options, ","), AttrProtoOptions)
+		add(b.Proto.Name != h.Proto.Name, AttrProtoName)
+		add(strings.Join(b.Proto.Options, ",") != strings.Join(h.Proto.Options, ","), AttrProtoOptions)
 	}
 	add(RenameType(b.Type, renames) != h.Type, AttrGoType)
 	add(b.Optional() != h.Optional(), AttrOptional)

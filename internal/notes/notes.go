@@ -66,17 +66,17 @@ func (g *generator) add(k key, version, line string) {
 // Generate drafts the release notes of a diff. Only external versions
 // count. Removed fields and types are "breaking"; so are fields and types
 // that existed at base and still exist at head about which an
-// unsuppressed error finding of a compatibility or protobuf rule (of rs,
-// the rule catalogue) reports an incompatible change. New fields and kinds
+// unsuppressed error finding of a rule with a ReleaseNote (of rs, the
+// rule catalogue) reports an incompatible change, in that rule's words. New fields and kinds
 // are "feature", newly deprecated fields "noteworthy", Go-only renames
 // "breaking developer". Groups of the componentconfig profile go to the
 // "operator" group, all others to "user". Findings of process rules
 // (versions, tombstones, lifecycle) are not release notes.
 func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
-	incompatible := map[string]bool{}
+	incompatible := map[string]*rules.Rule{}
 	for _, r := range rs {
-		if r.Category == rules.CatCompat || r.Category == rules.CatProtobuf {
-			incompatible[r.ID] = true
+		if r.ReleaseNote != nil {
+			incompatible[r.ID] = r
 		}
 	}
 	g := &generator{entries: map[key]entry{}}
@@ -111,13 +111,14 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
 	typeDetails := map[*model.TypeDiff][]string{}
 	for i := range fs {
 		f := &fs[i]
-		if f.Suppressed != "" || f.Severity != finding.Error || f.Type == "" || !incompatible[f.Rule] {
+		rule := incompatible[f.Rule]
+		if f.Suppressed != "" || f.Severity != finding.Error || f.Type == "" || rule == nil {
 			continue
 		}
 		if f.Field == "" {
 			td := typesByKey[f.Package+"\x00"+f.Type]
 			if td != nil && td.Base != nil && td.Head != nil && !td.Renamed {
-				typeDetails[td] = append(typeDetails[td], ruleDetail(f.Rule, nil))
+				typeDetails[td] = append(typeDetails[td], rule.ReleaseNote(nil))
 			}
 			continue
 		}
@@ -125,7 +126,7 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
 		if fd == nil || fd.Base == nil || fd.Head == nil || !changed(fd) {
 			continue
 		}
-		details[fd] = append(details[fd], ruleDetail(f.Rule, fd))
+		details[fd] = append(details[fd], rule.ReleaseNote(fd))
 	}
 	for fd, ds := range details {
 		td := fd.Type
@@ -278,38 +279,6 @@ func groupVersion(gd *model.GroupDiff, pd *model.PackageDiff) string {
 		return gd.Dir + "/" + pd.Version
 	}
 	return name + "/" + pd.Version
-}
-
-// ruleDetail says in a few words what a rule found about a field pair.
-func ruleDetail(rule string, fd *model.FieldDiff) string {
-	if fd != nil {
-		b, h := fd.Base, fd.Head
-		switch rule {
-		case "JSON_NAME_CHANGED":
-			return fmt.Sprintf("JSON name changed from `%s` to `%s`", b.WireName(), h.WireName())
-		case "FIELD_TYPE_CHANGED":
-			return fmt.Sprintf("type changed from `%s` to `%s`", b.Type, h.Type)
-		case "PROTO_NUMBER_CHANGED":
-			if b.Proto != nil && h.Proto != nil {
-				return fmt.Sprintf("protobuf number changed from %d to %d", b.Proto.Number, h.Proto.Number)
-			}
-		case "PROTO_WIRE_CHANGED":
-			if b.Proto != nil && h.Proto != nil {
-				return fmt.Sprintf("protobuf encoding changed from `%s,%s` to `%s,%s`", b.Proto.Wire, model.NormLabel(b.Proto.Label), h.Proto.Wire, model.NormLabel(h.Proto.Label))
-			}
-		}
-	}
-	switch rule {
-	case "FIELD_BECAME_REQUIRED":
-		return "it became required"
-	case "PATCH_STRATEGY_CHANGED":
-		return "patch strategy changed"
-	case "LIST_TYPE_CHANGED":
-		return "list type changed"
-	case "FIELD_DEFAULT_CHANGED":
-		return "default changed"
-	}
-	return strings.ToLower(strings.ReplaceAll(rule, "_", " "))
 }
 
 func uniqueSorted(s []string) []string {

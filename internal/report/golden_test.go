@@ -90,10 +90,10 @@ func goldenReport() *finding.Report {
 // goldenRules is a small hand-built rule table, so the SARIF golden file
 // does not change whenever the catalogue does (TestSARIFCatalog covers
 // the real table).
-func goldenRules() []*rules.Rule {
-	return []*rules.Rule{
+func goldenRules() []finding.RuleDoc {
+	return []finding.RuleDoc{
 		{
-			ID: "PROTO_NUMBER_CHANGED", Category: rules.CatProtobuf, Severity: finding.Error,
+			ID: "PROTO_NUMBER_CHANGED", Category: string(rules.CatProtobuf), Severity: finding.Error,
 			Summary: "An existing field's protobuf number changed.",
 			Why:     "Stored objects and clients encode the field under the old number.",
 			Fix:     "Restore the old number.",
@@ -101,22 +101,22 @@ func goldenRules() []*rules.Rule {
 			After:   "Purpose *string `protobuf:\"bytes,1,opt,name=purpose\"`\n// tag ``` inside",
 		},
 		{
-			ID: "OPTIONAL_WITHOUT_OMITEMPTY", Category: rules.CatNewFields, Severity: finding.Warning,
+			ID: "OPTIONAL_WITHOUT_OMITEMPTY", Category: string(rules.CatNewFields), Severity: finding.Warning,
 			Summary: "A `+optional` field has no omitempty.",
 			Why:     "Unset optional fields are serialized as zero values.",
 			Fix:     "Add omitempty.",
 		},
 		{
-			ID: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Category: rules.CatRemoval, Severity: finding.Error,
+			ID: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Category: string(rules.CatRemoval), Severity: finding.Error,
 			Summary: "A field was removed without a tombstone.",
 		},
 		{
-			ID: "FIELD_RENAMED", Category: rules.CatCompat, Severity: finding.Info,
+			ID: "FIELD_RENAMED", Category: string(rules.CatCompat), Severity: finding.Info,
 			Summary: "A Go field was renamed.",
 			Why:     "Go clients break, the wire does not.",
 		},
 		{
-			ID: "TOMBSTONE_MALFORMED", Category: rules.CatRemoval, Severity: finding.Warning,
+			ID: "TOMBSTONE_MALFORMED", Category: string(rules.CatRemoval), Severity: finding.Warning,
 			Summary: "A tombstone does not follow the convention.",
 		},
 	}

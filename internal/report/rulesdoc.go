@@ -8,41 +8,17 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
-	"github.com/apicheck/apicheck/internal/rules"
 )
 
 // RulesDocUpdateCommand regenerates docs/rules.md.
 const RulesDocUpdateCommand = "go test ./internal/report -run TestRulesDoc -update"
-
-// categoryTitles are the section titles of docs/rules.md; a category not
-// listed here is titled by its name.
-var categoryTitles = map[rules.Category]string{
-	rules.CatNewFields: "New fields",
-	rules.CatProtobuf:  "Protobuf numbers",
-	rules.CatRemoval:   "Removal and tombstones",
-	rules.CatCompat:    "Wire and source compatibility of existing fields",
-	rules.CatVersions:  "Versions of one group",
-	rules.CatLifecycle: "Lifecycle across releases",
-	rules.CatShoot:     "Shoot deprecation stages",
-	rules.CatMeta:      "Meta",
-}
-
-func categoryTitle(c rules.Category) string {
-	if t, ok := categoryTitles[c]; ok {
-		return t
-	}
-	if c == "" {
-		return "Other"
-	}
-	return string(c)
-}
 
 // RulesMarkdown renders the rule catalogue as docs/rules.md: an index
 // table, then one section per category (in order of first appearance)
 // with every rule's summary, rationale, fix and examples. Rule headings
 // are "### `RULE_ID`", so GitHub's anchor for a rule is its lower-cased
 // ID (the SARIF helpUri points there).
-func RulesMarkdown(rs []*rules.Rule) string {
+func RulesMarkdown(rs []finding.RuleDoc) string {
 	var b strings.Builder
 	b.WriteString("<!-- Code generated from the rule catalogue (catalog.All()); DO NOT EDIT.\n")
 	b.WriteString("     Regenerate with: " + RulesDocUpdateCommand + " -->\n\n")
@@ -51,13 +27,15 @@ func RulesMarkdown(rs []*rules.Rule) string {
 		"in configuration and in suppressions. Severities are defaults; configuration can override them per rule "+
 		"or per API group profile. `apicheck rules` prints the same catalogue.\n\n", len(rs))
 
-	var cats []rules.Category
-	byCat := map[rules.Category][]*rules.Rule{}
+	var cats []string
+	byCat := map[string][]finding.RuleDoc{}
+	titles := map[string]string{}
 	for _, r := range rs {
 		if _, ok := byCat[r.Category]; !ok {
 			cats = append(cats, r.Category)
 		}
 		byCat[r.Category] = append(byCat[r.Category], r)
+		titles[r.Category] = r.CategoryTitle
 	}
 
 	b.WriteString("| Rule | Category | Severity | Summary |\n| --- | --- | --- | --- |\n")
@@ -66,7 +44,11 @@ func RulesMarkdown(rs []*rules.Rule) string {
 			tableText(r.Summary))
 	}
 	for _, c := range cats {
-		fmt.Fprintf(&b, "\n## %s\n", categoryTitle(c))
+		title := titles[c]
+		if title == "" {
+			title = c
+		}
+		fmt.Fprintf(&b, "\n## %s\n", title)
 		for _, r := range byCat[c] {
 			fmt.Fprintf(&b, "\n### `%s`\n\n", r.ID)
 			fmt.Fprintf(&b, "Category: `%s` · default severity: **%s**\n\n", r.Category, r.Severity)
@@ -87,7 +69,7 @@ func tableText(s string) string {
 }
 
 // RulesText writes the rule catalogue for a terminal.
-func RulesText(w io.Writer, rs []*rules.Rule) error {
+func RulesText(w io.Writer, rs []finding.RuleDoc) error {
 	var b strings.Builder
 	for i, r := range rs {
 		if i > 0 {
@@ -123,7 +105,7 @@ func writeLabelled(b *strings.Builder, label, text string) {
 type RuleInfo struct {
 	ID       string           `json:"id"`
 	Name     string           `json:"name"`
-	Category rules.Category   `json:"category"`
+	Category string           `json:"category"`
 	Severity finding.Severity `json:"severity"`
 	Summary  string           `json:"summary"`
 	Why      string           `json:"why,omitempty"`
@@ -133,7 +115,7 @@ type RuleInfo struct {
 }
 
 // RulesJSON writes the rule catalogue as a JSON array (never null).
-func RulesJSON(w io.Writer, rs []*rules.Rule) error {
+func RulesJSON(w io.Writer, rs []finding.RuleDoc) error {
 	out := make([]RuleInfo, 0, len(rs))
 	for _, r := range rs {
 		out = append(out, RuleInfo{

@@ -9,9 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/finding"
-	"github.com/apicheck/apicheck/internal/rules"
 )
 
 // SARIF constants. The schema URI is the OASIS-published SARIF 2.1.0
@@ -37,10 +35,10 @@ const (
 	sarifDevVersion = "0.0.0-dev"
 )
 
-// SARIF writes a SARIF 2.1.0 log with the complete rule table of
-// catalog.All(), for GitHub code scanning and other SARIF consumers.
+// SARIF writes a SARIF 2.1.0 log whose rule table is the catalogue the
+// run used (r.Rules), for GitHub code scanning and other SARIF consumers.
 func SARIF(w io.Writer, r *finding.Report) error {
-	return WriteSARIF(w, r, catalog.All())
+	return WriteSARIF(w, r, r.Rules)
 }
 
 // WriteSARIF writes a SARIF 2.1.0 log whose rule table is rs in the given
@@ -48,7 +46,7 @@ func SARIF(w io.Writer, r *finding.Report) error {
 // appended after rs (in order of first appearance), so every result has a
 // valid ruleIndex. The output is deterministic: identical input gives
 // identical bytes.
-func WriteSARIF(w io.Writer, r *finding.Report, rs []*rules.Rule) error {
+func WriteSARIF(w io.Writer, r *finding.Report, rs []finding.RuleDoc) error {
 	log := buildSARIF(r, rs)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -183,7 +181,7 @@ type sarifResultProps struct {
 	APIPath string `json:"apiPath,omitempty"`
 }
 
-func buildSARIF(r *finding.Report, rs []*rules.Rule) sarifLog {
+func buildSARIF(r *finding.Report, rs []finding.RuleDoc) sarifLog {
 	table := make([]sarifRule, 0, len(rs))
 	index := map[string]int{}
 	for _, rule := range rs {
@@ -234,7 +232,7 @@ func buildSARIF(r *finding.Report, rs []*rules.Rule) sarifLog {
 	return sarifLog{Schema: sarifSchemaURI, Version: sarifVersion, Runs: []sarifRun{run}}
 }
 
-func sarifRuleFor(rule *rules.Rule) sarifRule {
+func sarifRuleFor(rule finding.RuleDoc) sarifRule {
 	full := rule.Summary
 	if rule.Why != "" {
 		full = strings.TrimSpace(full + " " + rule.Why)
@@ -264,7 +262,7 @@ func sarifRuleFor(rule *rules.Rule) sarifRule {
 }
 
 // ruleHelpText is a rule's help as plain text: why, how to fix, examples.
-func ruleHelpText(rule *rules.Rule) string {
+func ruleHelpText(rule finding.RuleDoc) string {
 	var parts []string
 	if rule.Why != "" {
 		parts = append(parts, "Why: "+rule.Why)
@@ -283,7 +281,7 @@ func ruleHelpText(rule *rules.Rule) string {
 
 // ruleHelpMarkdown is a rule's help as Markdown, examples as Go code
 // blocks. It is also the body of a rule's section in docs/rules.md.
-func ruleHelpMarkdown(rule *rules.Rule) string {
+func ruleHelpMarkdown(rule finding.RuleDoc) string {
 	var parts []string
 	if rule.Why != "" {
 		parts = append(parts, "**Why.** "+rule.Why)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/rules"
 )
 
 // The official OASIS SARIF 2.1.0 schema (errata 01), vendored as test
@@ -151,8 +152,10 @@ func TestSARIFEmptyReport(t *testing.T) {
 }
 
 func TestSARIFCatalog(t *testing.T) {
-	all := catalog.All()
-	m := validateSARIF(t, sarifOf(t, goldenReport()))
+	all := rules.Docs(catalog.All())
+	r := goldenReport()
+	r.Rules = all
+	m := validateSARIF(t, sarifOf(t, r))
 	run := get(t, m, "runs", 0)
 	driver := get(t, run, "tool", "driver")
 	if get(t, driver, "name") != "apicheck" || get(t, driver, "informationUri") != "https://github.com/apicheck/apicheck" {

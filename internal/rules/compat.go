@@ -11,13 +11,13 @@ import (
 // pairedExternalFields yields field pairs present at both revisions in
 // external versions.
 func (c *Context) pairedExternalFields(fn func(fd *model.FieldDiff)) {
-	c.existingStructs(func(td *model.TypeDiff) {
+	for td := range c.Diff.ExistingStructs() {
 		for _, fd := range td.Fields {
 			if fd.Base != nil && fd.Head != nil {
 				fn(fd)
 			}
 		}
-	})
+	}
 }
 
 func jsonDesc(f *model.Field) string {
@@ -30,55 +30,66 @@ func jsonDesc(f *model.Field) string {
 	return fmt.Sprintf("%q", f.WireName())
 }
 
-var jsonNameChanged = &Rule{
+var JSONNameChanged = &Rule{
 	ID:       "JSON_NAME_CHANGED",
 	Category: CatCompat,
 	Severity: finding.Error,
-	Summary:  "An existing field's json name changed (or became `-`, or inline).",
-	Why:      "The json name is the field's identity in every manifest, patch and stored object.",
-	Fix:      "Restore the json name; add a new field and deprecate the old one instead.",
-	Before:   "Foo *string `json:\"fooBar,omitempty\"`",
-	After:    "Foo *string `json:\"foo,omitempty\"`",
+	Relax:    relaxedToWarning,
+	Judges:   []model.Attr{model.AttrJSONName, model.AttrInline, model.AttrProtoName},
+	ReleaseNote: func(fd *model.FieldDiff) string {
+		if fd == nil {
+			return "json name changed"
+		}
+		return fmt.Sprintf("JSON name changed from `%s` to `%s`", fd.Base.WireName(), fd.Head.WireName())
+	},
+	Summary: "An existing field's json name changed (or became `-`, or inline).",
+	Why:     "The json name is the field's identity in every manifest, patch and stored object.",
+	Fix:     "Restore the json name; add a new field and deprecate the old one instead.",
+	Before:  "Foo *string `json:\"fooBar,omitempty\"`",
+	After:   "Foo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
-		c.pairedExternalFields(func(fd *model.FieldDiff) {
-			c.Judge(fd, model.AttrJSONName, model.AttrInline)
+		for fd := range c.Diff.PairedFields() {
 			if !fd.Has(model.AttrJSONName) && !fd.Has(model.AttrInline) {
-				return
+				continue
 			}
-			// The protobuf name= option follows the json name.
-			c.Judge(fd, model.AttrProtoOptions)
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("json name of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), jsonDesc(fd.Base), jsonDesc(fd.Head)),
 				Hint:    fmt.Sprintf("restore json name %s", jsonDesc(fd.Base)),
 			})
-		})
+		}
 	},
 }
 
 // stripPointer removes one leading "*".
 func stripPointer(s string) string { return strings.TrimPrefix(s, "*") }
 
-var fieldTypeChanged = &Rule{
+var FieldTypeChanged = &Rule{
 	ID:       "FIELD_TYPE_CHANGED",
 	Category: CatCompat,
 	Severity: finding.Error,
-	Summary:  "An existing field's Go type changed (warning when only pointer-ness changed).",
-	Why:      "Stored objects and clients carry values of the old type; Go clients stop compiling.",
-	Fix:      "Keep the type; add a new field of the new type and deprecate the old one.",
-	Before:   "Replicas *int64",
-	After:    "Replicas *int32 // as at base",
+	Judges:   []model.Attr{model.AttrGoType, model.AttrEmbedded},
+	ReleaseNote: func(fd *model.FieldDiff) string {
+		if fd == nil {
+			return "type changed"
+		}
+		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
+	},
+	Summary: "An existing field's Go type changed (warning when only pointer-ness changed).",
+	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
+	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
+	Before:  "Replicas *int64",
+	After:   "Replicas *int32 // as at base",
 	Check: func(c *Context) {
-		c.pairedExternalFields(func(fd *model.FieldDiff) {
-			c.Judge(fd, model.AttrGoType, model.AttrEmbedded)
+		for fd := range c.Diff.PairedFields() {
 			if fd.Has(model.AttrEmbedded) {
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("field %s.%s changed between embedded and named", fd.Type.Name(), fd.Name()),
 					Hint:    "restore the field as it was at base",
 				})
-				return
+				continue
 			}
 			if !fd.Has(model.AttrGoType) {
-				return
+				continue
 			}
 			b, h := fd.Base.Type, fd.Head.Type
 			if stripPointer(b) == stripPointer(h) && b != h {
@@ -87,30 +98,29 @@ var fieldTypeChanged = &Rule{
 					Message:  fmt.Sprintf("type of %s.%s changed from %s to %s (pointer-ness only: Go clients break, the wire does not)", fd.Type.Name(), fd.Name(), fd.Base.Type, fd.Head.Type),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
-				return
+				continue
 			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("type of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), fd.Base.Type, fd.Head.Type),
 				Hint:    fmt.Sprintf("restore type %s; add a new field for the new type", fd.Base.Type),
 			})
-		})
+		}
 	},
 }
 
-var fieldBecameRequired = &Rule{
-	ID:       "FIELD_BECAME_REQUIRED",
-	Category: CatCompat,
-	Severity: finding.Error,
-	Summary:  "An existing field lost `+optional`, gained `+required`, or lost `omitempty`.",
-	Why:      "Clients that never set the field now fail validation, or serialise zero values they never meant.",
-	Fix:      "Keep the field optional with omitempty.",
-	Before:   "// +required\nFoo *string `json:\"foo\"`",
-	After:    "// +optional\nFoo *string `json:\"foo,omitempty\"`",
+var FieldBecameRequired = &Rule{
+	ID:          "FIELD_BECAME_REQUIRED",
+	Category:    CatCompat,
+	Severity:    finding.Error,
+	Judges:      []model.Attr{model.AttrRequired, model.AttrOmitEmpty, model.AttrOptional},
+	ReleaseNote: fixedNote("it became required"),
+	Summary:     "An existing field lost `+optional`, gained `+required`, or lost `omitempty`.",
+	Why:         "Clients that never set the field now fail validation, or serialise zero values they never meant.",
+	Fix:         "Keep the field optional with omitempty.",
+	Before:      "// +required\nFoo *string `json:\"foo\"`",
+	After:       "// +optional\nFoo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
-		c.pairedExternalFields(func(fd *model.FieldDiff) {
-			// Both directions are judged: relaxing (becoming optional,
-			// gaining omitempty) is compatible.
-			c.Judge(fd, model.AttrRequired, model.AttrOmitEmpty, model.AttrOptional)
+		for fd := range c.Diff.PairedFields() {
 			var what []string
 			if fd.Base.Optional() && !fd.Head.Optional() {
 				what = append(what, "lost +optional")
@@ -122,49 +132,52 @@ var fieldBecameRequired = &Rule{
 				what = append(what, "lost omitempty")
 			}
 			if len(what) == 0 {
-				return
+				continue
 			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("field %s.%s became required: %s", fd.Type.Name(), fd.Name(), strings.Join(what, ", ")),
 				Hint:    "keep the field optional (// +optional and omitempty)",
 			})
-		})
+		}
 	},
 }
 
-var fieldRenamed = &Rule{
-	ID:       "FIELD_RENAMED",
-	Category: CatCompat,
-	Severity: finding.Info,
-	Summary:  "A Go field name changed while its json name and protobuf number stayed.",
-	Why:      "The wire is unchanged, but Go clients of the API package stop compiling.",
-	Fix:      "Intended renames are fine; mention them in the release note for Go clients.",
+var FieldRenamed = &Rule{
+	ID:          "FIELD_RENAMED",
+	Category:    CatCompat,
+	Severity:    finding.Info,
+	ReleaseNote: fixedNote("field renamed"),
+	Relax:       relaxedToInfo,
+	Judges:      []model.Attr{model.AttrGoName},
+	Summary:     "A Go field name changed while its json name and protobuf number stayed.",
+	Why:         "The wire is unchanged, but Go clients of the API package stop compiling.",
+	Fix:         "Intended renames are fine; mention them in the release note for Go clients.",
 	Check: func(c *Context) {
-		c.pairedExternalFields(func(fd *model.FieldDiff) {
-			c.Judge(fd, model.AttrGoName)
+		for fd := range c.Diff.PairedFields() {
 			if !fd.Renamed {
-				return
+				continue
 			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("Go field %s.%s was renamed to %s (json and protobuf unchanged)", fd.Type.Name(), fd.Base.Name, fd.Head.Name),
 				Hint:    "Go clients must be updated; mention the rename in the release note",
 			})
-		})
+		}
 	},
 }
 
-var fieldDefaultChanged = &Rule{
-	ID:       "FIELD_DEFAULT_CHANGED",
-	Category: CatCompat,
-	Severity: finding.Warning,
-	Summary:  "A `+default=`/`+kubebuilder:default=` marker was added, removed or changed on an existing field.",
-	Why:      "Defaults are applied when objects are read from storage: changing one silently changes existing objects.",
-	Fix:      "Keep the default; if it must change, handle it through a new field or version.",
+var FieldDefaultChanged = &Rule{
+	ID:          "FIELD_DEFAULT_CHANGED",
+	Category:    CatCompat,
+	Severity:    finding.Warning,
+	Judges:      []model.Attr{model.AttrDefault},
+	ReleaseNote: fixedNote("default changed"),
+	Summary:     "A `+default=`/`+kubebuilder:default=` marker was added, removed or changed on an existing field.",
+	Why:         "Defaults are applied when objects are read from storage: changing one silently changes existing objects.",
+	Fix:         "Keep the default; if it must change, handle it through a new field or version.",
 	Check: func(c *Context) {
-		c.pairedExternalFields(func(fd *model.FieldDiff) {
-			c.Judge(fd, model.AttrDefault)
+		for fd := range c.Diff.PairedFields() {
 			if !fd.Has(model.AttrDefault) {
-				return
+				continue
 			}
 			b, bok := fd.Base.Default()
 			h, hok := fd.Head.Default()
@@ -178,23 +191,24 @@ var fieldDefaultChanged = &Rule{
 				msg = fmt.Sprintf("default of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), b, h)
 			}
 			c.Field(fd, Report{Message: msg, Hint: "changing a default changes existing stored objects when they are read; keep it or add a new field"})
-		})
+		}
 	},
 }
 
-var patchStrategyChanged = &Rule{
-	ID:       "PATCH_STRATEGY_CHANGED",
-	Category: CatCompat,
-	Severity: finding.Error,
-	Summary:  "`patchStrategy` or `patchMergeKey` (tag or marker) changed on an existing field.",
+var PatchStrategyChanged = &Rule{
+	ID:          "PATCH_STRATEGY_CHANGED",
+	Category:    CatCompat,
+	Severity:    finding.Error,
+	Judges:      []model.Attr{model.AttrPatchStrategy, model.AttrPatchMergeKey},
+	ReleaseNote: fixedNote("patch strategy changed"),
+	Summary:     "`patchStrategy` or `patchMergeKey` (tag or marker) changed on an existing field.",
 	Why: "Strategic merge patch uses them to merge lists: clients built against the old metadata send " +
 		"patches that now replace or merge differently.",
 	Fix:    "Keep the patch metadata; to support a new merge key use a recommended merge key that starts with the old one.",
 	Before: "Ports []Port `patchStrategy:\"merge\" patchMergeKey:\"name\"`",
 	After:  "Ports []Port `patchStrategy:\"merge\" patchMergeKey:\"port\"` // as at base",
 	Check: func(c *Context) {
-		c.pairedExternalFields(func(fd *model.FieldDiff) {
-			c.Judge(fd, model.AttrPatchStrategy, model.AttrPatchMergeKey)
+		for fd := range c.Diff.PairedFields() {
 			var what []string
 			if fd.Has(model.AttrPatchStrategy) {
 				what = append(what, fmt.Sprintf("patchStrategy %q -> %q", fd.Base.EffectivePatchStrategy(), fd.Head.EffectivePatchStrategy()))
@@ -203,26 +217,27 @@ var patchStrategyChanged = &Rule{
 				what = append(what, fmt.Sprintf("patchMergeKey %q -> %q", fd.Base.EffectivePatchMergeKey(), fd.Head.EffectivePatchMergeKey()))
 			}
 			if len(what) == 0 {
-				return
+				continue
 			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("patch metadata of %s.%s changed: %s", fd.Type.Name(), fd.Name(), strings.Join(what, ", ")),
 				Hint:    "restore the patch strategy and merge key; they are part of the wire contract",
 			})
-		})
+		}
 	},
 }
 
-var listTypeChanged = &Rule{
-	ID:       "LIST_TYPE_CHANGED",
-	Category: CatCompat,
-	Severity: finding.Error,
-	Summary:  "`+listType` or `+listMapKey` markers changed on an existing field.",
-	Why:      "Server-side apply merges lists by these markers; changing them changes field ownership and merge results.",
-	Fix:      "Keep the list markers as they were.",
+var ListTypeChanged = &Rule{
+	ID:          "LIST_TYPE_CHANGED",
+	Category:    CatCompat,
+	Severity:    finding.Error,
+	Judges:      []model.Attr{model.AttrListType, model.AttrListMapKey},
+	ReleaseNote: fixedNote("list type changed"),
+	Summary:     "`+listType` or `+listMapKey` markers changed on an existing field.",
+	Why:         "Server-side apply merges lists by these markers; changing them changes field ownership and merge results.",
+	Fix:         "Keep the list markers as they were.",
 	Check: func(c *Context) {
-		c.pairedExternalFields(func(fd *model.FieldDiff) {
-			c.Judge(fd, model.AttrListType, model.AttrListMapKey)
+		for fd := range c.Diff.PairedFields() {
 			var what []string
 			if fd.Has(model.AttrListType) {
 				what = append(what, fmt.Sprintf("listType %q -> %q", strings.Join(fd.Base.Markers.All("listType"), ","), strings.Join(fd.Head.Markers.All("listType"), ",")))
@@ -231,25 +246,27 @@ var listTypeChanged = &Rule{
 				what = append(what, fmt.Sprintf("listMapKey %q -> %q", strings.Join(fd.Base.Markers.All("listMapKey"), ","), strings.Join(fd.Head.Markers.All("listMapKey"), ",")))
 			}
 			if len(what) == 0 {
-				return
+				continue
 			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("list markers of %s.%s changed: %s", fd.Type.Name(), fd.Name(), strings.Join(what, ", ")),
 				Hint:    "restore the +listType/+listMapKey markers",
 			})
-		})
+		}
 	},
 }
 
-var typeRemoved = &Rule{
-	ID:       "TYPE_REMOVED",
-	Category: CatCompat,
-	Severity: finding.Error,
-	Summary:  "An exported type of an external version at base is gone at head.",
-	Why:      "Go clients referring to the type stop compiling; if it was a kind or field type, the wire changes too.",
-	Fix:      "Keep the type (deprecate it) until the API version is removed.",
+var TypeRemoved = &Rule{
+	ID:          "TYPE_REMOVED",
+	Category:    CatCompat,
+	Severity:    finding.Error,
+	ReleaseNote: fixedNote("type removed"),
+	Relax:       relaxedToInfo,
+	Summary:     "An exported type of an external version at base is gone at head.",
+	Why:         "Go clients referring to the type stop compiling; if it was a kind or field type, the wire changes too.",
+	Fix:         "Keep the type (deprecate it) until the API version is removed.",
 	Check: func(c *Context) {
-		c.externalPackages(func(pd *model.PackageDiff) {
+		for pd := range c.Diff.ExternalPackages() {
 			if pd.Head == nil {
 				return // the whole version went away: reported per type below would be noise
 			}
@@ -263,19 +280,21 @@ var typeRemoved = &Rule{
 					Related: []string{"base " + td.Base.Pos.String()},
 				})
 			}
-		})
+		}
 	},
 }
 
-var typeRenamed = &Rule{
-	ID:       "TYPE_RENAMED",
-	Category: CatCompat,
-	Severity: finding.Info,
-	Summary:  "An exported type was renamed in Go while its fields stayed the same.",
-	Why:      "The wire is unchanged but Go clients stop compiling.",
-	Fix:      "Intended renames are fine; keep a type alias `type Old = New` for Go clients if possible.",
+var TypeRenamed = &Rule{
+	ID:          "TYPE_RENAMED",
+	Category:    CatCompat,
+	Severity:    finding.Info,
+	ReleaseNote: fixedNote("type renamed"),
+	Relax:       relaxedToInfo,
+	Summary:     "An exported type was renamed in Go while its fields stayed the same.",
+	Why:         "The wire is unchanged but Go clients stop compiling.",
+	Fix:         "Intended renames are fine; keep a type alias `type Old = New` for Go clients if possible.",
 	Check: func(c *Context) {
-		c.externalPackages(func(pd *model.PackageDiff) {
+		for pd := range c.Diff.ExternalPackages() {
 			for _, td := range pd.Types {
 				if !td.Renamed {
 					continue
@@ -285,21 +304,23 @@ var typeRenamed = &Rule{
 					Hint:    fmt.Sprintf("consider keeping `type %s = %s` for Go clients", td.Base.Name, td.Head.Name),
 				})
 			}
-		})
+		}
 	},
 }
 
-var enumValueRemoved = &Rule{
-	ID:       "ENUM_VALUE_REMOVED",
-	Category: CatCompat,
-	Severity: finding.Warning,
-	Summary:  "A constant of a named API string/int type at base is gone at head.",
-	Why:      "Stored objects and clients may still use the value; Go clients referring to the constant break.",
-	Fix:      "Keep the constant (deprecated) while the value can still be stored.",
+var EnumValueRemoved = &Rule{
+	ID:          "ENUM_VALUE_REMOVED",
+	Category:    CatCompat,
+	Severity:    finding.Warning,
+	ReleaseNote: fixedNote("enum value removed"),
+	Relax:       relaxedToInfo,
+	Summary:     "A constant of a named API string/int type at base is gone at head.",
+	Why:         "Stored objects and clients may still use the value; Go clients referring to the constant break.",
+	Fix:         "Keep the constant (deprecated) while the value can still be stored.",
 	Check: func(c *Context) {
-		c.externalPackages(func(pd *model.PackageDiff) {
+		for pd := range c.Diff.ExternalPackages() {
 			if pd.Head == nil {
-				return
+				continue
 			}
 			for _, cd := range pd.Consts {
 				if cd.Base == nil || cd.Head != nil {
@@ -315,6 +336,6 @@ var enumValueRemoved = &Rule{
 					Related: []string{"base " + cd.Base.Pos.String()},
 				})
 			}
-		})
+		}
 	},
 }

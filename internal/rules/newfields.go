@@ -7,10 +7,11 @@ import (
 	"github.com/apicheck/apicheck/internal/model"
 )
 
-var newFieldNotPointer = &Rule{
+var NewFieldNotPointer = &Rule{
 	ID:       "NEW_FIELD_NOT_POINTER",
 	Category: CatNewFields,
 	Severity: finding.Error,
+	Relax:    relaxedToWarning,
 	Summary:  "A field added to an existing API struct has a non-nillable type.",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
@@ -19,7 +20,7 @@ var newFieldNotPointer = &Rule{
 	Before: "Replicas int32 `json:\"replicas,omitempty\"`",
 	After:  "Replicas *int32 `json:\"replicas,omitempty\"`",
 	Check: func(c *Context) {
-		c.newFieldsInScope(func(fd *model.FieldDiff) {
+		for fd := range newFieldsInScope(c.Diff) {
 			f := fd.Head
 			switch f.Nillable {
 			case model.NotNillable:
@@ -34,14 +35,15 @@ var newFieldNotPointer = &Rule{
 			case model.NillUnknown:
 				c.CannotJudge(fd, fmt.Sprintf("cannot tell whether the type %s of new field %s.%s is nillable: %s", f.Type, fd.Type.Name(), f.Name, f.NillableWhy))
 			}
-		})
+		}
 	},
 }
 
-var newFieldNotOptional = &Rule{
+var NewFieldNotOptional = &Rule{
 	ID:       "NEW_FIELD_NOT_OPTIONAL",
 	Category: CatNewFields,
 	Severity: finding.Error,
+	Relax:    relaxedToWarning,
 	Summary:  "A field added to an existing API struct has no `+optional` marker.",
 	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
 		"them fails validation, and generated OpenAPI marks it required.",
@@ -49,7 +51,7 @@ var newFieldNotOptional = &Rule{
 	Before: "// Foo is ...\nFoo *string `json:\"foo,omitempty\"`",
 	After:  "// Foo is ...\n// +optional\nFoo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
-		c.newFieldsInScope(func(fd *model.FieldDiff) {
+		for fd := range newFieldsInScope(c.Diff) {
 			f := fd.Head
 			switch {
 			case f.Required():
@@ -63,14 +65,15 @@ var newFieldNotOptional = &Rule{
 					Hint:    "add // +optional to the field's doc comment",
 				})
 			}
-		})
+		}
 	},
 }
 
-var newFieldNoOmitempty = &Rule{
+var NewFieldNoOmitempty = &Rule{
 	ID:       "NEW_FIELD_NO_OMITEMPTY",
 	Category: CatNewFields,
 	Severity: finding.Error,
+	Relax:    relaxedToWarning,
 	Summary:  "A field added to an existing API struct has no `omitempty` in its json tag.",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
@@ -78,10 +81,10 @@ var newFieldNoOmitempty = &Rule{
 	Before: "Foo *string `json:\"foo\"`",
 	After:  "Foo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
-		c.newFieldsInScope(func(fd *model.FieldDiff) {
+		for fd := range newFieldsInScope(c.Diff) {
 			f := fd.Head
 			if f.Omits() {
-				return
+				continue
 			}
 			hint := fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName())
 			msg := fmt.Sprintf("new field %s.%s has no omitempty in its json tag", fd.Type.Name(), f.Name)
@@ -90,21 +93,23 @@ var newFieldNoOmitempty = &Rule{
 				hint = fmt.Sprintf("add `json:\"%s,omitempty\"`", lowerFirst(f.Name))
 			}
 			c.Field(fd, Report{Message: msg, Hint: hint})
-		})
+		}
 	},
 }
 
-var optionalWithoutOmitempty = &Rule{
+var OptionalWithoutOmitempty = &Rule{
 	ID:       "OPTIONAL_WITHOUT_OMITEMPTY",
 	Category: CatNewFields,
 	Severity: finding.Warning,
+	Relax:    relaxedToWarning,
+	Judges:   []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
 	Summary:  "A field marked `+optional` (new in head, or newly optional) has no `omitempty`/`omitzero`.",
 	Why:      "An optional field that is always serialised cannot be told apart from an explicit zero value.",
 	Fix:      "Add `,omitempty` (or `,omitzero`) to the json tag.",
 	Before:   "// +optional\nFoo *string `json:\"foo\"`",
 	After:    "// +optional\nFoo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
-		c.headStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.HeadStructs() {
 			for _, fd := range td.Fields {
 				f := fd.Head
 				if f == nil || !f.Optional() || f.Omits() || f.Inline() || f.JSON.Name == "-" {
@@ -121,14 +126,13 @@ var optionalWithoutOmitempty = &Rule{
 						Hint:    fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName()),
 					})
 				case !fd.Base.Optional():
-					c.Judge(fd, model.AttrOptional)
 					c.Field(fd, Report{
 						Message: fmt.Sprintf("field %s.%s became optional but has no omitempty in its json tag", td.Name(), f.Name),
 						Hint:    fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName()),
 					})
 				}
 			}
-		})
+		}
 	},
 }
 

@@ -40,23 +40,29 @@ func protoDesc(p *model.ProtoTag) string {
 	return fmt.Sprintf("%s,%d,%s", p.Wire, p.Number, p.Label)
 }
 
-var protoNumberChanged = &Rule{
+var ProtoNumberChanged = &Rule{
 	ID:       "PROTO_NUMBER_CHANGED",
 	Category: CatProtobuf,
 	Severity: finding.Error,
-	Summary:  "An existing field's protobuf number changed.",
+	Judges:   []model.Attr{model.AttrProtoNumber},
+	ReleaseNote: func(fd *model.FieldDiff) string {
+		if fd == nil || fd.Base.Proto == nil || fd.Head.Proto == nil {
+			return "protobuf number changed"
+		}
+		return fmt.Sprintf("protobuf number changed from %d to %d", fd.Base.Proto.Number, fd.Head.Proto.Number)
+	},
+	Summary: "An existing field's protobuf number changed.",
 	Why: "The number is the field's identity on the protobuf wire: clients and stored objects encoded " +
 		"with the old number decode into the wrong field or lose the value.",
 	Fix:    "Restore the old number; never edit generated protobuf tags by hand.",
 	Before: "Foo *string `json:\"foo,omitempty\" protobuf:\"bytes,3,opt,name=foo\"`",
 	After:  "Foo *string `json:\"foo,omitempty\" protobuf:\"bytes,2,opt,name=foo\"` // unchanged from base",
 	Check: func(c *Context) {
-		c.existingStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.ExistingStructs() {
 			for _, fd := range td.Fields {
 				if fd.Base == nil || fd.Head == nil {
 					continue
 				}
-				c.Judge(fd, model.AttrProtoNumber)
 				if !fd.Has(model.AttrProtoNumber) {
 					continue
 				}
@@ -65,26 +71,32 @@ var protoNumberChanged = &Rule{
 					Hint:    fmt.Sprintf("restore protobuf number %d", fd.Base.Proto.Number),
 				})
 			}
-		})
+		}
 	},
 }
 
-var protoWireChanged = &Rule{
+var ProtoWireChanged = &Rule{
 	ID:       "PROTO_WIRE_CHANGED",
 	Category: CatProtobuf,
 	Severity: finding.Error,
-	Summary:  "An existing field's protobuf wire type (`bytes`, `varint`, …) or label (`opt`/`rep`) changed.",
-	Why:      "Decoders of the old definition cannot read the new encoding of the field.",
-	Fix:      "Keep the field's type; introduce a new field with a new number instead.",
-	Before:   "Count *int64 `protobuf:\"bytes,4,opt,name=count\"`",
-	After:    "Count *int64 `protobuf:\"varint,4,opt,name=count\"` // as at base",
+	Judges:   []model.Attr{model.AttrProtoWire, model.AttrProtoLabel},
+	ReleaseNote: func(fd *model.FieldDiff) string {
+		if fd == nil || fd.Base.Proto == nil || fd.Head.Proto == nil {
+			return "protobuf encoding changed"
+		}
+		return fmt.Sprintf("protobuf encoding changed from `%s,%s` to `%s,%s`", fd.Base.Proto.Wire, model.NormLabel(fd.Base.Proto.Label), fd.Head.Proto.Wire, model.NormLabel(fd.Head.Proto.Label))
+	},
+	Summary: "An existing field's protobuf wire type (`bytes`, `varint`, …) or label (`opt`/`rep`) changed.",
+	Why:     "Decoders of the old definition cannot read the new encoding of the field.",
+	Fix:     "Keep the field's type; introduce a new field with a new number instead.",
+	Before:  "Count *int64 `protobuf:\"bytes,4,opt,name=count\"`",
+	After:   "Count *int64 `protobuf:\"varint,4,opt,name=count\"` // as at base",
 	Check: func(c *Context) {
-		c.existingStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.ExistingStructs() {
 			for _, fd := range td.Fields {
 				if fd.Base == nil || fd.Head == nil {
 					continue
 				}
-				c.Judge(fd, model.AttrProtoWire, model.AttrProtoLabel)
 				if !fd.Has(model.AttrProtoWire) && !fd.Has(model.AttrProtoLabel) {
 					continue
 				}
@@ -93,7 +105,7 @@ var protoWireChanged = &Rule{
 					Hint:    "keep the wire type and label; add a new field with a new number for a new type",
 				})
 			}
-		})
+		}
 	},
 }
 
@@ -119,17 +131,19 @@ func duplicates(t *model.Type) map[int][]string {
 	return by
 }
 
-var protoNumberDuplicate = &Rule{
-	ID:       "PROTO_NUMBER_DUPLICATE",
-	Category: CatProtobuf,
-	Severity: finding.Error,
-	Summary:  "Two live fields of one struct carry the same protobuf number at head (a clash that did not exist at base).",
-	Why:      "Protobuf cannot encode two fields under one number; typically a tag was copied from another field.",
-	Fix:      "Give the new field the next free number (run `make generate WHAT=protobuf` instead of copying tags).",
-	Before:   "A *string `protobuf:\"bytes,1,opt,name=a\"`\nB *string `protobuf:\"bytes,1,opt,name=b\"`",
-	After:    "A *string `protobuf:\"bytes,1,opt,name=a\"`\nB *string `protobuf:\"bytes,2,opt,name=b\"`",
+var ProtoNumberDuplicate = &Rule{
+	ID:          "PROTO_NUMBER_DUPLICATE",
+	Category:    CatProtobuf,
+	Severity:    finding.Error,
+	ReleaseNote: fixedNote("proto number duplicate"),
+	Audit:       true,
+	Summary:     "Two live fields of one struct carry the same protobuf number at head (a clash that did not exist at base).",
+	Why:         "Protobuf cannot encode two fields under one number; typically a tag was copied from another field.",
+	Fix:         "Give the new field the next free number (run `make generate WHAT=protobuf` instead of copying tags).",
+	Before:      "A *string `protobuf:\"bytes,1,opt,name=a\"`\nB *string `protobuf:\"bytes,1,opt,name=b\"`",
+	After:       "A *string `protobuf:\"bytes,1,opt,name=a\"`\nB *string `protobuf:\"bytes,2,opt,name=b\"`",
 	Check: func(c *Context) {
-		c.headStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.HeadStructs() {
 			base := duplicates(td.Base)
 			for n, names := range duplicates(td.Head) {
 				if old, ok := base[n]; ok && strings.Join(old, ",") == strings.Join(names, ",") {
@@ -153,7 +167,7 @@ var protoNumberDuplicate = &Rule{
 					})
 				}
 			}
-		})
+		}
 	},
 }
 
@@ -199,18 +213,20 @@ func reuses(t *model.Type) map[string]*model.Tombstone {
 	return out
 }
 
-var protoNumberReused = &Rule{
-	ID:       "PROTO_NUMBER_REUSED",
-	Category: CatProtobuf,
-	Severity: finding.Error,
-	Summary:  "A live field uses a protobuf number that a tombstone reserves, or that belonged at base to a field head removed.",
+var ProtoNumberReused = &Rule{
+	ID:          "PROTO_NUMBER_REUSED",
+	Category:    CatProtobuf,
+	Severity:    finding.Error,
+	ReleaseNote: fixedNote("proto number reused"),
+	Audit:       true,
+	Summary:     "A live field uses a protobuf number that a tombstone reserves, or that belonged at base to a field head removed.",
 	Why: "Clients still holding the old definition decode the new field's data as the removed field " +
 		"(or the other way round): silent data corruption.",
 	Fix:    "Use the next safe number named in the hint; a reserved number is never used again.",
 	Before: "// Old is tombstoned to show why 2 is reserved protobuf tag.\n// Old *string `json:\"old,omitempty\" protobuf:\"bytes,2,opt,name=old\"`\nNew *string `json:\"new,omitempty\" protobuf:\"bytes,2,opt,name=new\"`",
 	After:  "// Old is tombstoned to show why 2 is reserved protobuf tag.\n// Old *string `json:\"old,omitempty\" protobuf:\"bytes,2,opt,name=old\"`\nNew *string `json:\"new,omitempty\" protobuf:\"bytes,3,opt,name=new\"`",
 	Check: func(c *Context) {
-		c.headStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.HeadStructs() {
 			baseReuses := reuses(td.Base)
 			reported := map[*model.FieldDiff]bool{}
 			for key, tb := range reuses(td.Head) {
@@ -254,7 +270,7 @@ var protoNumberReused = &Rule{
 					Related: []string{"base " + old.Pos.String()},
 				})
 			}
-		})
+		}
 	},
 }
 
@@ -264,17 +280,19 @@ func explicitlyNoProto(f *model.Field) bool {
 	return ok && v == "-"
 }
 
-var protoTagMissing = &Rule{
-	ID:       "PROTO_TAG_MISSING",
-	Category: CatProtobuf,
-	Severity: finding.Warning,
-	Summary:  "A new external field has no protobuf tag while other fields of its struct have one.",
-	Why:      "Expected before `make generate WHAT=protobuf`; merged without it the field is dropped from protobuf encoding.",
-	Fix:      "Run `make generate WHAT=protobuf` (the hint names the next safe number).",
-	Before:   "Foo *string `json:\"foo,omitempty\"`",
-	After:    "Foo *string `json:\"foo,omitempty\" protobuf:\"bytes,7,opt,name=foo\"`",
+var ProtoTagMissing = &Rule{
+	ID:          "PROTO_TAG_MISSING",
+	Category:    CatProtobuf,
+	Severity:    finding.Warning,
+	ReleaseNote: fixedNote("proto tag missing"),
+	Judges:      []model.Attr{model.AttrProtoPresence},
+	Summary:     "A new external field has no protobuf tag while other fields of its struct have one.",
+	Why:         "Expected before `make generate WHAT=protobuf`; merged without it the field is dropped from protobuf encoding.",
+	Fix:         "Run `make generate WHAT=protobuf` (the hint names the next safe number).",
+	Before:      "Foo *string `json:\"foo,omitempty\"`",
+	After:       "Foo *string `json:\"foo,omitempty\" protobuf:\"bytes,7,opt,name=foo\"`",
 	Check: func(c *Context) {
-		c.headStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.HeadStructs() {
 			others := false
 			for _, f := range td.Head.Fields {
 				if f.Proto != nil {
@@ -283,7 +301,7 @@ var protoTagMissing = &Rule{
 				}
 			}
 			if !others {
-				return
+				continue
 			}
 			next := nextSafe(td)
 			for _, fd := range td.Fields {
@@ -298,7 +316,6 @@ var protoTagMissing = &Rule{
 					if fd.Base.Proto == nil {
 						continue // ratchet: it never had one
 					}
-					c.Judge(fd, model.AttrProtoPresence)
 					c.Field(fd, Report{
 						Message:  fmt.Sprintf("field %s.%s lost its protobuf tag (was %s)", td.Name(), f.Name, fd.Base.Proto.Raw),
 						Hint:     fmt.Sprintf("restore `protobuf:%q`", fd.Base.Proto.Raw),
@@ -312,27 +329,28 @@ var protoTagMissing = &Rule{
 				})
 				next++
 			}
-		})
+		}
 	},
 }
 
-var protoTagMalformed = &Rule{
-	ID:       "PROTO_TAG_MALFORMED",
-	Category: CatProtobuf,
-	Severity: finding.Error,
-	Summary:  "A field's protobuf struct tag does not parse (introduced by this change).",
-	Why:      "go-to-protobuf and the protobuf codec cannot use the field; every protobuf rule is blind to it.",
-	Fix:      "Regenerate the tag with `make generate WHAT=protobuf`.",
-	Before:   "Foo *string `protobuf:\"bytes,x,opt,name=foo\"`",
-	After:    "Foo *string `protobuf:\"bytes,3,opt,name=foo\"`",
+var ProtoTagMalformed = &Rule{
+	ID:          "PROTO_TAG_MALFORMED",
+	Category:    CatProtobuf,
+	Severity:    finding.Error,
+	ReleaseNote: fixedNote("proto tag malformed"),
+	Audit:       true,
+	Summary:     "A field's protobuf struct tag does not parse (introduced by this change).",
+	Why:         "go-to-protobuf and the protobuf codec cannot use the field; every protobuf rule is blind to it.",
+	Fix:         "Regenerate the tag with `make generate WHAT=protobuf`.",
+	Before:      "Foo *string `protobuf:\"bytes,x,opt,name=foo\"`",
+	After:       "Foo *string `protobuf:\"bytes,3,opt,name=foo\"`",
 	Check: func(c *Context) {
-		c.headStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.HeadStructs() {
 			for _, fd := range td.Fields {
 				f := fd.Head
 				if f == nil || f.ProtoErr == "" {
 					continue
 				}
-				c.Judge(fd, model.AttrProtoPresence, model.AttrProtoNumber, model.AttrProtoWire, model.AttrProtoLabel, model.AttrProtoOptions)
 				if fd.Base != nil && fd.Base.ProtoErr == f.ProtoErr {
 					continue
 				}
@@ -341,6 +359,6 @@ var protoTagMalformed = &Rule{
 					Hint:    fmt.Sprintf("regenerate the tag (make generate WHAT=protobuf); the next safe number is %d", nextSafe(td)),
 				})
 			}
-		})
+		}
 	},
 }

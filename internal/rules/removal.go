@@ -13,10 +13,11 @@ func tombstoneLine(f *model.Field) string {
 		f.Name, f.Proto.Number, f.Name, f.Type, f.Tag)
 }
 
-var fieldRemovedWithoutTombstone = &Rule{
+var FieldRemovedWithoutTombstone = &Rule{
 	ID:       "FIELD_REMOVED_WITHOUT_TOMBSTONE",
 	Category: CatRemoval,
 	Severity: finding.Error,
+	Relax:    relaxedToInfo,
 	Summary:  "A protobuf-tagged external field was removed without a tombstone reserving its number.",
 	Why: "Without the tombstone nothing stops a later field from taking the number, which corrupts data " +
 		"for every client still holding the old definition.",
@@ -25,7 +26,7 @@ var fieldRemovedWithoutTombstone = &Rule{
 	Before: "type S struct {\n}",
 	After:  "type S struct {\n\t// Old is tombstoned to show why 2 is reserved protobuf tag.\n\t// Old *string `json:\"old,omitempty\" protobuf:\"bytes,2,opt,name=old\"`\n}",
 	Check: func(c *Context) {
-		c.existingStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.ExistingStructs() {
 			for _, fd := range td.Fields {
 				if fd.Head != nil || fd.Base.Proto == nil {
 					continue
@@ -39,7 +40,7 @@ var fieldRemovedWithoutTombstone = &Rule{
 					Related: []string{"base " + fd.Base.Pos.String()},
 				})
 			}
-		})
+		}
 	},
 }
 
@@ -57,17 +58,18 @@ func restoredBy(head *model.Type, tb *model.Tombstone) *model.Field {
 	return nil
 }
 
-var tombstoneRemoved = &Rule{
+var TombstoneRemoved = &Rule{
 	ID:       "TOMBSTONE_REMOVED",
 	Category: CatRemoval,
 	Severity: finding.Error,
+	Relax:    relaxedToInfo,
 	Summary:  "A tombstone present at base is gone at head.",
 	Why:      "A tombstone reserves its number forever; once it is gone the number looks free.",
 	Fix:      "Restore the tombstone comment.",
 	Before:   "type S struct {\n}",
 	After:    "type S struct {\n\t// Old is tombstoned to show why 2 is reserved protobuf tag.\n\t// Old *string `json:\"old,omitempty\" protobuf:\"bytes,2,opt,name=old\"`\n}",
 	Check: func(c *Context) {
-		c.existingStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.ExistingStructs() {
 			for _, tb := range td.Tombstones {
 				if tb.Head != nil || restoredBy(td.Head, tb.Base) != nil {
 					continue
@@ -82,19 +84,20 @@ var tombstoneRemoved = &Rule{
 					Related: []string{"base " + tb.Base.Pos.String()},
 				})
 			}
-		})
+		}
 	},
 }
 
-var tombstoneChanged = &Rule{
+var TombstoneChanged = &Rule{
 	ID:       "TOMBSTONE_CHANGED",
 	Category: CatRemoval,
 	Severity: finding.Error,
+	Relax:    relaxedToInfo,
 	Summary:  "A tombstone's reserved number, field name or wire type differs between base and head.",
 	Why:      "The tombstone documents what the number meant on the wire; editing it frees the old number.",
 	Fix:      "Restore the tombstone as it was at base.",
 	Check: func(c *Context) {
-		c.existingStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.ExistingStructs() {
 			for _, tb := range td.Tombstones {
 				if tb.Base == nil || tb.Head == nil {
 					continue
@@ -120,19 +123,20 @@ var tombstoneChanged = &Rule{
 					Hint:    "restore the tombstone as it was at base " + b.Pos.String(),
 				})
 			}
-		})
+		}
 	},
 }
 
-var tombstonedFieldRestored = &Rule{
+var TombstonedFieldRestored = &Rule{
 	ID:       "TOMBSTONED_FIELD_RESTORED",
 	Category: CatRemoval,
 	Severity: finding.Warning,
+	Relax:    relaxedToInfo,
 	Summary:  "A field comes back with the same name and number that its tombstone reserved (a revert).",
 	Why:      "Fine only if the removal was never released; otherwise clients may hold data written without it.",
 	Fix:      "Confirm the removal was never part of a release; otherwise use a new field with a new number.",
 	Check: func(c *Context) {
-		c.existingStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.ExistingStructs() {
 			for _, tb := range td.Tombstones {
 				if tb.Base == nil {
 					continue
@@ -150,21 +154,23 @@ var tombstonedFieldRestored = &Rule{
 					}
 				}
 			}
-		})
+		}
 	},
 }
 
-var tombstoneMalformed = &Rule{
+var TombstoneMalformed = &Rule{
 	ID:       "TOMBSTONE_MALFORMED",
 	Category: CatRemoval,
 	Severity: finding.Warning,
+	Relax:    relaxedToInfo,
+	Audit:    true,
 	Summary:  "A tombstone does not follow the convention `X is tombstoned to show why N is reserved protobuf tag.` matching its declaration.",
 	Why:      "A tombstone whose explanation disagrees with its declaration leaves reviewers unsure which number is reserved.",
 	Fix:      "Write the explanatory line exactly as `X is tombstoned to show why N is reserved protobuf tag.` above the commented-out declaration.",
 	Before:   "// removed\n// Old *string `json:\"old,omitempty\" protobuf:\"bytes,2,opt,name=old\"`",
 	After:    "// Old is tombstoned to show why 2 is reserved protobuf tag.\n// Old *string `json:\"old,omitempty\" protobuf:\"bytes,2,opt,name=old\"`",
 	Check: func(c *Context) {
-		c.headStructs(func(td *model.TypeDiff) {
+		for td := range c.Diff.HeadStructs() {
 			for _, tb := range td.Tombstones {
 				if tb.Head == nil || tb.Head.Problem == "" {
 					continue
@@ -181,6 +187,6 @@ var tombstoneMalformed = &Rule{
 					Hint:    hint,
 				})
 			}
-		})
+		}
 	},
 }

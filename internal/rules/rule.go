@@ -8,6 +8,8 @@ package rules
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
@@ -28,11 +30,63 @@ const (
 	CatMeta      Category = "meta"
 )
 
-// Rule is one entry of the catalogue.
+// Title is the category's section title in docs/rules.md.
+func (c Category) Title() string {
+	switch c {
+	case CatNewFields:
+		return "New fields"
+	case CatProtobuf:
+		return "Protobuf numbers"
+	case CatRemoval:
+		return "Removal and tombstones"
+	case CatCompat:
+		return "Wire and source compatibility of existing fields"
+	case CatVersions:
+		return "Versions of one group"
+	case CatLifecycle:
+		return "Lifecycle across releases"
+	case CatShoot:
+		return "Shoot deprecation stages"
+	case CatMeta:
+		return "Meta"
+	case "":
+		return "Other"
+	}
+	return string(c)
+}
+
+// Rule is one entry of the catalogue. Everything apicheck knows about a
+// rule is a field here: the engine, `apicheck rules`, SARIF, docs/rules.md,
+// `apicheck audit` and the release-note stubs all read these fields, so a
+// new rule is one value of this type plus its entry in catalog.All.
 type Rule struct {
 	ID       string
 	Category Category
+	// Severity is the default severity.
 	Severity finding.Severity
+	// Relax caps the severity of the rule's findings in groups of a
+	// profile (rules.md "Profiles"): a finding in a group of profile p has
+	// at most severity Relax[p]. Profiles not listed keep Severity.
+	Relax map[model.Profile]finding.Severity
+	// Audit marks a single-revision invariant that `apicheck audit` runs
+	// over every struct of one revision.
+	Audit bool
+	// Requires lists the analyses beyond the diff that Check reads; the
+	// engine runs the rule only when the run can provide all of them and
+	// otherwise says so in a note.
+	Requires []Input
+	// Judges lists the field attributes whose differences this rule
+	// judges. The union over the whole catalogue (disabled rules included)
+	// is what UNCLASSIFIED_CHANGE does not report.
+	Judges []model.Attr
+	// Last makes the engine run the rule after every other rule (the meta
+	// rule, which reports what no rule judged).
+	Last bool
+	// ReleaseNote, when set, makes the rule's unsuppressed error findings
+	// on fields and types that exist at both revisions "breaking" release
+	// notes, and says in a few words what changed (fd is nil for a
+	// finding about a type).
+	ReleaseNote func(fd *model.FieldDiff) string
 	// Summary is one line: what fires the rule.
 	Summary string
 	// Why explains the compatibility risk.
@@ -42,40 +96,70 @@ type Rule struct {
 	// Before and After are a short failing and passing Go example.
 	Before, After string
 	// Check judges the diff and reports findings through the context.
-	// Nil for rules whose findings another stage produces (lifecycle).
 	Check func(c *Context)
 }
 
-// ProfileSeverity is the severity a rule gets in a group of the given
-// profile (rules.md "Profiles").
-func (r *Rule) ProfileSeverity(p model.Profile, s finding.Severity) finding.Severity {
-	if p != model.ProfileComponentConfig {
-		return s
-	}
-	switch r.ID {
-	case "FIELD_REMOVED_WITHOUT_TOMBSTONE", "TOMBSTONE_REMOVED", "TOMBSTONE_CHANGED", "TOMBSTONE_MALFORMED",
-		"TOMBSTONED_FIELD_RESTORED", "FIELD_RENAMED", "TYPE_RENAMED", "TYPE_REMOVED", "ENUM_VALUE_REMOVED",
-		"FIELD_REMOVED_STILL_USED", "FIELD_REMOVAL_NOT_RELEASED", "FIELD_REMOVED_NOT_DEPRECATED",
-		"VERSION_SKEW":
-		return finding.Info
-	case "NEW_FIELD_NOT_POINTER", "NEW_FIELD_NOT_OPTIONAL", "NEW_FIELD_NO_OMITEMPTY",
-		"OPTIONAL_WITHOUT_OMITEMPTY", "JSON_NAME_CHANGED":
-		if s > finding.Warning {
-			return finding.Warning
-		}
+// SeverityIn is the severity a finding of severity s gets in a group of
+// profile p.
+func (r *Rule) SeverityIn(p model.Profile, s finding.Severity) finding.Severity {
+	if max, ok := r.Relax[p]; ok && s > max {
+		return max
 	}
 	return s
 }
 
+// Needs reports whether the rule requires an input.
+func (r *Rule) Needs(in Input) bool { return slices.Contains(r.Requires, in) }
+
+// Doc is the rule's documentation as the reports see it.
+func (r *Rule) Doc() finding.RuleDoc {
+	return finding.RuleDoc{
+		ID: r.ID, Category: string(r.Category), CategoryTitle: r.Category.Title(), Severity: r.Severity,
+		Summary: r.Summary, Why: r.Why, Fix: r.Fix, Before: r.Before, After: r.After,
+		Requires: inputNames(r.Requires),
+	}
+}
+
+// Docs returns the documentation of rules, in order.
+func Docs(rs []*Rule) []finding.RuleDoc {
+	out := make([]finding.RuleDoc, len(rs))
+	for i, r := range rs {
+		out[i] = r.Doc()
+	}
+	return out
+}
+
+func inputNames(ins []Input) []string {
+	var out []string
+	for _, in := range ins {
+		out = append(out, string(in))
+	}
+	return out
+}
+
+// fixedNote is a ReleaseNote that says the same for every finding.
+func fixedNote(text string) func(*model.FieldDiff) string {
+	return func(*model.FieldDiff) string { return text }
+}
+
+// Relaxations shared by several rules (rules.md "Profiles"): the
+// component-config profile never errs on removals and renames, and only
+// warns about new-field conventions.
+var (
+	relaxedToInfo    = map[model.Profile]finding.Severity{model.ProfileComponentConfig: finding.Info}
+	relaxedToWarning = map[model.Profile]finding.Severity{model.ProfileComponentConfig: finding.Warning}
+)
+
 // Options configure a run of the engine.
 type Options struct {
-	// Disabled rule IDs are not run.
+	// Disabled rule IDs are not run. Their Judges still count as judged:
+	// disabling a rule never turns its changes into UNCLASSIFIED_CHANGE.
 	Disabled map[string]bool
 	// Severity overrides a rule's severity (after profiles).
 	Severity map[string]finding.Severity
-	// Env carries data of other analyses to the rules that need it (the
-	// lifecycle rules read their release history from it).
-	Env any
+	// Analyses are the inputs beyond the diff (release history, usages,
+	// Shoot stage code) for the rules that require them.
+	Analyses Analyses
 }
 
 // Result is what a run produced.
@@ -88,59 +172,55 @@ type Result struct {
 // Context is what a rule's Check sees.
 type Context struct {
 	Diff *model.Diff
-	// Env is Options.Env: data of other analyses (nil when none ran).
-	Env any
 
 	rule     *Rule
+	analyses Analyses
 	findings []finding.Finding
-	judged   map[judgeKey]bool
+	judged   map[model.Attr]bool
 	notes    []unjudged
 	paths    map[*model.Package]map[string]string
 	runNotes []string
-}
-
-type judgeKey struct {
-	subject any
-	what    string
+	skips    map[string][]string // why -> rule IDs, in run order
+	skipWhy  []string            // the reasons in order of first appearance
 }
 
 type unjudged struct {
-	pkg   *model.PackageDiff
-	typ   string
 	field *model.FieldDiff
-	pos   model.Pos
 	msg   string
 }
 
-// Judge records that the running rule judged an attribute of a field
-// pair (whether or not it reported anything), so that the meta rule does
-// not report it as unclassified.
-func (c *Context) Judge(fd *model.FieldDiff, attrs ...model.Attr) {
-	if len(fd.Attrs) == 0 {
-		return // nothing differs: nothing the meta rule could report
-	}
-	for _, a := range attrs {
-		c.judged[judgeKey{fd, string(a)}] = true
-	}
-}
+// Rule is the rule whose Check is running.
+func (c *Context) Rule() *Rule { return c.rule }
 
-func (c *Context) isJudged(subject any, what string) bool { return c.judged[judgeKey{subject, what}] }
+// Judged reports whether some rule of the catalogue judges an attribute.
+func (c *Context) Judged(a model.Attr) bool { return c.judged[a] }
 
 // CannotJudge records that a rule could not decide something about a
 // field (e.g. its type could not be resolved); the meta rule reports it.
 func (c *Context) CannotJudge(fd *model.FieldDiff, msg string) {
-	c.notes = append(c.notes, unjudged{pkg: fd.Type.Pkg, typ: fd.Type.Name(), field: fd, msg: msg})
+	c.notes = append(c.notes, unjudged{field: fd, msg: msg})
 }
 
 // Note records a statement about the run itself (shown once in every
 // report, not a finding), e.g. that an analysis was skipped.
 func (c *Context) Note(msg string) {
-	for _, n := range c.runNotes {
-		if n == msg {
-			return
-		}
+	if !slices.Contains(c.runNotes, msg) {
+		c.runNotes = append(c.runNotes, msg)
 	}
-	c.runNotes = append(c.runNotes, msg)
+}
+
+// Skip records that the running rule could not judge this run, and why.
+// Rules skipped for the same reason share one note ("A, B skipped: why").
+func (c *Context) Skip(why string) {
+	if c.skips == nil {
+		c.skips = map[string][]string{}
+	}
+	if _, ok := c.skips[why]; !ok {
+		c.skipWhy = append(c.skipWhy, why)
+	}
+	if !slices.Contains(c.skips[why], c.rule.ID) {
+		c.skips[why] = append(c.skips[why], c.rule.ID)
+	}
 }
 
 // Report is the details of one finding; the engine fills in the rest.
@@ -224,7 +304,7 @@ func (c *Context) emit(pd *model.PackageDiff, typ, field, apiPath string, pos mo
 	if r.Severity != 0 {
 		sev = r.Severity
 	}
-	sev = c.rule.ProfileSeverity(pd.Group.Profile(), sev)
+	sev = c.rule.SeverityIn(pd.Group.Profile(), sev)
 	pkg := pd.Pkg()
 	c.findings = append(c.findings, finding.Finding{
 		Rule:     c.rule.ID,
@@ -334,27 +414,34 @@ func (c *Context) fieldAPIPath(fd *model.FieldDiff) string {
 }
 
 // Run executes the rules over a diff and returns their findings (not yet
-// sorted; the report finalizes them). The meta rule UNCLASSIFIED_CHANGE
-// always runs last so it sees every judgement.
+// sorted; the report finalizes them). Rules marked Last (the meta rule)
+// run after all others so they see every judgement. A rule whose required
+// analyses the run cannot provide does not run; a note says why.
 func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
-	c := &Context{Diff: d, Env: opts.Env, judged: map[judgeKey]bool{}}
-	var meta *Rule
+	c := &Context{Diff: d, analyses: opts.Analyses, judged: map[model.Attr]bool{}}
+	for _, r := range rs {
+		for _, a := range r.Judges {
+			c.judged[a] = true
+		}
+	}
+	var first, last []*Rule
 	for _, r := range rs {
 		if opts.Disabled[r.ID] || r.Check == nil {
 			continue
 		}
-		if r.ID == UnclassifiedID {
-			meta = r
-			continue
-		}
-		c.rule = r
-		if err := safeCheck(r, c); err != nil {
-			return nil, err
+		if r.Last {
+			last = append(last, r)
+		} else {
+			first = append(first, r)
 		}
 	}
-	if meta != nil {
-		c.rule = meta
-		if err := safeCheck(meta, c); err != nil {
+	for _, r := range append(first, last...) {
+		c.rule = r
+		if why := opts.Analyses.missing(r.Requires); why != "" {
+			c.Skip(why)
+			continue
+		}
+		if err := safeCheck(r, c); err != nil {
 			return nil, err
 		}
 	}
@@ -363,6 +450,9 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 		if s, ok := opts.Severity[out[i].Rule]; ok {
 			out[i].Severity = s
 		}
+	}
+	for _, why := range c.skipWhy {
+		c.Note(strings.Join(c.skips[why], ", ") + " skipped: " + why)
 	}
 	return &Result{Findings: out, Notes: c.runNotes}, nil
 }
@@ -390,54 +480,17 @@ func Lookup(rs []*Rule, id string) *Rule {
 	return nil
 }
 
-// --- iteration helpers shared by rules -------------------------------
-
-// externalPackages yields every package pair of an external version.
-func (c *Context) externalPackages(fn func(pd *model.PackageDiff)) {
-	for _, g := range c.Diff.Groups {
-		for _, pd := range g.Packages {
-			if pd.External() {
-				fn(pd)
-			}
-		}
-	}
-}
-
-// existingStructs yields struct pairs present at both revisions in
-// external versions.
-func (c *Context) existingStructs(fn func(td *model.TypeDiff)) {
-	c.externalPackages(func(pd *model.PackageDiff) {
-		for _, td := range pd.Types {
-			if td.Base != nil && td.Head != nil && td.Head.Kind == model.KindStruct {
-				fn(td)
-			}
-		}
-	})
-}
-
-// headStructs yields every struct present at head in external versions
-// (new ones included).
-func (c *Context) headStructs(fn func(td *model.TypeDiff)) {
-	c.externalPackages(func(pd *model.PackageDiff) {
-		for _, td := range pd.Types {
-			if td.Head != nil && td.Head.Kind == model.KindStruct {
-				fn(td)
-			}
-		}
-	})
-}
-
 // newFieldsInScope yields fields added to struct types that existed at
 // base, excluding embedded/inline fields and the value-typed Spec/Status
 // fields of a root kind (the scope of the NEW_FIELD_* rules).
-func (c *Context) newFieldsInScope(fn func(fd *model.FieldDiff)) {
-	c.existingStructs(func(td *model.TypeDiff) {
-		for _, fd := range td.Fields {
-			if fd.Base == nil && InNewFieldScope(td, fd.Head) {
-				fn(fd)
+func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
+	return func(yield func(*model.FieldDiff) bool) {
+		for fd := range d.AddedFields() {
+			if InNewFieldScope(fd.Type, fd.Head) && !yield(fd) {
+				return
 			}
 		}
-	})
+	}
 }
 
 // InNewFieldScope reports whether an added field of an existing struct is

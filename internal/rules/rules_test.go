@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
-	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
@@ -135,7 +135,7 @@ func TestRuleFixtures(t *testing.T) {
 			if _, ok := fx.Commits["head"]; !ok {
 				t.Fatalf("fixture has no head step")
 			}
-			res, err := check.Run(check.Options{Dir: fx.Dir, Base: fx.Commits["base"], Head: head})
+			res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: head})
 			if err != nil {
 				t.Fatalf("check: %v", err)
 			}
@@ -176,7 +176,10 @@ func TestRuleFixtures(t *testing.T) {
 	if *update {
 		return
 	}
-	for _, r := range rules.Core() {
+	for _, r := range catalog.All() {
+		if len(r.Requires) > 0 {
+			continue // history fixtures live in internal/lifecycle/testdata
+		}
 		if !fired[r.ID] {
 			t.Errorf("rule %s has no firing fixture (testdata/%s_fires*.txtar)", r.ID, r.ID)
 		}

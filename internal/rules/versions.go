@@ -9,10 +9,11 @@ import (
 	"github.com/apicheck/apicheck/internal/model"
 )
 
-var versionSkew = &Rule{
+var VersionSkew = &Rule{
 	ID:       "VERSION_SKEW",
 	Category: CatVersions,
 	Severity: finding.Error,
+	Relax:    relaxedToInfo,
 	Summary:  "A field was added to or removed from a type in one version of a group but not in the same-named type of another version that agreed with it at base.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
@@ -122,13 +123,11 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 	}
 }
 
-// UnclassifiedID is the meta rule's ID; the engine runs it last.
-const UnclassifiedID = "UNCLASSIFIED_CHANGE"
-
-var unclassifiedChange = &Rule{
-	ID:       UnclassifiedID,
+var UnclassifiedChange = &Rule{
+	ID:       "UNCLASSIFIED_CHANGE",
 	Category: CatMeta,
 	Severity: finding.Info,
+	Last:     true,
 	Summary:  "An API difference that no rule judged (so coverage gaps are visible, never silent).",
 	Why:      "apicheck reports what it could not judge instead of staying silent about it.",
 	Fix:      "Review the change by hand; report a rule gap if it matters.",
@@ -136,7 +135,7 @@ var unclassifiedChange = &Rule{
 		for _, n := range c.notes {
 			c.Field(n.field, Report{Message: n.msg, Hint: "review by hand; add the type to a module that is downloaded (go mod download) to let apicheck resolve it"})
 		}
-		c.externalPackages(func(pd *model.PackageDiff) {
+		for pd := range c.Diff.ExternalPackages() {
 			for _, td := range pd.Types {
 				if td.Base == nil || td.Head == nil {
 					continue
@@ -153,7 +152,7 @@ var unclassifiedChange = &Rule{
 					}
 					var open []string
 					for _, a := range fd.Attrs {
-						if a == model.AttrDeprecated || c.isJudged(fd, string(a)) {
+						if a == model.AttrDeprecated || c.Judged(a) { // deprecation is documentation (release notes), not a contract change
 							continue
 						}
 						open = append(open, string(a))
@@ -167,7 +166,7 @@ var unclassifiedChange = &Rule{
 					})
 				}
 			}
-		})
+		}
 	},
 }
 

@@ -1,37 +1,15 @@
-package lifecycle
+package rules
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/protobuf"
-	"github.com/apicheck/apicheck/internal/rules"
 )
-
-// Rules returns the lifecycle rules of rules.md's "Lifecycle across
-// releases" and "Shoot deprecation stages" sections, in documented order.
-// PreviouslyUsed belongs to the "Protobuf numbers" section.
-func Rules() []*rules.Rule {
-	return []*rules.Rule{
-		FieldRemovedStillUsed,
-		FieldRemovalNotReleased,
-		FieldRemovedNotDeprecated,
-		ShootDeprecationNoWarning,
-		ShootDeprecationNoValidation,
-		ShootDeprecationNoMaintenance,
-		ShootCanonicalizeTooEarly,
-		ShootCanonicalizeMissing,
-		ShootFieldRemovedTooEarly,
-	}
-}
-
-// envOf returns the lifecycle data of the run, nil when none was built.
-func envOf(c *rules.Context) *Env {
-	e, _ := c.Env.(*Env)
-	return e
-}
 
 // maxListed is how many usage positions a finding lists.
 const maxListed = 5
@@ -61,20 +39,14 @@ func shownOf(ps []model.Pos) string {
 	return fmt.Sprintf(" (first %d listed)", maxListed)
 }
 
-// baseScanNote is the one note both usage rules give when base cannot be
-// scanned.
-func baseScanNote(err error) string {
-	return "FIELD_REMOVED_STILL_USED and FIELD_REMOVAL_NOT_RELEASED skipped: cannot scan usages at base: " + err.Error()
-}
-
 // usageNote records once that usages were only matched syntactically.
-func usageNote(c *rules.Context, u *Usages) {
+func usageNote(c *Context, u *usage.Usages) {
 	if u.Approx != "" {
 		c.Note("usages are approximate (syntactic): " + u.Approx)
 	}
 }
 
-func modeWord(u *Usages) string {
+func modeWord(u *usage.Usages) string {
 	if u.Exact {
 		return "type-checked"
 	}
@@ -82,26 +54,24 @@ func modeWord(u *Usages) string {
 }
 
 // FieldRemovedStillUsed is FIELD_REMOVED_STILL_USED.
-var FieldRemovedStillUsed = &rules.Rule{
+var FieldRemovedStillUsed = &Rule{
 	ID:       "FIELD_REMOVED_STILL_USED",
-	Category: rules.CatLifecycle,
+	Category: CatLifecycle,
 	Severity: finding.Error,
+	Relax:    relaxedToInfo,
+	Requires: []Input{InputUsages},
 	Summary:  "A field removed from an external version still has usages at base (step 1 of the two-step removal not done).",
 	Why: "Components of the previous release keep running next to an API server that no longer knows the field " +
 		"(gardener-apiserver is upgraded first), so code that still reads or writes it breaks: nil pointers, lost data.",
 	Fix: "Remove every usage of the field in one release; remove the field from the API in the next release.",
-	Check: func(c *rules.Context) {
-		e := envOf(c)
-		if e == nil {
-			return
-		}
-		fields := e.RemovedFields()
+	Check: func(c *Context) {
+		fields := slices.Collect(c.Diff.RemovedFields())
 		if len(fields) == 0 {
 			return
 		}
-		u, err := e.UsagesAtBase()
+		u, err := c.Usages().At(lifecycle.RevBase)
 		if err != nil {
-			c.Note(baseScanNote(err))
+			c.Skip("cannot scan usages at base: " + err.Error())
 			return
 		}
 		usageNote(c, u)
@@ -110,7 +80,7 @@ var FieldRemovedStillUsed = &rules.Rule{
 			if len(ps) == 0 {
 				continue
 			}
-			c.Field(fd, rules.Report{
+			c.Field(fd, Report{
 				Message: fmt.Sprintf("%s.%s was removed, but base still uses it in %s (%s)%s",
 					fd.Type.Name(), fd.Base.Name, places(len(ps)), modeWord(u), shownOf(ps)),
 				Hint:    "drop the usages first and ship them in a release; remove the field after that release",
@@ -121,36 +91,34 @@ var FieldRemovedStillUsed = &rules.Rule{
 }
 
 // FieldRemovalNotReleased is FIELD_REMOVAL_NOT_RELEASED.
-var FieldRemovalNotReleased = &rules.Rule{
+var FieldRemovalNotReleased = &Rule{
 	ID:       "FIELD_REMOVAL_NOT_RELEASED",
-	Category: rules.CatLifecycle,
+	Category: CatLifecycle,
 	Severity: finding.Error,
+	Relax:    relaxedToInfo,
+	Requires: []Input{InputRelease, InputUsages},
 	Summary:  "A field removed from an external version had usages at the newest release tag reachable from base (step 1 not yet released).",
 	Why: "The release that dropped the usages must be the one running before the field disappears; otherwise the " +
 		"previous release's components still use a field the new API server no longer has.",
 	Fix: "Keep the field until a release without its usages has been tagged; remove it after that release.",
-	Check: func(c *rules.Context) {
-		e := envOf(c)
-		if e == nil {
-			return
-		}
-		fields := e.RemovedFields()
+	Check: func(c *Context) {
+		fields := slices.Collect(c.Diff.RemovedFields())
 		if len(fields) == 0 {
 			return
 		}
-		rel, prob := e.Release()
+		rel, prob := c.Release().Release()
 		if prob != "" {
-			c.Note(prob)
+			c.Skip(prob)
 			return
 		}
-		atBase, err := e.UsagesAtBase()
+		atBase, err := c.Usages().At(lifecycle.RevBase)
 		if err != nil {
-			c.Note(baseScanNote(err))
+			c.Skip("cannot scan usages at base: " + err.Error())
 			return
 		}
-		u, err := e.UsagesAtRelease()
+		u, err := c.Usages().At(lifecycle.RevRelease)
 		if err != nil {
-			c.Note(fmt.Sprintf("FIELD_REMOVAL_NOT_RELEASED skipped: cannot scan usages at release %s: %v", rel.Newest.Name, err))
+			c.Skip(fmt.Sprintf("cannot scan usages at release %s: %v", rel.Newest.Name, err))
 			return
 		}
 		usageNote(c, u)
@@ -160,7 +128,7 @@ var FieldRemovalNotReleased = &rules.Rule{
 			if len(ps) == 0 || len(atBase.Of(fd)) > 0 {
 				continue
 			}
-			c.Field(fd, rules.Report{
+			c.Field(fd, Report{
 				Message: fmt.Sprintf("%s.%s was removed, but release %s still used it in %s (%s)%s: the release dropping the usages has not shipped yet",
 					fd.Type.Name(), fd.Base.Name, rel.Newest.Name, places(len(ps)), modeWord(u), shownOf(ps)),
 				Hint:    fmt.Sprintf("keep the field until a release after %s (which contains the removal of its usages) is tagged", rel.Newest.Name),
@@ -171,37 +139,35 @@ var FieldRemovalNotReleased = &rules.Rule{
 }
 
 // FieldRemovedNotDeprecated is FIELD_REMOVED_NOT_DEPRECATED.
-var FieldRemovedNotDeprecated = &rules.Rule{
+var FieldRemovedNotDeprecated = &Rule{
 	ID:       "FIELD_REMOVED_NOT_DEPRECATED",
-	Category: rules.CatLifecycle,
+	Category: CatLifecycle,
 	Severity: finding.Warning,
+	Relax:    relaxedToInfo,
+	Requires: []Input{InputRelease},
 	Summary:  "A field removed from an external version had no `Deprecated:` paragraph at the newest release tag reachable from base.",
 	Why:      "Users need a deprecation period to stop setting a field before it disappears; a release must have announced it.",
 	Fix:      "Mark the field deprecated (a `Deprecated:` paragraph in its doc comment) in a release before removing it.",
-	Check: func(c *rules.Context) {
-		e := envOf(c)
-		if e == nil {
-			return
-		}
-		fields := e.RemovedFields()
+	Check: func(c *Context) {
+		fields := slices.Collect(c.Diff.RemovedFields())
 		if len(fields) == 0 {
 			return
 		}
-		rel, prob := e.Release()
+		rel, prob := c.Release().Release()
 		if prob != "" {
-			c.Note(prob)
+			c.Skip(prob)
 			return
 		}
 		for _, fd := range fields {
-			f, ok, err := e.ReleaseField(fd)
+			f, ok, err := c.Release().ReleaseField(fd)
 			if err != nil {
-				c.Note("FIELD_REMOVED_NOT_DEPRECATED skipped: " + err.Error())
+				c.Skip(err.Error())
 				return
 			}
 			if !ok || f.Deprecated {
 				continue // never released, or deprecated as it should be
 			}
-			c.Field(fd, rules.Report{
+			c.Field(fd, Report{
 				Message: fmt.Sprintf("%s.%s was removed, but release %s did not mark it deprecated", fd.Type.Name(), fd.Base.Name, rel.Newest.Name),
 				Hint:    "add a `Deprecated:` paragraph to the field's doc comment, release it, and remove the field after the deprecation period",
 				Related: []string{rel.Newest.Name + " " + f.Pos.String()},
@@ -210,38 +176,27 @@ var FieldRemovedNotDeprecated = &rules.Rule{
 	},
 }
 
-// PreviouslyUsed is PROTO_NUMBER_PREVIOUSLY_USED.
-var PreviouslyUsed = &rules.Rule{
-	ID:       "PROTO_NUMBER_PREVIOUSLY_USED",
-	Category: rules.CatProtobuf,
-	Severity: finding.Error,
-	Summary:  "A field new in head takes a protobuf number that a different field of the same struct carried at an earlier release tag.",
+// ProtoNumberPreviouslyUsed is PROTO_NUMBER_PREVIOUSLY_USED.
+var ProtoNumberPreviouslyUsed = &Rule{
+	ID:          "PROTO_NUMBER_PREVIOUSLY_USED",
+	Category:    CatProtobuf,
+	Severity:    finding.Error,
+	Requires:    []Input{InputRelease},
+	ReleaseNote: fixedNote("proto number previously used"),
+	Summary:     "A field new in head takes a protobuf number that a different field of the same struct carried at an earlier release tag.",
 	Why: "A removal that left no tombstone is only visible in history: clients built from that release still decode " +
 		"the number as the old field.",
 	Fix: "Use the next safe number, and add the missing tombstone for the old field.",
-	Check: func(c *rules.Context) {
-		e := envOf(c)
-		if e == nil {
-			return
-		}
+	Check: func(c *Context) {
 		var news []*model.FieldDiff
 		structs := map[string][]string{}
-		for _, g := range c.Diff.Groups {
-			for _, pd := range g.Packages {
-				if !pd.External() || pd.Head == nil {
-					continue
-				}
-				for _, td := range pd.Types {
-					if td.Head == nil || td.Head.Kind != model.KindStruct {
-						continue
-					}
-					for _, fd := range td.Fields {
-						if fd.Base == nil && fd.Head.Proto != nil && !reservedAtBaseOrHead(td, fd.Head.Proto.Number) {
-							news = append(news, fd)
-							if !slices.Contains(structs[pd.Head.Dir], td.Name()) {
-								structs[pd.Head.Dir] = append(structs[pd.Head.Dir], td.Name())
-							}
-						}
+		for td := range c.Diff.HeadStructs() {
+			dir := td.Pkg.Head.Dir
+			for _, fd := range td.Fields {
+				if fd.Base == nil && fd.Head.Proto != nil && !reservedAtBaseOrHead(td, fd.Head.Proto.Number) {
+					news = append(news, fd)
+					if !slices.Contains(structs[dir], td.Name()) {
+						structs[dir] = append(structs[dir], td.Name())
 					}
 				}
 			}
@@ -249,19 +204,19 @@ var PreviouslyUsed = &rules.Rule{
 		if len(news) == 0 {
 			return
 		}
-		if _, prob := e.Release(); prob != "" {
-			c.Note(prob)
+		if _, prob := c.Release().Release(); prob != "" {
+			c.Skip(prob)
 			return
 		}
-		h, err := e.ProtoHistory(structs)
+		h, err := c.Release().ProtoHistory(structs)
 		if err != nil {
-			c.Note("PROTO_NUMBER_PREVIOUSLY_USED skipped: " + err.Error())
+			c.Skip(err.Error())
 			return
 		}
 		for _, fd := range news {
 			td, n := fd.Type, fd.Head.Proto.Number
 			dir := td.Pkg.Head.Dir
-			var others []Holder
+			var others []lifecycle.Holder
 			for _, ho := range h.Holders(dir, td.Name(), n) {
 				if ho.Field != fd.Head.Name {
 					others = append(others, ho)
@@ -285,7 +240,7 @@ var PreviouslyUsed = &rules.Rule{
 				}
 				related = append(related, fmt.Sprintf("release %s: %s.%s = %d", ho.Tag, td.Name(), ho.Field, n))
 			}
-			c.Field(fd, rules.Report{
+			c.Field(fd, Report{
 				Message: fmt.Sprintf("%s.%s takes protobuf number %d, which %s.%s carried at release %s (removed without a tombstone)",
 					td.Name(), fd.Head.Name, n, td.Name(), old.Field, old.Tag),
 				Hint: fmt.Sprintf("use number %d instead, and reserve %d with the tombstone %s never got: the line "+

@@ -1,4 +1,4 @@
-package lifecycle
+package usage
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -51,11 +52,11 @@ const maxOverlay = 5000
 
 // confirm type-checks the candidates. It returns the confirmed usages and
 // "" on success, or why the syntactic candidates have to stand.
-func (e *Env) confirm(snap git.Snapshot, q *usageQuery, cands []candidate) ([]candidate, string) {
-	if e.opts.TypeInfo == TypeInfoOff {
+func (e *Finder) confirm(snap git.Snapshot, q *usageQuery, cands []candidate) ([]candidate, string) {
+	if e.hist.Options().TypeInfo == lifecycle.TypeInfoOff {
 		return nil, "type information is disabled by configuration"
 	}
-	if e.in.Repo == nil {
+	if e.hist.Input().Repo == nil {
 		return nil, "no repository"
 	}
 	mods := moduleRoots(snap.Files())
@@ -106,8 +107,8 @@ func moduleOf(roots []string, dir string) string {
 	return ""
 }
 
-func (e *Env) confirmModule(snap git.Snapshot, modRoot string, q *usageQuery, cands []candidate) ([]candidate, error) {
-	repoRoot := e.in.Repo.Root
+func (e *Finder) confirmModule(snap git.Snapshot, modRoot string, q *usageQuery, cands []candidate) ([]candidate, error) {
+	repoRoot := e.hist.Input().Repo.Root
 	absMod := filepath.Join(repoRoot, filepath.FromSlash(modRoot))
 	if _, err := os.Stat(filepath.Join(absMod, "go.mod")); err != nil {
 		return nil, fmt.Errorf("module %s has no go.mod in the working tree", modRoot)
@@ -327,18 +328,18 @@ type overlayFiles struct {
 
 // overlay computes the overlay for the module at modRoot; backing files
 // go to tmp.
-func (e *Env) overlay(snap git.Snapshot, modRoot, tmp string) (*overlayFiles, error) {
+func (e *Finder) overlay(snap git.Snapshot, modRoot, tmp string) (*overlayFiles, error) {
 	ov := &overlayFiles{files: map[string]string{}, content: map[string][]byte{}}
 	if snap.Ref() == git.WorktreeRef {
 		return ov, nil
 	}
-	root := e.in.Repo.Root
+	root := e.hist.Input().Repo.Root
 	spec := modRoot
-	changed, err := e.in.Repo.Output("diff", "--name-only", "-z", "--no-renames", snap.Commit(), "--", spec)
+	changed, err := e.hist.Input().Repo.Output("diff", "--name-only", "-z", "--no-renames", snap.Commit(), "--", spec)
 	if err != nil {
 		return nil, err
 	}
-	untracked, err := e.in.Repo.Output("ls-files", "-z", "--others", "--exclude-standard", "--", spec)
+	untracked, err := e.hist.Input().Repo.Output("ls-files", "-z", "--others", "--exclude-standard", "--", spec)
 	if err != nil {
 		return nil, err
 	}

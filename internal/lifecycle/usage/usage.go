@@ -1,4 +1,4 @@
-package lifecycle
+package usage
 
 import (
 	"bytes"
@@ -12,11 +12,15 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/scan"
 )
 
+// Package usage finds the usages of removed fields (rules.md "usage") in
+// a revision of the repository: the first step of the two-step removal is
+// done when none are left.
+//
 // A usage of a field is a reference to it (a selector x.Foo or a
 // composite-literal key Foo:) in Go code of the repository outside the
 // field's API group (the group directory and everything below it: the
@@ -65,6 +69,24 @@ func keyOf(fd *model.FieldDiff) fieldKey {
 	return fieldKey{group: fd.Type.Pkg.Group.Dir, typ: typ, name: f.Name}
 }
 
+// Finder finds the usages of the removed fields of one comparison at the
+// revisions of its release history, each revision once.
+type Finder struct {
+	hist   *lifecycle.History
+	fields []*model.FieldDiff
+	memo   map[lifecycle.Rev]*usageMemo
+}
+
+type usageMemo struct {
+	res *Usages
+	err error
+}
+
+// New prepares the usage search for the removed fields; nothing runs yet.
+func New(h *lifecycle.History, removed []*model.FieldDiff) *Finder {
+	return &Finder{hist: h, fields: removed, memo: map[lifecycle.Rev]*usageMemo{}}
+}
+
 // usageQuery is what one scan looks for: every removed field of the change.
 type usageQuery struct {
 	groups   []*usageGroup
@@ -90,7 +112,8 @@ type candidate struct {
 }
 
 // query builds the usage query for the removed fields.
-func (e *Env) query(fields []*model.FieldDiff) *usageQuery {
+func (e *Finder) query(fields []*model.FieldDiff) *usageQuery {
+	in := e.hist.Input()
 	q := &usageQuery{}
 	byDir := map[string]*usageGroup{}
 	seenName := map[string]bool{}
@@ -99,7 +122,7 @@ func (e *Env) query(fields []*model.FieldDiff) *usageQuery {
 		g := byDir[k.group]
 		if g == nil {
 			g = &usageGroup{dir: k.group, imports: map[string]bool{}, byName: map[string][]fieldKey{}}
-			for _, m := range []*model.Model{e.in.BaseModel, e.in.HeadModel} {
+			for _, m := range []*model.Model{in.BaseModel, in.HeadModel} {
 				if mg := m.Group(k.group); mg != nil {
 					for _, p := range mg.Packages() {
 						g.imports[p.ImportPath] = true
@@ -139,8 +162,8 @@ func containsKey(ks []fieldKey, k fieldKey) bool {
 }
 
 // stagePaths are the configured Shoot stage files and directories.
-func (e *Env) stagePaths() []string {
-	s := e.opts.Shoot
+func (e *Finder) stagePaths() []string {
+	s := e.hist.Options().Shoot
 	var out []string
 	for _, l := range [][]string{s.Warnings, s.Validation, s.Strategy, s.Maintenance, s.Defaults} {
 		out = append(out, l...)
@@ -148,44 +171,33 @@ func (e *Env) stagePaths() []string {
 	return out
 }
 
-// UsagesAtBase returns the usages of the removed fields at base.
-func (e *Env) UsagesAtBase() (*Usages, error) {
-	return e.usagesIn("base", func() (git.Snapshot, error) { return e.in.Base, nil })
-}
-
-// UsagesAtRelease returns the usages of the removed fields at the newest
-// release tag reachable from base.
-func (e *Env) UsagesAtRelease() (*Usages, error) {
-	rel, _ := e.Release()
-	return e.usagesIn("release "+rel.Newest.Name, func() (git.Snapshot, error) {
-		snap, _, err := e.releaseSnapshot()
-		return snap, err
-	})
-}
-
-func (e *Env) usagesIn(rev string, open func() (git.Snapshot, error)) (*Usages, error) {
-	if m := e.usage[rev]; m != nil {
+// At returns the usages of the removed fields at a revision (base or the
+// newest release before base).
+func (e *Finder) At(rev lifecycle.Rev) (*Usages, error) {
+	if m := e.memo[rev]; m != nil {
 		return m.res, m.err
 	}
 	m := &usageMemo{}
-	e.usage[rev] = m
-	fields := e.RemovedFields()
+	e.memo[rev] = m
+	m.res, m.err = e.usagesIn(rev)
+	return m.res, m.err
+}
+
+func (e *Finder) usagesIn(rev lifecycle.Rev) (*Usages, error) {
+	fields := e.fields
 	if len(fields) == 0 {
-		m.res = &Usages{Rev: rev, Exact: true}
-		return m.res, nil
+		return &Usages{Rev: string(rev), Exact: true}, nil
 	}
-	snap, err := open()
+	snap, label, err := e.hist.Snapshot(rev)
 	if err != nil {
-		m.err = err
 		return nil, err
 	}
 	q := e.query(fields)
 	cands, err := scanUsages(snap, q)
 	if err != nil {
-		m.err = err
 		return nil, err
 	}
-	res := &Usages{Rev: rev, byKey: map[fieldKey][]model.Pos{}}
+	res := &Usages{Rev: label, byKey: map[fieldKey][]model.Pos{}}
 	if len(cands) > 0 {
 		confirmed, why := e.confirm(snap, q, cands)
 		if why == "" {
@@ -209,7 +221,6 @@ func (e *Env) usagesIn(rev string, open func() (git.Snapshot, error)) (*Usages, 
 		sortPos(ps)
 		res.byKey[k] = dedupPos(ps)
 	}
-	m.res = res
 	return res, nil
 }
 

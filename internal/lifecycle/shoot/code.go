@@ -1,4 +1,4 @@
-package lifecycle
+package shoot
 
 import (
 	"fmt"
@@ -6,8 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/apicheck/apicheck/internal/git"
-	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
+	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -23,16 +22,27 @@ const (
 	StageDefaults    Stage = "defaults"
 )
 
-// Revisions the stage code is read at.
-const (
-	RevBase    = "base"
-	RevHead    = "head"
-	RevRelease = "release"
-)
+// Stages reads the code of the Shoot deprecation stages at the revisions
+// of a comparison's release history, each (revision, stage) once, and
+// knows which fields the Shoot kind reaches.
+type Stages struct {
+	hist     *lifecycle.History
+	code     map[string]*StageCode
+	pathMemo map[*model.Package]map[string]string
+
+	versDone bool
+	vers     []Version
+	versProb string
+}
+
+// NewStages prepares the stage reader; nothing is read yet.
+func NewStages(h *lifecycle.History) *Stages {
+	return &Stages{hist: h, code: map[string]*StageCode{}, pathMemo: map[*model.Package]map[string]string{}}
+}
 
 // StageCode is the parsed code of one stage at one revision.
 type StageCode struct {
-	Files []*shoot.File
+	Files []*File
 	// Problem says why the code could not be read (a configured file
 	// that does not exist, a file that does not parse, no release); the
 	// stage must then not be judged.
@@ -42,34 +52,20 @@ type StageCode struct {
 // Stage returns the code of a stage at a revision. For StageDefaults,
 // versionDir is the field's version package: without configured defaults
 // files, its defaults*.go files are read.
-func (e *Env) Stage(rev string, st Stage, versionDir string) *StageCode {
-	key := rev + "\x00" + string(st) + "\x00" + versionDir
-	if sc, ok := e.stages[key]; ok {
+func (e *Stages) Stage(rev lifecycle.Rev, st Stage, versionDir string) *StageCode {
+	key := string(rev) + "\x00" + string(st) + "\x00" + versionDir
+	if sc, ok := e.code[key]; ok {
 		return sc
 	}
 	sc := e.readStage(rev, st, versionDir)
-	e.stages[key] = sc
+	e.code[key] = sc
 	return sc
 }
 
-func (e *Env) readStage(rev string, st Stage, versionDir string) *StageCode {
-	var snap git.Snapshot
-	switch rev {
-	case RevBase:
-		snap = e.in.Base
-	case RevHead:
-		snap = e.in.Head
-	case RevRelease:
-		s, _, err := e.releaseSnapshot()
-		if err != nil {
-			return &StageCode{Problem: err.Error()}
-		}
-		snap = s
-	}
-	revName := rev
-	if rev == RevRelease {
-		rel, _ := e.Release()
-		revName = "release " + rel.Newest.Name
+func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *StageCode {
+	snap, revName, err := e.hist.Snapshot(rev)
+	if err != nil {
+		return &StageCode{Problem: err.Error()}
 	}
 	entries, setting := e.stageEntries(st, versionDir)
 	files := snap.Files()
@@ -89,7 +85,7 @@ func (e *Env) readStage(rev string, st Stage, versionDir string) *StageCode {
 	if err != nil {
 		return &StageCode{Problem: fmt.Sprintf("cannot read %s code at %s: %v", st, revName, err)}
 	}
-	parsed, err := shoot.Parse(contents)
+	parsed, err := Parse(contents)
 	if err != nil {
 		return &StageCode{Problem: fmt.Sprintf("%s code at %s: %v", st, revName, err)}
 	}
@@ -98,8 +94,8 @@ func (e *Env) readStage(rev string, st Stage, versionDir string) *StageCode {
 
 // stageEntries returns the configured entries of a stage and the name of
 // their configuration setting.
-func (e *Env) stageEntries(st Stage, versionDir string) ([]string, string) {
-	s := e.opts.Shoot
+func (e *Stages) stageEntries(st Stage, versionDir string) ([]string, string) {
+	s := e.hist.Options().Shoot
 	switch st {
 	case StageWarnings:
 		return s.Warnings, "shoot.warnings"
@@ -170,16 +166,21 @@ func dedup(s []string) []string {
 	return out
 }
 
+// SupportedVersionsFile is the file listing the supported Kubernetes
+// versions.
+func (e *Stages) SupportedVersionsFile() string { return e.hist.Options().Shoot.SupportedVersions }
+
 // SupportedVersions reads the supported Kubernetes versions at head; the
 // problem says why they cannot be used.
-func (e *Env) SupportedVersions() ([]shoot.Version, string) {
+func (e *Stages) SupportedVersions() ([]Version, string) {
 	if e.versDone {
 		return e.vers, e.versProb
 	}
 	e.versDone = true
-	p := e.opts.Shoot.SupportedVersions
+	p := e.hist.Options().Shoot.SupportedVersions
+	head := e.hist.Input().Head
 	found := false
-	for _, f := range e.in.Head.Files() {
+	for _, f := range head.Files() {
 		if f == p {
 			found = true
 			break
@@ -189,23 +190,23 @@ func (e *Env) SupportedVersions() ([]shoot.Version, string) {
 		e.versProb = fmt.Sprintf("%s not found at head (set shoot.supportedVersions in .apicheck.yaml)", p)
 		return nil, e.versProb
 	}
-	data, err := e.in.Head.ReadFiles([]string{p})
+	data, err := head.ReadFiles([]string{p})
 	if err != nil {
 		e.versProb = fmt.Sprintf("cannot read %s: %v", p, err)
 		return nil, e.versProb
 	}
-	e.vers, err = shoot.SupportedVersions(data[p])
+	e.vers, err = SupportedVersions(data[p])
 	if err != nil {
 		e.versProb = fmt.Sprintf("cannot parse %s at head: %v", p, err)
 	}
 	return e.vers, e.versProb
 }
 
-// ShootField describes a field of the Shoot API for the stage detectors.
+// NewField describes a field of the Shoot API for the stage detectors.
 // apiPath is its JSON path from the root kind ("Shoot.spec.x.y"); pkg is
 // the package the field's struct lives in (for the parents).
-func ShootField(f *model.Field, owner string, apiPath string, pkg *model.Package) shoot.Field {
-	sf := shoot.Field{GoName: f.Name, JSONName: f.WireName(), Path: strings.TrimPrefix(apiPath, "Shoot.")}
+func NewField(f *model.Field, owner string, apiPath string, pkg *model.Package) Field {
+	sf := Field{GoName: f.Name, JSONName: f.WireName(), Path: strings.TrimPrefix(apiPath, "Shoot.")}
 	if pkg != nil {
 		seen := map[string]bool{}
 		for _, t := range pkg.Types {
@@ -219,4 +220,67 @@ func ShootField(f *model.Field, owner string, apiPath string, pkg *model.Package
 		sort.Strings(sf.Parents)
 	}
 	return sf
+}
+
+// Path returns the JSON path of a field from the Shoot root kind of
+// its version package ("Shoot.spec.x.y") when the Shoot reaches the
+// field's struct. Unlike a finding's API path (where the first root kind
+// in name order wins), a struct the Shoot shares with another kind counts
+// too.
+func (e *Stages) Path(fd *model.FieldDiff) (string, bool) {
+	pd := fd.Type.Pkg
+	if !pd.External() {
+		return "", false
+	}
+	pkg, typ, f := pd.Head, fd.Type.Name(), fd.Head
+	if f == nil {
+		pkg, typ, f = pd.Base, fd.Type.Base.Name, fd.Base
+	}
+	if pkg == nil {
+		return "", false
+	}
+	p, ok := e.paths(pkg)[typ]
+	if !ok {
+		return "", false
+	}
+	if w := f.WireName(); w != "" && w != "-" && !f.Inline() {
+		p += "." + w
+	}
+	return p, true
+}
+
+// paths maps every struct type the package's Shoot root kind reaches
+// to its shortest JSON path from it (breadth-first, as model.APIPaths).
+func (e *Stages) paths(p *model.Package) map[string]string {
+	if m, ok := e.pathMemo[p]; ok {
+		return m
+	}
+	paths := map[string]string{}
+	e.pathMemo[p] = paths
+	root := p.Type("Shoot")
+	if root == nil || !root.RootKind {
+		return paths
+	}
+	paths[root.Name] = root.Name
+	queue := []*model.Type{root}
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		for _, f := range t.Fields {
+			ft := p.Type(model.LocalTypeName(f.Type))
+			if ft == nil || ft.Kind != model.KindStruct {
+				continue
+			}
+			if _, seen := paths[ft.Name]; seen {
+				continue
+			}
+			path := paths[t.Name]
+			if w := f.WireName(); w != "" && !f.Inline() {
+				path += "." + w
+			}
+			paths[ft.Name] = path
+			queue = append(queue, ft)
+		}
+	}
+	return paths
 }

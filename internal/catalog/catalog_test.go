@@ -1,0 +1,102 @@
+package catalog_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apicheck/apicheck/internal/catalog"
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+var idRe = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
+
+// Every rule is complete data, IDs are unique, and every input and
+// attribute a rule declares is a known one.
+func TestCatalogueIsComplete(t *testing.T) {
+	seen := map[string]bool{}
+	last := 0
+	for i, r := range catalog.All() {
+		if !idRe.MatchString(r.ID) || seen[r.ID] {
+			t.Errorf("rule %d: bad or duplicate ID %q", i, r.ID)
+		}
+		seen[r.ID] = true
+		if r.Category == "" || r.Severity == 0 || r.Summary == "" || r.Why == "" || r.Fix == "" || r.Check == nil {
+			t.Errorf("%s: incomplete rule data", r.ID)
+		}
+		if r.Last {
+			last++
+		}
+		for _, in := range r.Requires {
+			if in == "" {
+				t.Errorf("%s: empty input", r.ID)
+			}
+		}
+		for _, a := range r.Judges {
+			if a == "" || a == model.AttrDeprecated {
+				t.Errorf("%s: judges %q", r.ID, a)
+			}
+		}
+	}
+	if last != 1 {
+		t.Errorf("%d rules run last, want exactly the meta rule", last)
+	}
+}
+
+// No rule ID appears as a string outside its rule's definition: every
+// other package reads the facts from the rule (tests and docs excepted).
+func TestRuleIDsOnlyInDefinitions(t *testing.T) {
+	ids := map[string]bool{}
+	for _, r := range catalog.All() {
+		ids[r.ID] = true
+	}
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "testdata" || name == ".git" || strings.HasPrefix(name, ".") && path != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		defs := map[ast.Node]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if kv, ok := n.(*ast.KeyValueExpr); ok {
+				if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "ID" {
+					defs[kv.Value] = true
+				}
+			}
+			return true
+		})
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING || defs[lit] {
+				return true
+			}
+			if s, err := strconv.Unquote(lit.Value); err == nil && ids[s] {
+				t.Errorf("%s: rule ID %s outside its rule's definition", fset.Position(lit.Pos()), s)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

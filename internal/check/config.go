@@ -1,0 +1,130 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/rules"
+	"github.com/apicheck/apicheck/internal/scan"
+)
+
+// LoadConfig reads and decodes the configuration (step "config"): from
+// path on disk when set, else from .apicheck.yaml at the root of the head
+// revision (for the working tree its current, possibly uncommitted
+// content); without a file, the defaults. A bad file or a missing --config
+// file is a UsageError; failing to read the head revision is not.
+func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*config.Config, error) {
+	ids := ruleIDs(catalogue)
+	var cfg *config.Config
+	var err error
+	switch {
+	case path != "":
+		data, rerr := os.ReadFile(path)
+		if rerr != nil {
+			if errors.Is(rerr, os.ErrNotExist) {
+				return nil, &UsageError{fmt.Errorf("--config %s: no such file", path)}
+			}
+			return nil, &UsageError{fmt.Errorf("--config: %v", rerr)}
+		}
+		cfg, err = config.Parse(path, data, ids)
+	case !hasFile(head, config.FileName):
+		return config.Default(), nil
+	default:
+		files, rerr := head.ReadFiles([]string{config.FileName})
+		if rerr != nil {
+			return nil, fmt.Errorf("reading %s of %s: %w", config.FileName, head.Ref(), rerr)
+		}
+		cfg, err = config.Parse(config.FileName, files[config.FileName], ids)
+	}
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	if err := checkGroupDirs(cfg, head); err != nil {
+		return nil, &UsageError{err}
+	}
+	return cfg, nil
+}
+
+func ruleIDs(rs []*rules.Rule) []string {
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+func hasFile(s git.Snapshot, name string) bool {
+	for _, f := range s.Files() {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGroupDirs reports configured groups whose directory holds no file
+// at head (a typo would otherwise surface as a scan failure).
+func checkGroupDirs(cfg *config.Config, head git.Snapshot) error {
+	if len(cfg.Groups) == 0 {
+		return nil
+	}
+	dirs := map[string]bool{}
+	for _, f := range head.Files() {
+		for d := f; strings.Contains(d, "/"); {
+			d = d[:strings.LastIndex(d, "/")]
+			if dirs[d] {
+				break
+			}
+			dirs[d] = true
+		}
+	}
+	var errs config.Errors
+	for i, g := range cfg.Groups {
+		if g.Dir != "." && !dirs[g.Dir] {
+			errs = append(errs, &config.Error{File: g.Pos.File, Line: g.Pos.Line, Column: g.Pos.Col,
+				Key: fmt.Sprintf("groups[%d].dir", i), Msg: fmt.Sprintf("directory %s does not exist in %s", g.Dir, head.Ref())})
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// OptionsFor derives the settings of a run from the configuration and the
+// request (step "options").
+func OptionsFor(cfg *config.Config, req Request) Options {
+	o := Options{
+		Rules:     req.catalogue(),
+		Lifecycle: req.Lifecycle,
+		Engine: rules.Options{
+			Disabled: cfg.DisabledRules(),
+			Severity: map[string]finding.Severity{},
+		},
+	}
+	for _, g := range cfg.Groups {
+		o.Scan.Groups = append(o.Scan.Groups, scan.GroupSpec{Dir: g.Dir, Profile: g.Profile})
+	}
+	for id, sev := range cfg.SeverityOverrides() {
+		o.Engine.Severity[id] = sev
+	}
+	// What the request sets explicitly wins over the file.
+	if o.Lifecycle.TagPattern == "" {
+		o.Lifecycle.TagPattern = cfg.Releases.TagPattern
+	}
+	o.Lifecycle.Shoot = lifecycle.ShootFiles{
+		Warnings:          cfg.Shoot.Warnings,
+		Validation:        cfg.Shoot.Validation,
+		Strategy:          cfg.Shoot.Strategy,
+		Maintenance:       cfg.Shoot.Maintenance,
+		Defaults:          cfg.Shoot.Defaults,
+		SupportedVersions: cfg.Shoot.SupportedVersions,
+	}
+	return o
+}

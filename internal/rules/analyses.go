@@ -1,0 +1,93 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
+	"github.com/apicheck/apicheck/internal/lifecycle/usage"
+)
+
+// Input names an analysis beyond the diff that a rule reads (as
+// golang.org/x/tools/go/analysis analyzers declare what they require).
+type Input string
+
+const (
+	// InputRelease is the release history: the newest release before
+	// base, its model, and protobuf numbers at earlier releases.
+	InputRelease Input = "release history"
+	// InputUsages are the usages of removed fields at base and at the
+	// newest release.
+	InputUsages Input = "usages"
+	// InputShootStages is the code of the Shoot deprecation stages.
+	InputShootStages Input = "Shoot stage code"
+)
+
+// Analyses are the typed inputs of the rules that need more than the
+// diff. check builds them once per comparison; each runs lazily, when a
+// rule first asks. A nil field is an analysis this run cannot provide.
+type Analyses struct {
+	Release *lifecycle.History
+	Usages  *usage.Finder
+	Shoot   *shoot.Stages
+	// Unavailable says why the absent analyses are absent, e.g. "audit
+	// reads a single revision".
+	Unavailable string
+}
+
+// missing says why the run cannot provide all of ins ("" when it can).
+func (a Analyses) missing(ins []Input) string {
+	var absent []string
+	for _, in := range ins {
+		var ok bool
+		switch in {
+		case InputRelease:
+			ok = a.Release != nil
+		case InputUsages:
+			ok = a.Usages != nil
+		case InputShootStages:
+			ok = a.Shoot != nil
+		}
+		if !ok {
+			absent = append(absent, string(in))
+		}
+	}
+	if len(absent) == 0 {
+		return ""
+	}
+	why := "needs " + strings.Join(absent, " and ") + ", which this run does not have"
+	if a.Unavailable != "" {
+		why += " (" + a.Unavailable + ")"
+	}
+	return why
+}
+
+// require panics (caught by the engine as an internal error naming the
+// rule) when a rule reads an input it did not declare: every input a rule
+// reads is visible in its definition.
+func (c *Context) require(in Input) {
+	if !c.rule.Needs(in) {
+		panic(fmt.Sprintf("rule %s reads the %s without declaring it in Requires", c.rule.ID, in))
+	}
+}
+
+// Release is the release history (the rule must require InputRelease).
+func (c *Context) Release() *lifecycle.History {
+	c.require(InputRelease)
+	return c.analyses.Release
+}
+
+// Usages are the usages of removed fields (the rule must require
+// InputUsages).
+func (c *Context) Usages() *usage.Finder {
+	c.require(InputUsages)
+	return c.analyses.Usages
+}
+
+// ShootStages is the code of the Shoot deprecation stages (the rule must
+// require InputShootStages).
+func (c *Context) ShootStages() *shoot.Stages {
+	c.require(InputShootStages)
+	return c.analyses.Shoot
+}
