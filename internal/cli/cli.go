@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -198,20 +197,10 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 	if err != nil {
 		return err
 	}
-	writer, ok := report.Formats[f.format]
-	if !ok {
-		return usageErr("--format %q is not one of %s", f.format, strings.Join(report.FormatNames(), ", "))
-	}
-	reports, err := openReports(f.reports, f.output)
+	outputs, err := planOutputs(f.format, f.output, f.reports)
 	if err != nil {
 		return err
 	}
-	defer reports.Abort()
-	out, err := openOutput(cmd.OutOrStdout(), f.output)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
 	res, err := runner(check.Request{
 		Dir:        dirOrCwd(f.repo),
 		Base:       f.base,
@@ -223,13 +212,7 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 		return failure(err)
 	}
 	defer res.Close()
-	if err := reports.Finish(res.Report); err != nil {
-		return failure(err)
-	}
-	if err := writer(out, res.Report); err != nil {
-		return failure(err)
-	}
-	if err := out.Commit(); err != nil {
+	if err := outputs.write(cmd.OutOrStdout(), res.Report); err != nil {
 		return failure(err)
 	}
 	if failOn != 0 && res.Report.Worst() >= failOn {
@@ -258,52 +241,4 @@ func dirOrCwd(d string) string {
 		return "."
 	}
 	return wd
-}
-
-// output writes to stdout, or atomically to a file: the report appears
-// whole or not at all.
-type output struct {
-	w    io.Writer
-	tmp  *os.File
-	path string
-	done bool
-}
-
-func openOutput(stdout io.Writer, path string) (*output, error) {
-	if path == "" || path == "-" {
-		return &output{w: stdout}, nil
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return nil, usageErr("cannot write --output %s: %v", path, err)
-	}
-	return &output{w: tmp, tmp: tmp, path: path}, nil
-}
-
-func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
-
-// Commit moves the finished report into place.
-func (o *output) Commit() error {
-	if o.tmp == nil {
-		return nil
-	}
-	o.done = true
-	if err := o.tmp.Close(); err != nil {
-		os.Remove(o.tmp.Name())
-		return usageErr("cannot write --output %s: %v", o.path, err)
-	}
-	if err := os.Rename(o.tmp.Name(), o.path); err != nil {
-		os.Remove(o.tmp.Name())
-		return usageErr("cannot write --output %s: %v", o.path, err)
-	}
-	return nil
-}
-
-// Abort removes an unfinished report file.
-func (o *output) Abort() {
-	if o.tmp != nil && !o.done {
-		o.tmp.Close()
-		os.Remove(o.tmp.Name())
-	}
 }

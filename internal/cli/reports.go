@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/apicheck/apicheck/internal/atomicfile"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/report"
 )
@@ -61,78 +64,84 @@ func parseReportSpecs(specs []string, output string) ([]reportSpec, error) {
 	return out, nil
 }
 
-// reportFiles are the extra reports of one run. Each is written to a
-// temporary file beside its destination and renamed into place only when
-// complete, so a report appears whole or not at all. The methods accept a
-// nil receiver (no --report given).
-type reportFiles struct {
-	files []*reportFile
+// outputPlan is where one run's reports go: the main report (--format to
+// stdout or --output) and the extra --report files. Everything is
+// rendered in memory first; only then are the files written, each
+// atomically (whole or not at all), so a failed or interrupted run leaves
+// no partial report and no temporary file behind.
+type outputPlan struct {
+	main    reportSpec // path "" means standard output
+	reports []reportSpec
 }
 
-type reportFile struct {
-	spec reportSpec
-	tmp  *os.File
-	done bool
-}
-
-// openReports validates the --report flags and creates their temporary
-// files, so that an unknown format or an unwritable path fails (exit 2)
-// before the comparison runs.
-func openReports(specs []string, output string) (*reportFiles, error) {
+// planOutputs validates --format, --output and --report before anything
+// runs: an unknown format or a missing directory fails (exit 2) first.
+func planOutputs(format, output string, specs []string) (*outputPlan, error) {
+	w, ok := report.Formats[format]
+	if !ok {
+		return nil, usageErr("--format %q is not one of %s", format, strings.Join(report.FormatNames(), ", "))
+	}
 	parsed, err := parseReportSpecs(specs, output)
-	if err != nil || len(parsed) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	rs := &reportFiles{}
+	p := &outputPlan{main: reportSpec{format: format, write: w}, reports: parsed}
+	if output != "" && output != "-" {
+		p.main.path = output
+		if err := checkDir(output); err != nil {
+			return nil, usageErr("cannot write --output %s: %v", output, err)
+		}
+	}
 	for _, s := range parsed {
-		tmp, err := os.CreateTemp(filepath.Dir(s.path), "."+filepath.Base(s.path)+".tmp*")
-		if err != nil {
-			rs.Abort()
+		if err := checkDir(s.path); err != nil {
 			return nil, usageErr("cannot write --report %s=%s: %v", s.format, s.path, err)
 		}
-		rs.files = append(rs.files, &reportFile{spec: s, tmp: tmp})
 	}
-	return rs, nil
+	return p, nil
 }
 
-// Finish renders every report and moves the files into place. When any
-// report fails, none that is not yet in place is left behind.
-func (rs *reportFiles) Finish(r *finding.Report) error {
-	if rs == nil {
-		return nil
+// checkDir reports a destination whose directory does not exist.
+func checkDir(path string) error {
+	fi, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		return err
 	}
-	for _, f := range rs.files {
-		if err := f.spec.write(f.tmp, r); err != nil {
-			rs.Abort()
-			return fmt.Errorf("writing --report %s=%s: %w", f.spec.format, f.spec.path, err)
-		}
-	}
-	for _, f := range rs.files {
-		if err := f.tmp.Close(); err != nil {
-			rs.Abort()
-			return usageErr("cannot write --report %s=%s: %v", f.spec.format, f.spec.path, err)
-		}
-	}
-	for _, f := range rs.files {
-		if err := os.Rename(f.tmp.Name(), f.spec.path); err != nil {
-			rs.Abort()
-			return usageErr("cannot write --report %s=%s: %v", f.spec.format, f.spec.path, err)
-		}
-		f.done = true
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", filepath.Dir(path))
 	}
 	return nil
 }
 
-// Abort removes the temporary files of reports not yet in place.
-func (rs *reportFiles) Abort() {
-	if rs == nil {
-		return
+// write renders every report and then writes the files. When a renderer
+// fails nothing is written; a file that cannot be written is a usage
+// error naming it (reports already in place stay: each is complete).
+func (p *outputPlan) write(stdout io.Writer, r *finding.Report) error {
+	all := append([]reportSpec{p.main}, p.reports...)
+	bufs := make([][]byte, len(all))
+	for i, s := range all {
+		var b bytes.Buffer
+		if err := s.write(&b, r); err != nil {
+			if s.path == "" {
+				return fmt.Errorf("rendering the %s report: %w", s.format, err)
+			}
+			return fmt.Errorf("writing --report %s=%s: %w", s.format, s.path, err)
+		}
+		bufs[i] = b.Bytes()
 	}
-	for _, f := range rs.files {
-		if !f.done {
-			f.tmp.Close()
-			os.Remove(f.tmp.Name())
-			f.done = true
+	for i, s := range all {
+		if s.path == "" {
+			if _, err := stdout.Write(bufs[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := atomicfile.Write(s.path, bufs[i], 0o666); err != nil {
+			flag := "--report " + s.format + "=" + s.path
+			if i == 0 {
+				flag = "--output " + s.path
+			}
+			return usageErr("cannot write %s: %v", flag, err)
 		}
 	}
+	return nil
 }

@@ -251,48 +251,46 @@ func TestReportFilesAtomic(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("previous\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := openReports([]string{"markdown=" + good, "sarif=" + bad}, "")
+	p, err := planOutputs("text", "", []string{"markdown=" + good, "sarif=" + bad})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The second writer fails half-way.
-	rs.files[1].spec.write = func(w io.Writer, _ *finding.Report) error {
+	// The second renderer fails half-way: nothing is written at all.
+	p.reports[1].write = func(w io.Writer, _ *finding.Report) error {
 		io.WriteString(w, `{"half":`)
 		return errors.New("boom")
 	}
 	r := &finding.Report{}
 	r.Finalize()
-	if err := rs.Finish(r); err == nil || !strings.Contains(err.Error(), "boom") {
-		t.Fatalf("Finish = %v, want the writer's error", err)
+	var stdout strings.Builder
+	if err := p.write(&stdout, r); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("write = %v, want the renderer's error", err)
 	}
-	rs.Abort() // idempotent
 	if got := dirFiles(t, dir); strings.Join(got, " ") != "bad.sarif" {
-		t.Errorf("files after a failed write: %v (want only the untouched previous file)", got)
+		t.Errorf("files after a failed render: %v (want only the untouched previous file)", got)
 	}
 	if data, _ := os.ReadFile(bad); string(data) != "previous\n" {
 		t.Errorf("previous file changed: %q", data)
 	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout got a partial report: %q", stdout.String())
+	}
 
 	// Success replaces the previous content whole.
-	rs, err = openReports([]string{"markdown=" + good, "sarif=" + bad}, "")
+	p, err = planOutputs("text", "", []string{"markdown=" + good, "sarif=" + bad})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rs.Finish(r); err != nil {
+	if err := p.write(&stdout, r); err != nil {
 		t.Fatal(err)
 	}
-	rs.Abort() // after success: removes nothing
 	if got := dirFiles(t, dir); strings.Join(got, " ") != "bad.sarif good.md" {
 		t.Errorf("files: %v", got)
 	}
 	if data, _ := os.ReadFile(bad); !strings.Contains(string(data), `"version": "2.1.0"`) {
 		t.Errorf("sarif report not written: %q", data)
 	}
-
-	// Nil receivers (no --report) are no-ops.
-	var none *reportFiles
-	if err := none.Finish(r); err != nil {
-		t.Error(err)
+	if !strings.Contains(stdout.String(), "0 errors") {
+		t.Errorf("stdout = %q", stdout.String())
 	}
-	none.Abort()
 }

@@ -1,0 +1,96 @@
+// Package atomicfile writes files whole or not at all: the content goes
+// to a temporary file beside the destination, which is synced and renamed
+// into place. Every writer of apicheck (reports, --output, apicheck init,
+// caches) uses it, so an interrupted run never leaves a half-written file
+// behind, and the temporary file exists only while it is being written.
+package atomicfile
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// pending are the temporary files being written right now, for Cleanup.
+var (
+	mu      sync.Mutex
+	pending = map[string]bool{}
+)
+
+// Write writes data to path. The file is created with perm before the
+// umask (0666 for reports, like any file a program creates), replacing
+// whatever was at path — a symlink at path is replaced, never followed.
+// On failure path is unchanged and no temporary file is left.
+func Write(path string, data []byte, perm fs.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, f, err := create(dir, base, perm)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+		forget(tmp)
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// create makes a new temporary file beside the destination; O_EXCL makes
+// sure nobody else's file (or a symlink planted under the name) is used.
+func create(dir, base string, perm fs.FileMode) (string, *os.File, error) {
+	for range 10 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", nil, err
+		}
+		name := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(b[:]))
+		mu.Lock()
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err == nil {
+			pending[name] = true
+		}
+		mu.Unlock()
+		if err == nil {
+			return name, f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", nil, err
+		}
+	}
+	return "", nil, errors.New("cannot create a temporary file in " + dir)
+}
+
+func forget(name string) {
+	mu.Lock()
+	delete(pending, name)
+	mu.Unlock()
+}
+
+// Cleanup removes the temporary files of writes still in progress. The
+// CLI calls it when a signal ends the run.
+func Cleanup() {
+	mu.Lock()
+	defer mu.Unlock()
+	for name := range pending {
+		os.Remove(name)
+		delete(pending, name)
+	}
+}

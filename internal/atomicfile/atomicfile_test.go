@@ -1,0 +1,90 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "report.md")
+	if err := Write(p, []byte("one"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p, []byte("two"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "two" {
+		t.Errorf("content = %q", b)
+	}
+	es, _ := os.ReadDir(dir)
+	if len(es) != 1 {
+		t.Errorf("left behind: %v", es)
+	}
+	// The mode is 0666 minus the umask, not 0600.
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	q := filepath.Join(dir, "x.sarif")
+	if err := Write(q, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(q); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
+	}
+}
+
+// A symlink at the destination is replaced, never written through.
+func TestWriteReplacesSymlink(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("token"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "apicheck.md")
+	if err := os.Symlink(secret, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p, []byte("report"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "token" {
+		t.Errorf("wrote through the symlink: %q", b)
+	}
+	if fi, _ := os.Lstat(p); !fi.Mode().IsRegular() {
+		t.Errorf("%s is not a regular file", p)
+	}
+}
+
+func TestWriteFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(filepath.Join(dir, "missing", "x"), []byte("x"), 0o666); err == nil {
+		t.Fatal("writing into a missing directory succeeded")
+	}
+	// The destination is a directory: the rename fails, the temp goes.
+	d := filepath.Join(dir, "isdir")
+	if err := os.MkdirAll(filepath.Join(d, "child"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(d, []byte("x"), 0o666); err == nil {
+		t.Fatal("replacing a non-empty directory succeeded")
+	}
+	es, _ := os.ReadDir(dir)
+	if len(es) != 1 {
+		t.Errorf("left behind: %v", es)
+	}
+}
+
+func TestCleanup(t *testing.T) {
+	dir := t.TempDir()
+	name, f, err := create(dir, "r.json", 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	Cleanup()
+	if _, err := os.Stat(name); !os.IsNotExist(err) {
+		t.Errorf("Cleanup left %s: %v", name, err)
+	}
+}
