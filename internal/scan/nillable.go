@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/mod/module"
 
+	"github.com/apicheck/apicheck/internal/goenv"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -44,22 +45,7 @@ type typeDecl struct {
 }
 
 func newResolver(s *state) *resolver {
-	return &resolver{s: s, modCache: moduleCacheDir(), pkgs: map[string]*declPkg{}}
-}
-
-func moduleCacheDir() string {
-	if v := os.Getenv("GOMODCACHE"); v != "" {
-		return v
-	}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		gopath = filepath.Join(home, "go")
-	}
-	return filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
+	return &resolver{s: s, modCache: goenv.ModCache(), pkgs: map[string]*declPkg{}}
 }
 
 // resolveNillability fills Nillable and NillableWhy of every field of p.
