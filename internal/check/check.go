@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/config"
@@ -21,6 +20,7 @@ import (
 	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
 	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/par"
 	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/scan"
 	"github.com/apicheck/apicheck/internal/suppress"
@@ -245,24 +245,18 @@ func refError(err error) error {
 
 // scanBoth scans base and head in parallel (step "scan").
 func scanBoth(res *Result) error {
-	var wg sync.WaitGroup
-	var baseErr, headErr error
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		res.BaseModel, baseErr = scan.Scan(res.Base, res.Options.Scan)
-	}()
-	go func() {
-		defer wg.Done()
-		res.HeadModel, headErr = scan.Scan(res.Head, res.Options.Scan)
-	}()
-	wg.Wait()
-	if baseErr != nil {
-		return fmt.Errorf("scanning base %s: %w", describe(res.Base), baseErr)
+	snaps := []git.Snapshot{res.Base, res.Head}
+	models, err := par.Map(2, func(i int) (*model.Model, error) {
+		m, err := scan.Scan(snaps[i], res.Options.Scan)
+		if err != nil {
+			return nil, fmt.Errorf("scanning %s %s: %w", [2]string{"base", "head"}[i], describe(snaps[i]), err)
+		}
+		return m, nil
+	})
+	if err != nil {
+		return err
 	}
-	if headErr != nil {
-		return fmt.Errorf("scanning head %s: %w", describe(res.Head), headErr)
-	}
+	res.BaseModel, res.HeadModel = models[0], models[1]
 	return nil
 }
 

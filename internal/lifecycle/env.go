@@ -17,7 +17,9 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
@@ -54,14 +56,9 @@ type History struct {
 	in   Input
 	opts Options
 
-	relDone bool
-	rel     Release
-	relProb string // why there is no release, "" when there is one
-
-	tagDone  bool
-	tagSnap  git.Snapshot
-	tagModel *model.Model
-	tagErr   error
+	release func() (Release, string)
+	tag     func() (*releaseRev, error)
+	tagSnap git.Snapshot // for Close
 
 	histDone bool
 	hist     *ProtoNumbers
@@ -70,7 +67,16 @@ type History struct {
 
 // NewHistory prepares the release history; nothing runs yet.
 func NewHistory(in Input) *History {
-	return &History{in: in, opts: in.Options.withDefaults()}
+	e := &History{in: in, opts: in.Options.withDefaults()}
+	e.release = sync.OnceValues(e.findRelease)
+	e.tag = sync.OnceValues(e.openRelease)
+	return e
+}
+
+// releaseRev is the newest release's snapshot and model.
+type releaseRev struct {
+	snap  git.Snapshot
+	model *model.Model
 }
 
 // Close releases the release tag's snapshot, if one was opened.
@@ -104,7 +110,8 @@ func (e *History) Snapshot(rev Rev) (snap git.Snapshot, label string, err error)
 		if err != nil {
 			return nil, "", err
 		}
-		return s, "release " + e.rel.Newest.Name, nil
+		rel, _ := e.Release()
+		return s, "release " + rel.Newest.Name, nil
 	}
 	return nil, "", fmt.Errorf("unknown revision %q", rev)
 }
@@ -119,14 +126,7 @@ type Release struct {
 
 // Release returns the release history, or a problem saying why there is
 // none (no tag matches, a shallow clone, a bad pattern).
-func (e *History) Release() (Release, string) {
-	if e.relDone {
-		return e.rel, e.relProb
-	}
-	e.relDone = true
-	e.rel, e.relProb = e.findRelease()
-	return e.rel, e.relProb
-}
+func (e *History) Release() (Release, string) { return e.release() }
 
 func (e *History) findRelease() (Release, string) {
 	re, err := CompileTagPattern(e.opts.TagPattern)
@@ -164,28 +164,29 @@ func (e *History) findRelease() (Release, string) {
 // ReleaseSnapshot opens the newest release tag's snapshot and scans its
 // model, once.
 func (e *History) ReleaseSnapshot() (git.Snapshot, *model.Model, error) {
-	if e.tagDone {
-		return e.tagSnap, e.tagModel, e.tagErr
+	r, err := e.tag()
+	if err != nil {
+		return nil, nil, err
 	}
-	e.tagDone = true
+	return r.snap, r.model, nil
+}
+
+func (e *History) openRelease() (*releaseRev, error) {
 	rel, prob := e.Release()
 	if prob != "" {
-		e.tagErr = fmt.Errorf("%s", prob)
-		return nil, nil, e.tagErr
+		return nil, errors.New(prob)
 	}
 	snap, err := e.in.Repo.Snapshot(rel.Newest.Commit)
 	if err != nil {
-		e.tagErr = fmt.Errorf("cannot read release %s: %w", rel.Newest.Name, err)
-		return nil, nil, e.tagErr
+		return nil, fmt.Errorf("cannot read release %s: %w", rel.Newest.Name, err)
 	}
 	m, err := scan.Scan(snap, e.in.Scan)
 	if err != nil {
 		snap.Close()
-		e.tagErr = fmt.Errorf("cannot scan release %s: %w", rel.Newest.Name, err)
-		return nil, nil, e.tagErr
+		return nil, fmt.Errorf("cannot scan release %s: %w", rel.Newest.Name, err)
 	}
-	e.tagSnap, e.tagModel = snap, m
-	return snap, m, nil
+	e.tagSnap = snap
+	return &releaseRev{snap: snap, model: m}, nil
 }
 
 // ReleaseField looks a field up in the newest release's model by group

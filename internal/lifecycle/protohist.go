@@ -8,13 +8,12 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/par"
 	"github.com/apicheck/apicheck/internal/protobuf"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -157,25 +156,15 @@ func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, c
 		if err != nil {
 			return nil, fmt.Errorf("reading release files: %w", err)
 		}
-		parsed := make([]dirNumbers, len(objs))
-		var wg sync.WaitGroup
-		work := make(chan int, len(objs))
-		for i := range objs {
-			work <- i
+		parsed, err := par.Map(len(objs), func(i int) (dirNumbers, error) {
+			if objs[i].Missing {
+				return nil, nil
+			}
+			return structNumbers(objs[i].Data), nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		close(work)
-		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range work {
-					if !objs[i].Missing {
-						parsed[i] = structNumbers(objs[i].Data)
-					}
-				}
-			}()
-		}
-		wg.Wait()
 		for i, b := range toRead {
 			byBlob[b] = parsed[i]
 			if !objs[i].Missing {

@@ -14,12 +14,11 @@ import (
 	"go/token"
 	"path"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/par"
 )
 
 // Source is a read-only view of the files of one revision (a git snapshot
@@ -285,28 +284,11 @@ func (s *state) parseFiles(paths []string) error {
 	if err != nil {
 		return err
 	}
-	results := make([]*parsedFile, len(need))
-	errs := make([]error, len(need))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				results[i], errs[i] = parseOne(need[i], contents[need[i]])
-			}
-		}()
+	results, err := par.Map(len(need), func(i int) (*parsedFile, error) { return parseOne(need[i], contents[need[i]]) })
+	if err != nil {
+		return err
 	}
-	for i := range need {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
 	for i, p := range need {
-		if errs[i] != nil {
-			return errs[i]
-		}
 		if results[i] != nil {
 			s.parsed[p] = results[i]
 		}

@@ -6,14 +6,13 @@ import (
 	"go/parser"
 	"go/token"
 	"path"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/par"
 	"github.com/apicheck/apicheck/internal/scan"
 )
 
@@ -279,23 +278,12 @@ func scanUsages(src scan.Source, q *usageQuery) ([]candidate, error) {
 	if err != nil {
 		return nil, err
 	}
-	results := make([][]candidate, len(paths))
-	var wg sync.WaitGroup
-	work := make(chan int, len(paths))
-	for i := range paths {
-		work <- i
+	results, err := par.Map(len(paths), func(i int) ([]candidate, error) {
+		return fileCandidates(paths[i], contents[paths[i]], q), nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	close(work)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				results[i] = fileCandidates(paths[i], contents[paths[i]], q)
-			}
-		}()
-	}
-	wg.Wait()
 	var out []candidate
 	for _, r := range results {
 		out = append(out, r...)

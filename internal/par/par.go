@@ -1,0 +1,45 @@
+// Package par runs independent pieces of work on all cores with a
+// bounded pool (golang.org/x/sync/errgroup). A panic in a worker becomes
+// an error naming the piece instead of crashing the process, so the CLI
+// can exit 3 with a message rather than leave a partial report.
+package par
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Do calls fn(i) for every i in [0, n) on at most GOMAXPROCS goroutines
+// and returns the first error (by completion).
+func Do(n int, fn func(i int) error) error {
+	if n == 0 {
+		return nil
+	}
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range n {
+		g.Go(func() (err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("internal error: %v\n%s", p, debug.Stack())
+				}
+			}()
+			return fn(i)
+		})
+	}
+	return g.Wait()
+}
+
+// Map returns fn(i) for every i in [0, n), computed by Do.
+func Map[T any](n int, fn func(i int) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	err := Do(n, func(i int) error {
+		v, err := fn(i)
+		out[i] = v
+		return err
+	})
+	return out, err
+}

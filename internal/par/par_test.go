@@ -1,0 +1,40 @@
+package par
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestMap(t *testing.T) {
+	got, err := Map(100, func(i int) (int, error) { return i * i, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		if v != i*i {
+			t.Fatalf("got[%d] = %d", i, v)
+		}
+	}
+	if _, err := Map(10, func(i int) (int, error) {
+		if i == 7 {
+			return 0, errors.New("seven")
+		}
+		return i, nil
+	}); err == nil || err.Error() != "seven" {
+		t.Errorf("err = %v, want seven", err)
+	}
+}
+
+func TestPanicBecomesError(t *testing.T) {
+	err := Do(4, func(i int) error {
+		if i == 2 {
+			var m map[string]int
+			m["x"] = 1
+		}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "internal error") || !strings.Contains(err.Error(), "nil map") {
+		t.Fatalf("err = %v, want an internal error with the panic", err)
+	}
+}
