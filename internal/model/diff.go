@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -308,9 +309,13 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 		td.Fields = append(td.Fields, fd)
 	}
 	// 1. Same Go name.
+	byName := map[string][]*Field{}
+	for _, h := range hf {
+		byName[h.Name] = append(byName[h.Name], h)
+	}
 	for _, b := range bf {
-		for _, h := range hf {
-			if !usedH[h] && b.Name == h.Name && b.Embedded == h.Embedded {
+		for _, h := range byName[b.Name] {
+			if !usedH[h] && b.Embedded == h.Embedded {
 				pair(b, h)
 				break
 			}
@@ -319,16 +324,21 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 	// 2. Same protobuf number and json name: a Go rename.
 	// 3. Same json name (no protobuf on either side or one side).
 	// 4. Same protobuf number and the same Go type: a rename of both names.
-	matchers := []func(b, h *Field) bool{
-		func(b, h *Field) bool {
-			return b.Proto != nil && h.Proto != nil && b.Proto.Number == h.Proto.Number && b.WireName() == h.WireName()
-		},
-		func(b, h *Field) bool {
-			return (b.Proto == nil || h.Proto == nil) && b.WireName() != "" && b.WireName() == h.WireName()
-		},
-		func(b, h *Field) bool {
-			return b.Proto != nil && h.Proto != nil && b.Proto.Number == h.Proto.Number && b.Type == h.Type
-		},
+	// Each matcher is a key (fields with different keys never match) and a
+	// condition on the pair; a base field pairs only with a unique match.
+	type matcher struct {
+		key  func(f *Field) (string, bool)
+		cond func(b, h *Field) bool
+	}
+	matchers := []matcher{
+		{func(f *Field) (string, bool) {
+			return fmt.Sprintf("%d\x00%s", protoNum(f), f.WireName()), f.Proto != nil
+		}, func(b, h *Field) bool { return true }},
+		{func(f *Field) (string, bool) { return f.WireName(), f.WireName() != "" },
+			func(b, h *Field) bool { return b.Proto == nil || h.Proto == nil }},
+		{func(f *Field) (string, bool) {
+			return fmt.Sprintf("%d\x00%s", protoNum(f), f.Type), f.Proto != nil
+		}, func(b, h *Field) bool { return true }},
 	}
 	// A field that head tombstones was removed, whatever took its place.
 	tombstoned := map[string]bool{}
@@ -337,15 +347,28 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 			tombstoned[t.FieldName] = true
 		}
 	}
-	for _, match := range matchers {
+	for _, m := range matchers {
+		index := map[string][]*Field{}
+		for _, h := range hf {
+			if usedH[h] || h.Embedded {
+				continue
+			}
+			if k, ok := m.key(h); ok {
+				index[k] = append(index[k], h)
+			}
+		}
 		for _, b := range bf {
 			if usedB[b] || b.Embedded || tombstoned[b.Name] {
 				continue
 			}
+			k, ok := m.key(b)
+			if !ok {
+				continue
+			}
 			var cand *Field
 			n := 0
-			for _, h := range hf {
-				if !usedH[h] && !h.Embedded && match(b, h) {
+			for _, h := range index[k] {
+				if !usedH[h] && m.cond(b, h) {
 					cand = h
 					n++
 				}

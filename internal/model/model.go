@@ -157,16 +157,34 @@ type Type struct {
 	// RootKind is true for types embedding metav1.TypeMeta (or marked
 	// +genclient / +kubebuilder:object:root=true).
 	RootKind bool `json:"rootKind,omitempty"`
+
+	byName map[string]*Field // built by Model.Sort
 }
 
-// Field looks a field up by Go name.
+// Field looks a field up by Go name (the first of that name).
 func (t *Type) Field(name string) *Field {
+	if t.byName != nil {
+		return t.byName[name]
+	}
 	for _, f := range t.Fields {
 		if f.Name == name {
 			return f
 		}
 	}
 	return nil
+}
+
+func (t *Type) index() {
+	if len(t.Fields) < 8 {
+		t.byName = nil
+		return
+	}
+	t.byName = make(map[string]*Field, len(t.Fields))
+	for _, f := range t.Fields {
+		if _, dup := t.byName[f.Name]; !dup {
+			t.byName[f.Name] = f
+		}
+	}
 }
 
 // Nillability is the answer to "can a value of this type be nil".
@@ -366,6 +384,9 @@ func (m *Model) Sort() {
 			sort.Slice(p.Types, func(i, j int) bool { return p.Types[i].Name < p.Types[j].Name })
 			sort.Slice(p.Consts, func(i, j int) bool { return p.Consts[i].Name < p.Consts[j].Name })
 			p.byName = nil
+			for _, t := range p.Types {
+				t.index()
+			}
 		}
 	}
 }

@@ -20,6 +20,13 @@ var NewFieldNotPointer = &Rule{
 	Before: "Replicas int32 `json:\"replicas,omitempty\"`",
 	After:  "Replicas *int32 `json:\"replicas,omitempty\"`",
 	Check: func(c *Context) {
+		unknown := 0
+		defer func() {
+			if unknown > 0 {
+				c.Note(fmt.Sprintf("%s could not judge %d new field(s) whose type it could not resolve; "+
+					"they are reported as UNCLASSIFIED_CHANGE (info) and do not fail the check", c.Rule().ID, unknown))
+			}
+		}()
 		for fd := range newFieldsInScope(c.Diff) {
 			f := fd.Head
 			switch f.Nillable {
@@ -33,6 +40,7 @@ var NewFieldNotPointer = &Rule{
 					Hint:    fmt.Sprintf("make it a pointer: %s *%s", f.Name, f.Type),
 				})
 			case model.NillUnknown:
+				unknown++
 				c.CannotJudge(fd, fmt.Sprintf("cannot tell whether the type %s of new field %s.%s is nillable: %s", f.Type, fd.Type.Name(), f.Name, f.NillableWhy))
 			}
 		}

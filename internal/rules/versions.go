@@ -27,41 +27,65 @@ var VersionSkew = &Rule{
 
 func hasField(t *model.Type, name string) bool { return t != nil && t.Field(name) != nil }
 
+// changedFields indexes the added and removed field pairs of a type by
+// Go name.
+type changedFields map[*model.TypeDiff]map[string][2]*model.FieldDiff
+
+// get is the field pair of td named name that was added (or removed); nil
+// when there is none.
+func (m changedFields) get(td *model.TypeDiff, name string, added bool) *model.FieldDiff {
+	idx, ok := m[td]
+	if !ok {
+		idx = map[string][2]*model.FieldDiff{}
+		for _, x := range td.Fields {
+			e := idx[x.Name()]
+			switch {
+			case x.Base == nil:
+				e[0] = x
+			case x.Head == nil:
+				e[1] = x
+			}
+			idx[x.Name()] = e
+		}
+		m[td] = idx
+	}
+	if added {
+		return idx[name][0]
+	}
+	return idx[name][1]
+}
+
 func checkSkew(c *Context, gd *model.GroupDiff) {
-	// Type names present at both revisions in at least two packages.
-	counts := map[string]int{}
+	// Struct types present at both revisions, by name, in package order.
+	type pv struct {
+		pd *model.PackageDiff
+		td *model.TypeDiff
+	}
+	byName := map[string][]pv{}
 	for _, pd := range gd.Packages {
 		for _, td := range pd.Types {
 			if td.Base != nil && td.Head != nil && !td.Renamed && td.Head.Kind == model.KindStruct {
-				counts[td.Head.Name]++
+				byName[td.Head.Name] = append(byName[td.Head.Name], pv{pd, td})
 			}
 		}
 	}
 	var names []string
-	for n, k := range counts {
-		if k >= 2 {
+	for n, pvs := range byName {
+		if len(pvs) >= 2 {
 			names = append(names, n)
 		}
 	}
 	sort.Strings(names)
+	changed := changedFields{}
 	for _, typ := range names {
-		type pv struct {
-			pd *model.PackageDiff
-			td *model.TypeDiff
-		}
-		var pvs []pv
+		pvs := byName[typ]
 		fields := map[string]bool{}
-		for _, pd := range gd.Packages {
-			for _, td := range pd.Types {
-				if td.Base != nil && td.Head != nil && !td.Renamed && td.Head.Name == typ {
-					pvs = append(pvs, pv{pd, td})
-					for _, f := range td.Base.Fields {
-						fields[f.Name] = true
-					}
-					for _, f := range td.Head.Fields {
-						fields[f.Name] = true
-					}
-				}
+		for _, x := range pvs {
+			for _, f := range x.td.Base.Fields {
+				fields[f.Name] = true
+			}
+			for _, f := range x.td.Head.Fields {
+				fields[f.Name] = true
 			}
 		}
 		var fnames []string
@@ -103,12 +127,7 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 					verb, prep = "removed from", "from"
 				}
 				first := got[0]
-				var fd *model.FieldDiff
-				for _, x := range first.td.Fields {
-					if x.Name() == fname && (x.Base == nil) == added && (x.Head == nil) == !added {
-						fd = x
-					}
-				}
+				fd := changed.get(first.td, fname, added)
 				r := Report{
 					Message: fmt.Sprintf("field %s.%s was %s %s but not %s %s", typ, fname, verb, label(got), prep, label(missed)),
 					Hint:    fmt.Sprintf("make the same change in %s (and adapt conversions)", label(missed)),

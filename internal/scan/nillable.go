@@ -68,14 +68,29 @@ func (s *state) resolveNillability(p *model.Package) {
 				continue
 			}
 			ctx := s.res.repoPkg(p.ImportPath, p.Dir)
-			f.Nillable, f.NillableWhy = s.res.nillable(expr, p.Imports[f.Pos.File], ctx, 0)
+			f.Nillable, f.NillableWhy = s.res.nillable(expr, p.Imports[f.Pos.File], ctx, map[string]bool{})
 		}
 	}
 }
 
-func (r *resolver) nillable(e ast.Expr, imports map[string]string, pkg *declPkg, depth int) (model.Nillability, string) {
-	if depth > 16 {
-		return model.NillUnknown, "type definition cycle"
+// nillable decides whether values of type expression e can be nil.
+// Parentheses and instantiations are unwrapped without limit; a chain of
+// named types is followed until it ends or revisits a type (seen holds
+// the named types on the way: a real definition cycle).
+func (r *resolver) nillable(e ast.Expr, imports map[string]string, pkg *declPkg, seen map[string]bool) (model.Nillability, string) {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+			continue
+		case *ast.IndexExpr:
+			e = x.X
+			continue
+		case *ast.IndexListExpr:
+			e = x.X
+			continue
+		}
+		break
 	}
 	switch x := e.(type) {
 	case *ast.StarExpr:
@@ -95,12 +110,6 @@ func (r *resolver) nillable(e ast.Expr, imports map[string]string, pkg *declPkg,
 		return model.Nillable, "channel"
 	case *ast.StructType:
 		return model.NotNillable, "struct"
-	case *ast.ParenExpr:
-		return r.nillable(x.X, imports, pkg, depth+1)
-	case *ast.IndexExpr:
-		return r.nillable(x.X, imports, pkg, depth+1)
-	case *ast.IndexListExpr:
-		return r.nillable(x.X, imports, pkg, depth+1)
 	case *ast.Ident:
 		switch x.Name {
 		case "any", "error":
@@ -109,7 +118,7 @@ func (r *resolver) nillable(e ast.Expr, imports map[string]string, pkg *declPkg,
 		if model.IsBuiltin(x.Name) {
 			return model.NotNillable, x.Name
 		}
-		return r.named(pkg, x.Name, depth)
+		return r.named(pkg, x.Name, seen)
 	case *ast.SelectorExpr:
 		id, ok := x.X.(*ast.Ident)
 		if !ok {
@@ -123,17 +132,21 @@ func (r *resolver) nillable(e ast.Expr, imports map[string]string, pkg *declPkg,
 		if pkg != nil {
 			from = pkg.fromDir
 		}
-		return r.named(r.pkgFor(ip, from), x.Sel.Name, depth)
+		return r.named(r.pkgFor(ip, from), x.Sel.Name, seen)
 	}
 	return model.NillUnknown, "unsupported type expression"
 }
 
 // named resolves a named type of pkg.
-func (r *resolver) named(pkg *declPkg, name string, depth int) (model.Nillability, string) {
+func (r *resolver) named(pkg *declPkg, name string, seen map[string]bool) (model.Nillability, string) {
 	if pkg == nil {
 		return model.NillUnknown, "unknown package"
 	}
 	qual := pkg.path + "." + name
+	if seen[qual] {
+		return model.NillUnknown, "type definition cycle through " + qual
+	}
+	seen[qual] = true
 	if pkg.dir == "" {
 		// Outside the repository: the table first (no disk access), then
 		// the module cache, read once per package.
@@ -144,7 +157,7 @@ func (r *resolver) named(pkg *declPkg, name string, depth int) (model.Nillabilit
 	}
 	if pkg.found {
 		if d := pkg.decls[name]; d != nil {
-			n, why := r.nillable(d.expr, d.imports, d.pkg, depth+1)
+			n, why := r.nillable(d.expr, d.imports, d.pkg, seen)
 			if _, isIdent := d.expr.(*ast.Ident); isIdent || strings.Contains(why, " (") {
 				return n, why
 			}
@@ -209,8 +222,15 @@ func (r *resolver) loadModCache(p *declPkg) {
 	if r.modCache == "" {
 		return
 	}
+	// Import paths and module requirements come from the analysed
+	// repository: only well-formed ones are looked up, and only inside the
+	// module cache (no "..", no absolute paths: never an oracle on the
+	// runner's file system).
+	if module.CheckImportPath(p.path) != nil {
+		return
+	}
 	mod, version, sub, ok := r.s.mods.requiredVersion(p.fromDir, p.path)
-	if !ok {
+	if !ok || module.Check(mod, version) != nil {
 		return
 	}
 	emod, err1 := module.EscapePath(mod)
@@ -219,6 +239,9 @@ func (r *resolver) loadModCache(p *declPkg) {
 		return
 	}
 	dir := filepath.Join(r.modCache, emod+"@"+ever, filepath.FromSlash(sub))
+	if rel, err := filepath.Rel(r.modCache, dir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

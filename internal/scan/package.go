@@ -32,10 +32,11 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		typ string
 	}
 	var consts []pendingConst
+	name := s.packageName(dir)
 	for _, fp := range s.goFiles[dir] {
 		pf := s.parsed[fp]
-		if pf == nil {
-			continue
+		if pf == nil || pf.file.Name.Name != name {
+			continue // left out by build constraints, or a stray package main / external test
 		}
 		pkg.Files = append(pkg.Files, fp)
 		if pkg.Name == "" {
@@ -113,6 +114,36 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 	}
 	sort.Strings(pkg.Files)
 	return pkg, nil
+}
+
+// packageName is the name of the package in dir: the most common package
+// clause among its files, preferring any name to "main" and to external
+// test packages ("x_test"), which can sit beside API files without being
+// part of the API package.
+func (s *state) packageName(dir string) string {
+	count := map[string]int{}
+	for _, fp := range s.goFiles[dir] {
+		if pf := s.parsed[fp]; pf != nil {
+			count[pf.file.Name.Name]++
+		}
+	}
+	rank := func(n string) int {
+		if n == "main" || strings.HasSuffix(n, "_test") {
+			return 0
+		}
+		return 1
+	}
+	best := ""
+	for n, c := range count {
+		switch {
+		case best == "",
+			rank(n) > rank(best),
+			rank(n) == rank(best) && c > count[best],
+			rank(n) == rank(best) && c == count[best] && n < best:
+			best = n
+		}
+	}
+	return best
 }
 
 func (pf *parsedFile) pos(p token.Pos) model.Pos {

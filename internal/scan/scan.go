@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -296,10 +297,97 @@ func (s *state) parseFiles(paths []string) error {
 	return nil
 }
 
-var ignoreBuild = regexp.MustCompile(`^//go:build\s+ignore\s*$`)
+// The platform apicheck reads API packages for: API servers and
+// controllers run on linux/amd64, built by gc without cgo. A file that
+// would not be part of the package there (a //go:build ignore generator,
+// a tools.go, x_windows.go) is not read, so a type declared once per
+// platform is not "declared twice".
+const (
+	buildOS   = "linux"
+	buildArch = "amd64"
+)
+
+// knownOS and knownArch are the values go/build treats as file-name
+// suffixes (GOOS and GOARCH lists of the go command).
+var (
+	knownOS = map[string]bool{"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true,
+		"hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true, "netbsd": true,
+		"openbsd": true, "plan9": true, "solaris": true, "wasip1": true, "windows": true, "zos": true}
+	knownArch = map[string]bool{"386": true, "amd64": true, "amd64p32": true, "arm": true, "armbe": true,
+		"arm64": true, "arm64be": true, "loong64": true, "mips": true, "mipsle": true, "mips64": true,
+		"mips64le": true, "mips64p32": true, "mips64p32le": true, "ppc": true, "ppc64": true, "ppc64le": true,
+		"riscv": true, "riscv64": true, "s390": true, "s390x": true, "sparc": true, "sparc64": true, "wasm": true}
+)
+
+// matchesFileName applies go/build's name rules: *_GOOS, *_GOARCH and
+// *_GOOS_GOARCH files only build on that platform.
+func matchesFileName(p string) bool {
+	name := strings.TrimSuffix(path.Base(p), ".go")
+	parts := strings.Split(name, "_")
+	if len(parts) < 2 {
+		return true
+	}
+	last := parts[len(parts)-1]
+	if len(parts) >= 3 && knownOS[parts[len(parts)-2]] && knownArch[last] {
+		return parts[len(parts)-2] == buildOS && last == buildArch
+	}
+	if knownOS[last] {
+		return last == buildOS || (last == "unix" && buildOS != "windows")
+	}
+	if knownArch[last] {
+		return last == buildArch
+	}
+	return true
+}
+
+// buildTag says whether a build tag is satisfied on the platform.
+func buildTag(tag string) bool {
+	switch tag {
+	case buildOS, buildArch, "unix", "gc":
+		return true
+	}
+	return strings.HasPrefix(tag, "go1.")
+}
+
+// excludedByConstraint reports whether the file's //go:build line (or its
+// // +build lines) excludes it from the package on the platform.
+func excludedByConstraint(f *ast.File) bool {
+	var plus []constraint.Expr
+	for _, cg := range f.Comments {
+		if cg.Pos() >= f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if !constraint.IsGoBuild(c.Text) && !constraint.IsPlusBuild(c.Text) {
+				continue
+			}
+			x, err := constraint.Parse(c.Text)
+			if err != nil {
+				continue // go vet's business, not ours
+			}
+			if constraint.IsGoBuild(c.Text) {
+				return !x.Eval(buildTag)
+			}
+			plus = append(plus, x)
+		}
+	}
+	for _, x := range plus {
+		if !x.Eval(buildTag) {
+			return true
+		}
+	}
+	return false
+}
 
 func parseOne(p string, src []byte) (*parsedFile, error) {
+	if !matchesFileName(p) {
+		return nil, nil
+	}
 	fset := token.NewFileSet()
+	// The header first: a file the platform leaves out need not parse.
+	if hdr, err := parser.ParseFile(fset, p, src, parser.PackageClauseOnly|parser.ParseComments); err == nil && excludedByConstraint(hdr) {
+		return nil, nil
+	}
 	f, err := parser.ParseFile(fset, p, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		pos := model.Pos{File: p}
@@ -311,16 +399,8 @@ func parseOne(p string, src []byte) (*parsedFile, error) {
 		}
 		return nil, &Error{Pos: pos, Msg: "cannot parse Go file: " + msg}
 	}
-	// Files constrained with //go:build ignore are not part of the package.
-	for _, cg := range f.Comments {
-		if cg.Pos() >= f.Package {
-			break
-		}
-		for _, c := range cg.List {
-			if strings.HasPrefix(c.Text, "//go:build") && ignoreBuild.MatchString(c.Text) {
-				return nil, nil
-			}
-		}
+	if excludedByConstraint(f) {
+		return nil, nil
 	}
 	return &parsedFile{path: p, fset: fset, file: f, src: src}, nil
 }

@@ -2,7 +2,9 @@ package scan_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -314,5 +316,109 @@ func TestNillabilityFromModuleCache(t *testing.T) {
 	want := map[string]string{"Bag": "yes", "Box": "no", "Alias": "yes"}
 	if d := cmp.Diff(want, nillability()); d != "" {
 		t.Errorf("from the module cache (-want +got):\n%s", d)
+	}
+}
+
+// Nillability is decided however deep the parentheses or however long the
+// chain of named types (issue: 17 of either turned an error into info);
+// only a real definition cycle is unknown.
+func TestNillabilityDeepChains(t *testing.T) {
+	var chain strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&chain, "type T%d T%d\n", i, i+1)
+	}
+	chain.WriteString("type T40 struct{ A int }\n")
+	src := mapSource{
+		"go.mod": "module example.com/repo\n\ngo 1.22\n",
+		"pkg/apis/core/v1/types.go": "// +groupName=core.example.cloud\npackage v1\n\n" +
+			"type Spec struct {\n" +
+			"\tParens " + strings.Repeat("(", 40) + "int32" + strings.Repeat(")", 40) + "\n" +
+			"\tPtrParens " + strings.Repeat("(", 40) + "*int32" + strings.Repeat(")", 40) + "\n" +
+			"\tChain T0\n" +
+			"\tCycle C1\n" +
+			"}\n\n" + chain.String() + "type C1 C2\ntype C2 C1\n",
+	}
+	m, err := scan.Scan(src, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range m.Groups[0].Version("v1").Type("Spec").Fields {
+		got[f.Name] = string(f.Nillable) + " " + f.NillableWhy
+	}
+	want := map[string]string{
+		"Parens":    "no int32",
+		"PtrParens": "yes pointer",
+		"Chain":     "no struct (example.com/repo/pkg/apis/core/v1.T40, repository)",
+		"Cycle":     "unknown type definition cycle through example.com/repo/pkg/apis/core/v1.C1",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// Import paths and requirements from the repository never make the
+// module-cache lookup read outside the module cache.
+func TestModuleCacheLookupStaysInside(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.MkdirAll(outside+"/types", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside+"/types/types.go", []byte("package types\n\ntype Secret map[string]string\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	t.Setenv("GOMODCACHE", cache)
+	rel, err := filepath.Rel(cache, outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := mapSource{
+		"go.mod": "module example.com/repo\n\ngo 1.22\n\nrequire example.com/ext v1.2.3\n",
+		"pkg/apis/core/v1/types.go": "// +groupName=core.example.cloud\npackage v1\n\n" +
+			"import ext \"example.com/ext/../../" + filepath.ToSlash(rel) + "/types\"\n\n" +
+			"type Spec struct {\n\tLeak ext.Secret\n}\n",
+	}
+	m, err := scan.Scan(src, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.Groups[0].Version("v1").Type("Spec").Field("Leak"); f.Nillable != model.NillUnknown {
+		t.Errorf("Leak resolved through a path outside the module cache: %s (%s)", f.Nillable, f.NillableWhy)
+	}
+}
+
+// Files the platform leaves out (build constraints, GOOS/GOARCH file
+// names) and stray package main or external test files are not part of
+// the API package: a type declared per platform is not "declared twice".
+func TestBuildConstraints(t *testing.T) {
+	const typ = "\n\n// Spec is per platform.\ntype Spec struct {\n\tA *string `json:\"a,omitempty\"`\n}\n"
+	src := mapSource{
+		"go.mod":                                "module example.com/repo\n\ngo 1.22\n",
+		"pkg/apis/core/v1/doc.go":               "// +groupName=core.example.cloud\npackage v1\n",
+		"pkg/apis/core/v1/spec_linux.go":        "package v1" + typ,
+		"pkg/apis/core/v1/spec_windows.go":      "package v1" + typ,
+		"pkg/apis/core/v1/spec_darwin_arm64.go": "package v1" + typ,
+		"pkg/apis/core/v1/gen.go":               "//go:build ignore\n\npackage main\n\nfunc main() {}\n" + typ,
+		"pkg/apis/core/v1/tools.go":             "//go:build tools\n\npackage v1" + typ,
+		"pkg/apis/core/v1/old.go":               "// +build ignore\n\npackage v1" + typ,
+		"pkg/apis/core/v1/broken.go":            "//go:build ignore\n\npackage v1\n\nthis does not parse {\n",
+		"pkg/apis/core/v1/stray.go":             "package main\n\ntype Other struct{}\n",
+		"pkg/apis/core/v1/generic.go":           "//go:build linux && amd64 && go1.21 && !cgo\n\npackage v1\n\ntype Extra struct{}\n",
+	}
+	m, err := scan.Scan(src, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Groups[0].Version("v1")
+	var names []string
+	for _, ty := range p.Types {
+		names = append(names, ty.Name)
+	}
+	if got := strings.Join(names, " "); got != "Extra Spec" {
+		t.Errorf("types = %s, want Extra Spec", got)
+	}
+	if got := strings.Join(p.Files, " "); got != "pkg/apis/core/v1/doc.go pkg/apis/core/v1/generic.go pkg/apis/core/v1/spec_linux.go" {
+		t.Errorf("files = %s", got)
 	}
 }
