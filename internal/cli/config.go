@@ -13,7 +13,6 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
-	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/scan"
 	"github.com/apicheck/apicheck/internal/suppress"
 )
@@ -138,14 +137,7 @@ func applyConfig(cfg *config.Config, o *check.Options) {
 		o.RuleOptions.Severity[id] = sev
 	}
 	o.Lifecycle.TagPattern = cfg.Releases.TagPattern
-	o.Lifecycle.Shoot = lifecycle.ShootFiles{
-		Warnings:          cfg.Shoot.Warnings,
-		Validation:        cfg.Shoot.Validation,
-		Strategy:          cfg.Shoot.Strategy,
-		Maintenance:       cfg.Shoot.Maintenance,
-		Defaults:          cfg.Shoot.Defaults,
-		SupportedVersions: cfg.Shoot.SupportedVersions,
-	}
+	o.Lifecycle.Shoot = cfg.Shoot
 	ids := ruleIDs()
 	o.Suppress = func(res *check.Result) error {
 		notes, err := suppress.Apply(res.Report.Findings, cfg, res.HeadModel, ids)

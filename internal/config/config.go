@@ -10,7 +10,6 @@
 package config
 
 import (
-	"github.com/apicheck/apicheck/internal/lifecycle"
 	"regexp"
 	"sort"
 
@@ -21,10 +20,6 @@ import (
 // FileName is the configuration file apicheck reads from the root of the
 // head revision.
 const FileName = ".apicheck.yaml"
-
-// DefaultTagPattern is the default release tag pattern: v<major>.<minor>.0.
-// The lifecycle analysis owns the defaults; configuration only names them.
-const DefaultTagPattern = lifecycle.DefaultTagPattern
 
 // Config is a decoded configuration. The zero value is not useful; start
 // from Default or Parse.
@@ -44,7 +39,7 @@ type Config struct {
 	Releases Releases
 
 	// Shoot locates the files of the Shoot deprecation stages.
-	Shoot Shoot
+	Shoot StageFiles
 
 	// Ignore entries suppress findings, in file order.
 	Ignore []Ignore
@@ -73,15 +68,10 @@ type RuleSetting struct {
 // Releases configures how release tags are recognised.
 type Releases struct {
 	// TagPattern is the pattern as written in the file (DefaultTagPattern
-	// when not set). A pattern starting with "^" is a Go regular
-	// expression (RE2 syntax) matched against the tag name as written
-	// (anchor the end with "$" yourself); any other pattern is a glob
-	// (path.Match syntax: "*" matches any run of characters except "/",
-	// "?" one such character, "[...]" a character class) that must match
-	// the whole tag name.
+	// when not set); see CompileTagPattern.
 	TagPattern string
-	// TagRegexp is TagPattern compiled (a glob translated to an anchored
-	// regular expression). Never nil in a Config from Default or Parse.
+	// TagRegexp is TagPattern compiled. Never nil in a Config from Default
+	// or Parse.
 	TagRegexp *regexp.Regexp
 }
 
@@ -92,46 +82,6 @@ func (r Releases) IsRelease(tag string) bool {
 	}
 	return r.TagRegexp.MatchString(tag)
 }
-
-// Shoot locates the code of the Shoot deprecation stages (rules.md "Shoot
-// deprecation stages"). Every entry is a repository-relative slash path;
-// an entry ending in "/" names a directory (its non-test Go files). A list
-// set in the file replaces the default list entirely; an empty list set
-// in the file ("[]") is non-nil and means "none". The fields map one to
-// one onto lifecycle.ShootFiles.
-type Shoot struct {
-	// Warnings hold the WarningsOnCreate/WarningsOnUpdate code.
-	// Default: pkg/api/core/shoot/warnings.go.
-	Warnings []string
-	// Validation holds the version-gated validation of Shoot fields.
-	// Default: pkg/apis/core/validation/shoot.go.
-	Validation []string
-	// Strategy holds Canonicalize.
-	// Default: pkg/apiserver/registry/core/shoot/strategy.go.
-	Strategy []string
-	// Maintenance holds the maintenance reconciler that resets fields on
-	// forced Kubernetes upgrades.
-	// Default: pkg/controllermanager/controller/shoot/maintenance/.
-	Maintenance []string
-	// Defaults holds the defaulting functions of the Shoot API.
-	// Default: nil, meaning the defaults*.go files of the version package
-	// of the field in question.
-	Defaults []string
-	// SupportedVersions is the file listing the supported Kubernetes
-	// versions. Default: supported-kubernetes-versions.yaml.
-	SupportedVersions string
-}
-
-// Default Shoot stage locations (Gardener's layout), owned by the
-// lifecycle analysis.
-var (
-	DefaultShootWarnings          = lifecycle.DefaultShootWarnings
-	DefaultShootValidation        = lifecycle.DefaultShootValidation
-	DefaultShootStrategy          = lifecycle.DefaultShootStrategy
-	DefaultShootMaintenance       = lifecycle.DefaultShootMaintenance
-	DefaultShootDefaults          []string // nil: the defaults*.go files of the field's version package
-	DefaultShootSupportedVersions = lifecycle.DefaultShootSupportedVersions
-)
 
 // Ignore is one suppression entry. Every criterion that is set must match
 // the finding; Rule and Reason are always set, and at least one of Type
@@ -160,8 +110,6 @@ type Ignore struct {
 	Pos model.Pos
 }
 
-var defaultTagRegexp = regexp.MustCompile(DefaultTagPattern)
-
 // Default is the configuration used when the repository has none.
 func Default() *Config {
 	return &Config{
@@ -170,18 +118,9 @@ func Default() *Config {
 			TagPattern: DefaultTagPattern,
 			TagRegexp:  defaultTagRegexp,
 		},
-		Shoot: Shoot{
-			Warnings:          clone(DefaultShootWarnings),
-			Validation:        clone(DefaultShootValidation),
-			Strategy:          clone(DefaultShootStrategy),
-			Maintenance:       clone(DefaultShootMaintenance),
-			Defaults:          clone(DefaultShootDefaults),
-			SupportedVersions: DefaultShootSupportedVersions,
-		},
+		Shoot: DefaultStageFiles(),
 	}
 }
-
-func clone(s []string) []string { return append([]string(nil), s...) }
 
 // DisabledRules returns the IDs of rules the configuration disables.
 func (c *Config) DisabledRules() map[string]bool {

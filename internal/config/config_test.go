@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"github.com/apicheck/apicheck/internal/lifecycle"
 	"regexp"
 	"strings"
 	"testing"
@@ -74,7 +73,7 @@ func TestParseEveryKey(t *testing.T) {
 			"JSON_NAME_CHANGED":   {Enabled: boolPtr(true), Severity: finding.Warning, Pos: pos(13, 3)},
 		},
 		Releases: Releases{TagPattern: "v*.*.0"},
-		Shoot: Shoot{
+		Shoot: StageFiles{
 			Warnings:          []string{"pkg/api/core/shoot/warnings.go", "pkg/api/core/shoot/more.go"},
 			Validation:        []string{"pkg/apis/core/validation/shoot.go"},
 			Strategy:          []string{"pkg/registry/strategy.go"},
@@ -151,8 +150,12 @@ func TestTagPattern(t *testing.T) {
 		{"v1.?.0", []string{"v1.2.0"}, []string{"v1.20.0", "v1x2.0"}},
 		{"v[0-9].[^a]*", []string{"v1.2", "v1.b"}, []string{"vx.2", "v1.a"}},
 		{"v1.(2)+", []string{"v1.(2)+"}, []string{"v1.22"}},
+		{DefaultTagPattern, []string{"v1.2.0", "v1.120.0"}, []string{"v1.2.1", "v1.2.0-rc.1", "1.2.0", "xv1.2.0"}},
+		{"v*.*.0", []string{"v10.3.0"}, []string{"release/v1.2.0"}},
+		{"release-[0-9]*", []string{"release-1.2"}, []string{"release-x", "release-"}},
+		{"api/v?.0", []string{"api/v1.0"}, []string{"api/v10.0"}},
 	} {
-		re, err := lifecycle.CompileTagPattern(tc.pattern)
+		re, err := CompileTagPattern(tc.pattern)
 		if err != nil {
 			t.Errorf("%q: %v", tc.pattern, err)
 			continue
@@ -166,6 +169,14 @@ func TestTagPattern(t *testing.T) {
 			if re.MatchString(s) {
 				t.Errorf("%q (%s) matches %q", tc.pattern, re, s)
 			}
+		}
+	}
+}
+
+func TestTagPatternInvalid(t *testing.T) {
+	for _, bad := range []string{"^v(", "v[1-", "", "  "} {
+		if _, err := CompileTagPattern(bad); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }

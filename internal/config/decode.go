@@ -14,7 +14,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/apicheck/apicheck/internal/finding"
-	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -498,7 +497,7 @@ func (d *decoder) releases(n *yaml.Node) {
 		if !ok {
 			return
 		}
-		re, err := lifecycle.CompileTagPattern(s)
+		re, err := CompileTagPattern(s)
 		if err != nil {
 			d.errorf(vn, "releases.tagPattern", "%v", err)
 			return

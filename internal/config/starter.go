@@ -22,6 +22,7 @@ type StarterGroup struct {
 // Starter renders a commented starter configuration listing the given
 // groups. The result parses with Parse.
 func Starter(groups []StarterGroup) []byte {
+	stages := DefaultStageFiles()
 	var b strings.Builder
 	b.WriteString(`# apicheck configuration. Reference: docs/configuration.md.
 #
@@ -82,12 +83,12 @@ releases:
 # except for defaults (see its comment). A list set here replaces the default
 # list; an entry ending in / is a directory.
 # shoot:
-#   warnings: [` + strings.Join(DefaultShootWarnings, ", ") + `]
-#   validation: [` + strings.Join(DefaultShootValidation, ", ") + `]
-#   strategy: [` + strings.Join(DefaultShootStrategy, ", ") + `]
-#   maintenance: [` + strings.Join(DefaultShootMaintenance, ", ") + `]
+#   warnings: [` + strings.Join(stages.Warnings, ", ") + `]
+#   validation: [` + strings.Join(stages.Validation, ", ") + `]
+#   strategy: [` + strings.Join(stages.Strategy, ", ") + `]
+#   maintenance: [` + strings.Join(stages.Maintenance, ", ") + `]
 #   defaults: [pkg/apis/core/v1beta1/defaults_shoot.go]  # default: defaults*.go of the field's version package
-#   supportedVersions: ` + DefaultShootSupportedVersions + `
+#   supportedVersions: ` + stages.SupportedVersions + `
 
 # Accepted findings. Each entry names the rule, what it applies to (type and
 # optional field, or apiPath; optionally package or group) and why. Suppressed

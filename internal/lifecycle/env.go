@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
 	"github.com/apicheck/apicheck/internal/model"
@@ -115,7 +116,7 @@ func (e *Env) Release() (Release, string) {
 }
 
 func (e *Env) findRelease() (Release, string) {
-	re, err := CompileTagPattern(e.opts.TagPattern)
+	re, err := config.CompileTagPattern(e.opts.TagPattern)
 	if err != nil {
 		return Release{}, err.Error()
 	}
