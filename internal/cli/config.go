@@ -13,6 +13,7 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/scan"
 	"github.com/apicheck/apicheck/internal/suppress"
 )
@@ -32,6 +33,16 @@ func ruleIDs() []string {
 	return ids
 }
 
+// vocabulary is what a configuration may name: the rule catalogue, the
+// profiles and the severities.
+func vocabulary() config.Vocabulary {
+	v := config.Vocabulary{RuleIDs: ruleIDs(), Severities: finding.SeverityNames()}
+	for _, p := range model.Profiles() {
+		v.Profiles = append(v.Profiles, string(p))
+	}
+	return v
+}
+
 // withConfig makes a check load its configuration once the snapshots are
 // open: from configPath on disk when set, else from .apicheck.yaml at the
 // root of the head revision (read through the head snapshot, so for the
@@ -46,8 +57,7 @@ func withConfig(opts check.Options, configPath string) check.Options {
 		if err := checkGroupDirs(cfg, res.Head); err != nil {
 			return &check.UsageError{Err: err}
 		}
-		applyConfig(cfg, o)
-		return nil
+		return applyConfig(cfg, o)
 	}
 	return opts
 }
@@ -55,7 +65,7 @@ func withConfig(opts check.Options, configPath string) check.Options {
 // loadConfig reads and decodes the configuration; without a file it
 // returns the defaults.
 func loadConfig(head git.Snapshot, configPath string) (*config.Config, error) {
-	ids := ruleIDs()
+	vocab := vocabulary()
 	if configPath != "" {
 		data, err := os.ReadFile(configPath)
 		if err != nil {
@@ -64,7 +74,7 @@ func loadConfig(head git.Snapshot, configPath string) (*config.Config, error) {
 			}
 			return nil, fmt.Errorf("--config: %v", err)
 		}
-		return config.Parse(configPath, data, ids)
+		return config.Parse(configPath, data, vocab)
 	}
 	if !hasFile(head, config.FileName) {
 		return config.Default(), nil
@@ -73,7 +83,7 @@ func loadConfig(head git.Snapshot, configPath string) (*config.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s of %s: %v", config.FileName, head.Ref(), err)
 	}
-	return config.Parse(config.FileName, files[config.FileName], ids)
+	return config.Parse(config.FileName, files[config.FileName], vocab)
 }
 
 func hasFile(s git.Snapshot, name string) bool {
@@ -116,12 +126,12 @@ func checkGroupDirs(cfg *config.Config, head git.Snapshot) error {
 
 // applyConfig turns the configuration into scan and rule options and the
 // suppression stage.
-func applyConfig(cfg *config.Config, o *check.Options) {
+func applyConfig(cfg *config.Config, o *check.Options) error {
 	o.Config = cfg
 	if len(cfg.Groups) > 0 {
 		o.Scan.Groups = nil
 		for _, g := range cfg.Groups {
-			o.Scan.Groups = append(o.Scan.Groups, scan.GroupSpec{Dir: g.Dir, Profile: g.Profile})
+			o.Scan.Groups = append(o.Scan.Groups, scan.GroupSpec{Dir: g.Dir, Profile: model.Profile(g.Profile)})
 		}
 	}
 	for id := range cfg.DisabledRules() {
@@ -130,7 +140,11 @@ func applyConfig(cfg *config.Config, o *check.Options) {
 		}
 		o.RuleOptions.Disabled[id] = true
 	}
-	for id, sev := range cfg.SeverityOverrides() {
+	for id, name := range cfg.SeverityOverrides() {
+		sev, err := finding.ParseSeverity(name)
+		if err != nil { // config checked it against finding.SeverityNames
+			return fmt.Errorf("rules.%s.severity: %v", id, err)
+		}
 		if o.RuleOptions.Severity == nil {
 			o.RuleOptions.Severity = map[string]finding.Severity{}
 		}
@@ -147,4 +161,5 @@ func applyConfig(cfg *config.Config, o *check.Options) {
 		res.Report.Notes = append(res.Report.Notes, notes...)
 		return nil
 	}
+	return nil
 }

@@ -4,18 +4,13 @@
 //
 // The configuration is plain data: the CLI turns it into scan and rule
 // options, the suppression stage reads its ignore entries and the lifecycle
-// analysis reads Releases and Shoot. This package imports no other stage of
-// the pipeline (only the model's and findings' vocabulary), so every stage
-// may import it.
+// analysis reads Releases and Shoot. It is a leaf package: it imports no
+// other package of apicheck, so every stage may import it. What a file may
+// name (rule IDs, profiles, severities) is injected by the caller as a
+// Vocabulary.
 package config
 
-import (
-	"regexp"
-	"sort"
-
-	"github.com/apicheck/apicheck/internal/finding"
-	"github.com/apicheck/apicheck/internal/model"
-)
+import "regexp"
 
 // FileName is the configuration file apicheck reads from the root of the
 // head revision.
@@ -45,24 +40,49 @@ type Config struct {
 	Ignore []Ignore
 }
 
+// Pos is a position in the configuration file (1-based line and column).
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+// Vocabulary is what a configuration may name. Parse checks every rule ID,
+// profile and severity of the file against it.
+type Vocabulary struct {
+	// RuleIDs are the known rule IDs (the rule catalogue); nil accepts any
+	// ID.
+	RuleIDs []string
+	// Profiles are the group profiles; the first is the profile of a group
+	// that does not name one. Matched case-insensitively and stored as
+	// written here. Nil accepts any profile (stored lower-case) and leaves
+	// the profile of a group without one empty.
+	Profiles []string
+	// Severities are the severity names, most severe first. Matched
+	// case-insensitively and stored as written here (the canonical
+	// lower-case name). Nil accepts any name (stored lower-case).
+	Severities []string
+}
+
 // Group is one explicitly listed API group.
 type Group struct {
 	// Dir is the repository-relative directory of the group (the internal
 	// version package, parent of the version packages), e.g. "pkg/apis/core".
 	Dir string
-	// Profile is model.ProfileAPI or model.ProfileComponentConfig.
-	Profile model.Profile
+	// Profile is one of Vocabulary.Profiles.
+	Profile string
 	// Pos is where the entry is in the configuration file.
-	Pos model.Pos
+	Pos Pos
 }
 
 // RuleSetting enables/disables one rule or overrides its severity.
 type RuleSetting struct {
 	// Enabled is nil when the file does not say; false disables the rule.
 	Enabled *bool
-	// Severity is 0 when the file does not override it.
-	Severity finding.Severity
-	Pos      model.Pos
+	// Severity is one of Vocabulary.Severities, "" when the file does not
+	// override it.
+	Severity string
+	// Pos is where the rule ID is in the configuration file.
+	Pos Pos
 }
 
 // Releases configures how release tags are recognised.
@@ -107,18 +127,15 @@ type Ignore struct {
 	// Reason says why the finding is accepted; it is shown in every report.
 	Reason string
 	// Pos is where the entry is in the configuration file.
-	Pos model.Pos
+	Pos Pos
 }
 
 // Default is the configuration used when the repository has none.
 func Default() *Config {
 	return &Config{
-		Rules: map[string]RuleSetting{},
-		Releases: Releases{
-			TagPattern: DefaultTagPattern,
-			TagRegexp:  defaultTagRegexp,
-		},
-		Shoot: DefaultStageFiles(),
+		Rules:    map[string]RuleSetting{},
+		Releases: Releases{TagPattern: DefaultTagPattern, TagRegexp: defaultTagRegexp},
+		Shoot:    DefaultStageFiles(),
 	}
 }
 
@@ -133,24 +150,14 @@ func (c *Config) DisabledRules() map[string]bool {
 	return out
 }
 
-// SeverityOverrides returns the severities the configuration sets, by
-// rule ID.
-func (c *Config) SeverityOverrides() map[string]finding.Severity {
-	out := map[string]finding.Severity{}
+// SeverityOverrides returns the severities the configuration sets (names
+// of Vocabulary.Severities), by rule ID.
+func (c *Config) SeverityOverrides() map[string]string {
+	out := map[string]string{}
 	for id, s := range c.Rules {
-		if s.Severity != 0 {
+		if s.Severity != "" {
 			out[id] = s.Severity
 		}
 	}
 	return out
-}
-
-// RuleIDs returns the IDs that have settings, sorted.
-func (c *Config) RuleIDs() []string {
-	ids := make([]string, 0, len(c.Rules))
-	for id := range c.Rules {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }

@@ -33,7 +33,7 @@ func TestStageFiles(t *testing.T) {
 	}
 
 	// "[]" in the file is an empty, non-nil list.
-	cfg, err := Parse("c.yaml", []byte("shoot:\n  maintenance: []\n"), testRuleIDs)
+	cfg, err := Parse("c.yaml", []byte("shoot:\n  maintenance: []\n"), testVocab)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/apicheck/apicheck/internal/model"
 )
 
 // StarterGroup is one discovered API group for Starter.
 type StarterGroup struct {
-	Dir     string
-	Profile model.Profile
+	Dir string
+	// Profile is written as the group's profile; "" leaves it out (the
+	// default profile).
+	Profile string
 	// Name is the group's +groupName (shown as a comment), if known.
 	Name string
 	// Versions are the version packages found (shown as a comment).
@@ -47,10 +47,6 @@ groups: []
 	} else {
 		b.WriteString("groups:\n")
 		for _, g := range groups {
-			profile := g.Profile
-			if profile == "" {
-				profile = model.ProfileAPI
-			}
 			var about []string
 			if g.Name != "" {
 				about = append(about, g.Name)
@@ -62,7 +58,10 @@ groups: []
 			if len(about) > 0 {
 				comment = "  # " + strings.Join(about, ": ")
 			}
-			fmt.Fprintf(&b, "  - dir: %s%s\n    profile: %s\n", yamlString(g.Dir), comment, profile)
+			fmt.Fprintf(&b, "  - dir: %s%s\n", yamlString(g.Dir), comment)
+			if g.Profile != "" {
+				fmt.Fprintf(&b, "    profile: %s\n", yamlString(g.Profile))
+			}
 		}
 	}
 	b.WriteString(`
