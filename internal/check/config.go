@@ -9,7 +9,7 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
-	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -20,7 +20,7 @@ import (
 // content); without a file, the defaults. A bad file or a missing --config
 // file is a UsageError; failing to read the head revision is not.
 func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*config.Config, error) {
-	ids := ruleIDs(catalogue)
+	vocab := Vocabulary(catalogue)
 	var cfg *config.Config
 	var err error
 	switch {
@@ -32,7 +32,7 @@ func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*confi
 			}
 			return nil, &UsageError{fmt.Errorf("--config: %v", rerr)}
 		}
-		cfg, err = config.Parse(path, data, ids)
+		cfg, err = config.Parse(path, data, vocab)
 	case !hasFile(head, config.FileName):
 		return config.Default(), nil
 	default:
@@ -40,7 +40,7 @@ func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*confi
 		if rerr != nil {
 			return nil, fmt.Errorf("reading %s of %s: %w", config.FileName, head.Ref(), rerr)
 		}
-		cfg, err = config.Parse(config.FileName, files[config.FileName], ids)
+		cfg, err = config.Parse(config.FileName, files[config.FileName], vocab)
 	}
 	if err != nil {
 		return nil, &UsageError{err}
@@ -49,6 +49,16 @@ func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*confi
 		return nil, &UsageError{err}
 	}
 	return cfg, nil
+}
+
+// Vocabulary is what a configuration may name: the rule catalogue, the
+// profiles and the severities.
+func Vocabulary(catalogue []*rules.Rule) config.Vocabulary {
+	v := config.Vocabulary{RuleIDs: ruleIDs(catalogue), Severities: finding.SeverityNames()}
+	for _, p := range model.Profiles() {
+		v.Profiles = append(v.Profiles, string(p))
+	}
+	return v
 }
 
 func ruleIDs(rs []*rules.Rule) []string {
@@ -109,22 +119,18 @@ func OptionsFor(cfg *config.Config, req Request) Options {
 		},
 	}
 	for _, g := range cfg.Groups {
-		o.Scan.Groups = append(o.Scan.Groups, scan.GroupSpec{Dir: g.Dir, Profile: g.Profile})
+		o.Scan.Groups = append(o.Scan.Groups, scan.GroupSpec{Dir: g.Dir, Profile: model.Profile(g.Profile)})
 	}
-	for id, sev := range cfg.SeverityOverrides() {
-		o.Engine.Severity[id] = sev
+	for id, name := range cfg.SeverityOverrides() {
+		// Parse checked the name against finding.SeverityNames.
+		if sev, err := finding.ParseSeverity(name); err == nil {
+			o.Engine.Severity[id] = sev
+		}
 	}
 	// What the request sets explicitly wins over the file.
 	if o.Lifecycle.TagPattern == "" {
 		o.Lifecycle.TagPattern = cfg.Releases.TagPattern
 	}
-	o.Lifecycle.Shoot = lifecycle.ShootFiles{
-		Warnings:          cfg.Shoot.Warnings,
-		Validation:        cfg.Shoot.Validation,
-		Strategy:          cfg.Shoot.Strategy,
-		Maintenance:       cfg.Shoot.Maintenance,
-		Defaults:          cfg.Shoot.Defaults,
-		SupportedVersions: cfg.Shoot.SupportedVersions,
-	}
+	o.Lifecycle.Shoot = cfg.Shoot
 	return o
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
@@ -154,6 +155,20 @@ func TestConfigAndSuppression(t *testing.T) {
 		code, _, errOut = check("head", "--config", path)
 		if code != ExitUsage || !strings.Contains(errOut, path+`:2:3: rules.NOPE: unknown rule ID "NOPE"`) {
 			t.Errorf("exit code = %d, stderr = %q", code, errOut)
+		}
+		// Bounded input (the head's configuration is written by the pull
+		// request): aliases and oversized files are usage errors too.
+		for data, want := range map[string]string{
+			"a: &a [x]\nrules: *a\n":                  path + `:1:4: a: anchor &a: YAML anchors, aliases and merge keys are not allowed`,
+			"#" + strings.Repeat("x", config.MaxSize): path + `: the file has 1048577 bytes; a configuration may have at most 1048576 (1 MiB)`,
+		} {
+			if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errOut = check("head", "--config", path)
+			if code != ExitUsage || !strings.Contains(errOut, want) {
+				t.Errorf("exit code = %d, stderr = %.300q", code, errOut)
+			}
 		}
 		code, _, errOut = check("head", "--config", filepath.Join(t.TempDir(), "missing.yaml"))
 		if code != ExitUsage || !strings.Contains(errOut, "no such file") {

@@ -55,7 +55,7 @@ func runInit(cmd *cobra.Command, repo string, force bool) error {
 	}
 	var groups []config.StarterGroup
 	for _, g := range m.Groups {
-		sg := config.StarterGroup{Dir: g.Dir, Profile: g.Profile, Name: g.Name}
+		sg := config.StarterGroup{Dir: g.Dir, Profile: string(g.Profile), Name: g.Name}
 		for _, v := range g.Versions {
 			sg.Versions = append(sg.Versions, v.Version)
 		}

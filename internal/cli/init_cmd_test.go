@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apicheck/apicheck/internal/catalog"
+	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
@@ -25,13 +27,13 @@ func TestInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The starter parses back with the strict decoder and the real catalogue.
-	cfg, err := config.Parse(config.FileName, data, ruleIDs())
+	cfg, err := config.Parse(config.FileName, data, check.Vocabulary(catalog.All()))
 	if err != nil {
 		t.Fatalf("starter does not parse: %v\n%s", err, data)
 	}
 	want := []config.Group{
-		{Dir: "pkg/apis/core", Profile: model.ProfileAPI},
-		{Dir: "pkg/controllermanager/apis/config", Profile: model.ProfileComponentConfig},
+		{Dir: "pkg/apis/core", Profile: string(model.ProfileAPI)},
+		{Dir: "pkg/controllermanager/apis/config", Profile: string(model.ProfileComponentConfig)},
 	}
 	if len(cfg.Groups) != len(want) {
 		t.Fatalf("groups = %+v\n%s", cfg.Groups, data)
@@ -86,7 +88,7 @@ func TestInitNoGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Parse(config.FileName, data, ruleIDs())
+	cfg, err := config.Parse(config.FileName, data, check.Vocabulary(catalog.All()))
 	if err != nil || len(cfg.Groups) != 0 {
 		t.Errorf("cfg = %+v, err = %v\n%s", cfg, err, data)
 	}

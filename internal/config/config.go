@@ -4,27 +4,17 @@
 //
 // The configuration is plain data: the CLI turns it into scan and rule
 // options, the suppression stage reads its ignore entries and the lifecycle
-// analysis reads Releases and Shoot. This package imports no other stage of
-// the pipeline (only the model's and findings' vocabulary), so every stage
-// may import it.
+// analysis reads Releases and Shoot. It is a leaf package: it imports no
+// other package of apicheck, so every stage may import it. What a file may
+// name (rule IDs, profiles, severities) is injected by the caller as a
+// Vocabulary.
 package config
 
-import (
-	"github.com/apicheck/apicheck/internal/lifecycle"
-	"regexp"
-	"sort"
-
-	"github.com/apicheck/apicheck/internal/finding"
-	"github.com/apicheck/apicheck/internal/model"
-)
+import "regexp"
 
 // FileName is the configuration file apicheck reads from the root of the
 // head revision.
 const FileName = ".apicheck.yaml"
-
-// DefaultTagPattern is the default release tag pattern: v<major>.<minor>.0.
-// The lifecycle analysis owns the defaults; configuration only names them.
-const DefaultTagPattern = lifecycle.DefaultTagPattern
 
 // Config is a decoded configuration. The zero value is not useful; start
 // from Default or Parse.
@@ -44,10 +34,33 @@ type Config struct {
 	Releases Releases
 
 	// Shoot locates the files of the Shoot deprecation stages.
-	Shoot Shoot
+	Shoot StageFiles
 
 	// Ignore entries suppress findings, in file order.
 	Ignore []Ignore
+}
+
+// Pos is a position in the configuration file (1-based line and column).
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+// Vocabulary is what a configuration may name. Parse checks every rule ID,
+// profile and severity of the file against it.
+type Vocabulary struct {
+	// RuleIDs are the known rule IDs (the rule catalogue); nil accepts any
+	// ID.
+	RuleIDs []string
+	// Profiles are the group profiles; the first is the profile of a group
+	// that does not name one. Matched case-insensitively and stored as
+	// written here. Nil accepts any profile (stored lower-case) and leaves
+	// the profile of a group without one empty.
+	Profiles []string
+	// Severities are the severity names, most severe first. Matched
+	// case-insensitively and stored as written here (the canonical
+	// lower-case name). Nil accepts any name (stored lower-case).
+	Severities []string
 }
 
 // Group is one explicitly listed API group.
@@ -55,33 +68,30 @@ type Group struct {
 	// Dir is the repository-relative directory of the group (the internal
 	// version package, parent of the version packages), e.g. "pkg/apis/core".
 	Dir string
-	// Profile is model.ProfileAPI or model.ProfileComponentConfig.
-	Profile model.Profile
+	// Profile is one of Vocabulary.Profiles.
+	Profile string
 	// Pos is where the entry is in the configuration file.
-	Pos model.Pos
+	Pos Pos
 }
 
 // RuleSetting enables/disables one rule or overrides its severity.
 type RuleSetting struct {
 	// Enabled is nil when the file does not say; false disables the rule.
 	Enabled *bool
-	// Severity is 0 when the file does not override it.
-	Severity finding.Severity
-	Pos      model.Pos
+	// Severity is one of Vocabulary.Severities, "" when the file does not
+	// override it.
+	Severity string
+	// Pos is where the rule ID is in the configuration file.
+	Pos Pos
 }
 
 // Releases configures how release tags are recognised.
 type Releases struct {
 	// TagPattern is the pattern as written in the file (DefaultTagPattern
-	// when not set). A pattern starting with "^" is a Go regular
-	// expression (RE2 syntax) matched against the tag name as written
-	// (anchor the end with "$" yourself); any other pattern is a glob
-	// (path.Match syntax: "*" matches any run of characters except "/",
-	// "?" one such character, "[...]" a character class) that must match
-	// the whole tag name.
+	// when not set); see CompileTagPattern.
 	TagPattern string
-	// TagRegexp is TagPattern compiled (a glob translated to an anchored
-	// regular expression). Never nil in a Config from Default or Parse.
+	// TagRegexp is TagPattern compiled. Never nil in a Config from Default
+	// or Parse.
 	TagRegexp *regexp.Regexp
 }
 
@@ -92,46 +102,6 @@ func (r Releases) IsRelease(tag string) bool {
 	}
 	return r.TagRegexp.MatchString(tag)
 }
-
-// Shoot locates the code of the Shoot deprecation stages (rules.md "Shoot
-// deprecation stages"). Every entry is a repository-relative slash path;
-// an entry ending in "/" names a directory (its non-test Go files). A list
-// set in the file replaces the default list entirely; an empty list set
-// in the file ("[]") is non-nil and means "none". The fields map one to
-// one onto lifecycle.ShootFiles.
-type Shoot struct {
-	// Warnings hold the WarningsOnCreate/WarningsOnUpdate code.
-	// Default: pkg/api/core/shoot/warnings.go.
-	Warnings []string
-	// Validation holds the version-gated validation of Shoot fields.
-	// Default: pkg/apis/core/validation/shoot.go.
-	Validation []string
-	// Strategy holds Canonicalize.
-	// Default: pkg/apiserver/registry/core/shoot/strategy.go.
-	Strategy []string
-	// Maintenance holds the maintenance reconciler that resets fields on
-	// forced Kubernetes upgrades.
-	// Default: pkg/controllermanager/controller/shoot/maintenance/.
-	Maintenance []string
-	// Defaults holds the defaulting functions of the Shoot API.
-	// Default: nil, meaning the defaults*.go files of the version package
-	// of the field in question.
-	Defaults []string
-	// SupportedVersions is the file listing the supported Kubernetes
-	// versions. Default: supported-kubernetes-versions.yaml.
-	SupportedVersions string
-}
-
-// Default Shoot stage locations (Gardener's layout), owned by the
-// lifecycle analysis.
-var (
-	DefaultShootWarnings          = lifecycle.DefaultShootWarnings
-	DefaultShootValidation        = lifecycle.DefaultShootValidation
-	DefaultShootStrategy          = lifecycle.DefaultShootStrategy
-	DefaultShootMaintenance       = lifecycle.DefaultShootMaintenance
-	DefaultShootDefaults          []string // nil: the defaults*.go files of the field's version package
-	DefaultShootSupportedVersions = lifecycle.DefaultShootSupportedVersions
-)
 
 // Ignore is one suppression entry. Every criterion that is set must match
 // the finding; Rule and Reason are always set, and at least one of Type
@@ -157,31 +127,17 @@ type Ignore struct {
 	// Reason says why the finding is accepted; it is shown in every report.
 	Reason string
 	// Pos is where the entry is in the configuration file.
-	Pos model.Pos
+	Pos Pos
 }
-
-var defaultTagRegexp = regexp.MustCompile(DefaultTagPattern)
 
 // Default is the configuration used when the repository has none.
 func Default() *Config {
 	return &Config{
-		Rules: map[string]RuleSetting{},
-		Releases: Releases{
-			TagPattern: DefaultTagPattern,
-			TagRegexp:  defaultTagRegexp,
-		},
-		Shoot: Shoot{
-			Warnings:          clone(DefaultShootWarnings),
-			Validation:        clone(DefaultShootValidation),
-			Strategy:          clone(DefaultShootStrategy),
-			Maintenance:       clone(DefaultShootMaintenance),
-			Defaults:          clone(DefaultShootDefaults),
-			SupportedVersions: DefaultShootSupportedVersions,
-		},
+		Rules:    map[string]RuleSetting{},
+		Releases: Releases{TagPattern: DefaultTagPattern, TagRegexp: defaultTagRegexp},
+		Shoot:    DefaultStageFiles(),
 	}
 }
-
-func clone(s []string) []string { return append([]string(nil), s...) }
 
 // DisabledRules returns the IDs of rules the configuration disables.
 func (c *Config) DisabledRules() map[string]bool {
@@ -194,24 +150,14 @@ func (c *Config) DisabledRules() map[string]bool {
 	return out
 }
 
-// SeverityOverrides returns the severities the configuration sets, by
-// rule ID.
-func (c *Config) SeverityOverrides() map[string]finding.Severity {
-	out := map[string]finding.Severity{}
+// SeverityOverrides returns the severities the configuration sets (names
+// of Vocabulary.Severities), by rule ID.
+func (c *Config) SeverityOverrides() map[string]string {
+	out := map[string]string{}
 	for id, s := range c.Rules {
-		if s.Severity != 0 {
+		if s.Severity != "" {
 			out[id] = s.Severity
 		}
 	}
 	return out
-}
-
-// RuleIDs returns the IDs that have settings, sorted.
-func (c *Config) RuleIDs() []string {
-	ids := make([]string, 0, len(c.Rules))
-	for id := range c.Rules {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }

@@ -2,21 +2,21 @@ package config
 
 import (
 	"errors"
-	"github.com/apicheck/apicheck/internal/lifecycle"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/apicheck/apicheck/internal/finding"
-	"github.com/apicheck/apicheck/internal/model"
 )
 
-var testRuleIDs = []string{
-	"PROTO_TAG_MISSING", "UNCLASSIFIED_CHANGE", "FIELD_REMOVED_WITHOUT_TOMBSTONE",
-	"NEW_FIELD_NOT_POINTER", "JSON_NAME_CHANGED",
+var testVocab = Vocabulary{
+	RuleIDs: []string{
+		"PROTO_TAG_MISSING", "UNCLASSIFIED_CHANGE", "FIELD_REMOVED_WITHOUT_TOMBSTONE",
+		"NEW_FIELD_NOT_POINTER", "JSON_NAME_CHANGED",
+	},
+	Profiles:   []string{"api", "componentconfig"},
+	Severities: []string{"error", "warning", "info"},
 }
 
 const fullConfig = `# every key
@@ -56,25 +56,25 @@ ignore:
 func boolPtr(b bool) *bool { return &b }
 
 func TestParseEveryKey(t *testing.T) {
-	cfg, err := Parse(".apicheck.yaml", []byte(fullConfig), testRuleIDs)
+	cfg, err := Parse(".apicheck.yaml", []byte(fullConfig), testVocab)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pos := func(line, col int) model.Pos { return model.Pos{File: ".apicheck.yaml", Line: line, Col: col} }
+	pos := func(line, col int) Pos { return Pos{File: ".apicheck.yaml", Line: line, Col: col} }
 	want := &Config{
 		File: ".apicheck.yaml",
 		Groups: []Group{
-			{Dir: "pkg/apis/core", Profile: model.ProfileAPI, Pos: pos(3, 5)},
-			{Dir: "pkg/gardenlet/apis/config", Profile: model.ProfileComponentConfig, Pos: pos(5, 5)},
-			{Dir: "pkg/apis/extensions", Profile: model.ProfileAPI, Pos: pos(7, 5)},
+			{Dir: "pkg/apis/core", Profile: "api", Pos: pos(3, 5)},
+			{Dir: "pkg/gardenlet/apis/config", Profile: "componentconfig", Pos: pos(5, 5)},
+			{Dir: "pkg/apis/extensions", Profile: "api", Pos: pos(7, 5)},
 		},
 		Rules: map[string]RuleSetting{
-			"PROTO_TAG_MISSING":   {Severity: finding.Error, Pos: pos(9, 3)},
+			"PROTO_TAG_MISSING":   {Severity: "error", Pos: pos(9, 3)},
 			"UNCLASSIFIED_CHANGE": {Enabled: boolPtr(false), Pos: pos(11, 3)},
-			"JSON_NAME_CHANGED":   {Enabled: boolPtr(true), Severity: finding.Warning, Pos: pos(13, 3)},
+			"JSON_NAME_CHANGED":   {Enabled: boolPtr(true), Severity: "warning", Pos: pos(13, 3)},
 		},
 		Releases: Releases{TagPattern: "v*.*.0"},
-		Shoot: Shoot{
+		Shoot: StageFiles{
 			Warnings:          []string{"pkg/api/core/shoot/warnings.go", "pkg/api/core/shoot/more.go"},
 			Validation:        []string{"pkg/apis/core/validation/shoot.go"},
 			Strategy:          []string{"pkg/registry/strategy.go"},
@@ -93,7 +93,7 @@ func TestParseEveryKey(t *testing.T) {
 	if got := cfg.DisabledRules(); !cmp.Equal(got, map[string]bool{"UNCLASSIFIED_CHANGE": true}) {
 		t.Errorf("DisabledRules = %v", got)
 	}
-	if got := cfg.SeverityOverrides(); !cmp.Equal(got, map[string]finding.Severity{"PROTO_TAG_MISSING": finding.Error, "JSON_NAME_CHANGED": finding.Warning}) {
+	if got := cfg.SeverityOverrides(); !cmp.Equal(got, map[string]string{"PROTO_TAG_MISSING": "error", "JSON_NAME_CHANGED": "warning"}) {
 		t.Errorf("SeverityOverrides = %v", got)
 	}
 	for tag, want := range map[string]bool{"v1.2.0": true, "v1.2.1": false, "v10.20.0": true, "release/v1.2.0": false} {
@@ -111,7 +111,7 @@ func TestDefaults(t *testing.T) {
 		"empty objects": "groups: []\nrules: {}\nreleases: {}\nshoot: {}\nignore: []\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := Parse("c.yaml", []byte(src), testRuleIDs)
+			cfg, err := Parse("c.yaml", []byte(src), testVocab)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,8 +151,12 @@ func TestTagPattern(t *testing.T) {
 		{"v1.?.0", []string{"v1.2.0"}, []string{"v1.20.0", "v1x2.0"}},
 		{"v[0-9].[^a]*", []string{"v1.2", "v1.b"}, []string{"vx.2", "v1.a"}},
 		{"v1.(2)+", []string{"v1.(2)+"}, []string{"v1.22"}},
+		{DefaultTagPattern, []string{"v1.2.0", "v1.120.0"}, []string{"v1.2.1", "v1.2.0-rc.1", "1.2.0", "xv1.2.0"}},
+		{"v*.*.0", []string{"v10.3.0"}, []string{"release/v1.2.0"}},
+		{"release-[0-9]*", []string{"release-1.2"}, []string{"release-x", "release-"}},
+		{"api/v?.0", []string{"api/v1.0"}, []string{"api/v10.0"}},
 	} {
-		re, err := lifecycle.CompileTagPattern(tc.pattern)
+		re, err := CompileTagPattern(tc.pattern)
 		if err != nil {
 			t.Errorf("%q: %v", tc.pattern, err)
 			continue
@@ -166,6 +170,14 @@ func TestTagPattern(t *testing.T) {
 			if re.MatchString(s) {
 				t.Errorf("%q (%s) matches %q", tc.pattern, re, s)
 			}
+		}
+	}
+}
+
+func TestTagPatternInvalid(t *testing.T) {
+	for _, bad := range []string{"^v(", "v[1-", "", "  "} {
+		if _, err := CompileTagPattern(bad); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }
@@ -223,9 +235,63 @@ func TestErrors(t *testing.T) {
 			`^c\.yaml:2:3: rules\.X: unknown rule ID`,
 			`^c\.yaml:5:14: groups\[0\]\.profile: unknown profile`,
 		}},
+
+		// Unknown keys at every level come from the strict decoder
+		// (KnownFields) and still name the key, line and column.
+		{"unknown keys at every level", "groups:\n  - dir: a\n    foo: 1\nrules:\n  PROTO_TAG_MISSING:\n    foo: 1\nreleases: {foo: 1}\nshoot:\n  foo: [a]\nignore:\n  - {rule: PROTO_TAG_MISSING, type: T, reason: r}\n  - rule: PROTO_TAG_MISSING\n    type: T\n    reason: r\n    foo: x\nfoo: 1\n", []string{
+			`^c\.yaml:3:5: groups\[0\]\.foo: unknown key "foo"; known keys: dir, profile$`,
+			`^c\.yaml:6:5: rules\.PROTO_TAG_MISSING\.foo: unknown key "foo"; known keys: enabled, severity$`,
+			`^c\.yaml:7:12: releases\.foo: unknown key "foo"; known keys: tagPattern$`,
+			`^c\.yaml:9:3: shoot\.foo: unknown key "foo"; known keys: warnings, validation, strategy, maintenance, defaults, supportedVersions$`,
+			`^c\.yaml:15:5: ignore\[1\]\.foo: unknown key "foo"; known keys: rule, type, field, apiPath, package, group, reason$`,
+			`^c\.yaml:16:1: foo: unknown key "foo"; known keys: groups, rules, releases, shoot, ignore$`,
+		}},
+		{"unknown keys in flow style", "groups: [{dir: a, dri: b}]\nrules: {PROTO_TAG_MISSING: {severty: info}}\n", []string{
+			`^c\.yaml:1:19: groups\[0\]\.dri: unknown key "dri" \(did you mean "dir"\?\)`,
+			`^c\.yaml:2:29: rules\.PROTO_TAG_MISSING\.severty: unknown key "severty" \(did you mean "severity"\?\)`,
+		}},
+		{"duplicate keys nested", "groups:\n  - dir: a\n    dir: b\nrules: {PROTO_TAG_MISSING: {}, PROTO_TAG_MISSING: {}}\nignore:\n  - rule: PROTO_TAG_MISSING\n    rule: PROTO_TAG_MISSING\n", []string{
+			`^c\.yaml:3:5: groups\[0\]\.dir: duplicate key "dir" \(first at line 2\)$`,
+			`^c\.yaml:4:32: rules\.PROTO_TAG_MISSING: duplicate key "PROTO_TAG_MISSING" \(first at line 4\)$`,
+			`^c\.yaml:7:5: ignore\[0\]\.rule: duplicate key "rule" \(first at line 6\)$`,
+		}},
+		{"sections of the wrong kind", "rules: x\nreleases: []\nshoot: 1\nignore: {}\n", []string{
+			`^c\.yaml:1:8: rules: want a mapping from rule ID to settings, got the string "x"$`,
+			`^c\.yaml:2:11: releases: want a mapping with keys tagPattern, got a list$`,
+			`^c\.yaml:3:8: shoot: want a mapping with keys warnings, .*, got a number$`,
+			`^c\.yaml:4:9: ignore: want a list, got a mapping$`,
+		}},
+		{"entries of the wrong kind", "groups:\n  -\n  - [pkg/apis/core]\nrules:\n  [A]: {}\nignore:\n  - PROTO_TAG_MISSING\n", []string{
+			`^c\.yaml:2:4: groups\[0\]: want a mapping with keys dir, profile, got null$`,
+			`^c\.yaml:3:5: groups\[1\]: want a mapping with keys dir, profile, got a list$`,
+			`^c\.yaml:5:3: rules: want a rule ID as key, got a list$`,
+			`^c\.yaml:7:5: ignore\[0\]: want a mapping with keys rule, .*, got the string "PROTO_TAG_MISSING"$`,
+		}},
+		{"values of the wrong kind", "groups:\n  - dir: [a]\n  - dir: b\n    profile: {x: 1}\nrules:\n  PROTO_TAG_MISSING: {enabled: 1, severity: [error]}\nreleases:\n  tagPattern: [v1]\nshoot:\n  warnings: {a: b}\n  strategy: [a.go, [b.go], ~]\nignore:\n  - rule: PROTO_TAG_MISSING\n    type: [T]\n    reason: r\n", []string{
+			`^c\.yaml:2:10: groups\[0\]\.dir: want a string, got a list$`,
+			`^c\.yaml:4:14: groups\[1\]\.profile: want a string, got a mapping$`,
+			`^c\.yaml:6:32: rules\.PROTO_TAG_MISSING\.enabled: want true or false, got a number$`,
+			`^c\.yaml:6:45: rules\.PROTO_TAG_MISSING\.severity: want a string, got a list$`,
+			`^c\.yaml:8:15: releases\.tagPattern: want a string, got a list$`,
+			`^c\.yaml:10:13: shoot\.warnings: want a path or a list of paths, got a mapping$`,
+			`^c\.yaml:11:20: shoot\.strategy\[1\]: want a string, got a list$`,
+			`^c\.yaml:11:28: shoot\.strategy\[2\]: want a string, got null$`,
+			`^c\.yaml:14:11: ignore\[0\]\.type: want a string, got a list$`,
+		}},
+		{"ignore with empty value", "ignore:\n  - rule: PROTO_TAG_MISSING\n    type: ''\n    reason: r\n", []string{`^c\.yaml:3:11: ignore\[0\]\.type: empty value \(leave the key out instead\)$`}},
+		{"bad severity lists the vocabulary", "rules:\n  PROTO_TAG_MISSING: {severity: warn}\n", []string{`^c\.yaml:2:33: rules\.PROTO_TAG_MISSING\.severity: unknown severity "warn" \(want error, warning or info; to turn a rule off use enabled: false\)$`}},
+		{"empty tag pattern", "releases:\n  tagPattern: ''\n", []string{`^c\.yaml:2:15: releases\.tagPattern: empty tag pattern$`}},
+
+		// Bounded input.
+		{"three documents", "rules: {}\n---\nrules: {}\n---\n", []string{`^c\.yaml:2:1: a second YAML document \(---\): the configuration is one document$`}},
+		{"empty second document", "rules: {}\n---\n", []string{`^c\.yaml:2:1: a second YAML document`}},
+		{"alias", "shoot:\n  warnings: &w [a.go]\n  validation: *w\n", []string{`^c\.yaml:2:13: shoot\.warnings: anchor &w: YAML anchors, aliases and merge keys are not allowed in the configuration; write the value out$`}},
+		{"alias in a list", "ignore:\n  - rule: PROTO_TAG_MISSING\n    type: T\n    reason: r\n  - *x\n", []string{`^c\.yaml:5: invalid YAML: unknown anchor 'x' referenced$`}},
+		{"anchor on a key", "groups:\n  - &d dir: a\n", []string{`^c\.yaml:2:5: groups\[0\]: anchor &d: YAML anchors`}},
+		{"merge key", "rules:\n  <<: {PROTO_TAG_MISSING: {}}\n", []string{`^c\.yaml:2:3: rules: merge key <<: YAML anchors, aliases and merge keys are not allowed`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := Parse("c.yaml", []byte(tc.src), testRuleIDs)
+			cfg, err := Parse("c.yaml", []byte(tc.src), testVocab)
 			if err == nil {
 				t.Fatalf("no error; got %+v", cfg)
 			}
@@ -247,19 +313,10 @@ func TestErrors(t *testing.T) {
 }
 
 func TestParseWithoutRuleIDs(t *testing.T) {
-	if _, err := Parse("c.yaml", []byte("rules:\n  ANY_RULE: {enabled: false}\n"), nil); err != nil {
+	v := testVocab
+	v.RuleIDs = nil
+	if _, err := Parse("c.yaml", []byte("rules:\n  ANY_RULE: {enabled: false}\n"), v); err != nil {
 		t.Errorf("nil rule IDs must skip the check: %v", err)
-	}
-}
-
-func TestAliases(t *testing.T) {
-	src := "shoot:\n  warnings: &w [a.go]\n  validation: *w\n"
-	cfg, err := Parse("c.yaml", []byte(src), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !cmp.Equal(cfg.Shoot.Validation, []string{"a.go"}) {
-		t.Errorf("validation = %v", cfg.Shoot.Validation)
 	}
 }
 
@@ -267,15 +324,15 @@ func TestStarterParses(t *testing.T) {
 	for name, groups := range map[string][]StarterGroup{
 		"none": nil,
 		"some": {
-			{Dir: "pkg/apis/core", Profile: model.ProfileAPI, Name: "core.gardener.cloud", Versions: []string{"v1", "v1beta1"}},
-			{Dir: "pkg/gardenlet/apis/config", Profile: model.ProfileComponentConfig},
+			{Dir: "pkg/apis/core", Profile: "api", Name: "core.gardener.cloud", Versions: []string{"v1", "v1beta1"}},
+			{Dir: "pkg/gardenlet/apis/config", Profile: "componentconfig"},
 			{Dir: "odd dir: #1", Profile: ""},
 			{Dir: "true"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			data := Starter(groups)
-			cfg, err := Parse(FileName, data, testRuleIDs)
+			cfg, err := Parse(FileName, data, testVocab)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, data)
 			}
@@ -285,7 +342,7 @@ func TestStarterParses(t *testing.T) {
 			for i, g := range groups {
 				want := g.Profile
 				if want == "" {
-					want = model.ProfileAPI
+					want = "api"
 				}
 				if cfg.Groups[i].Dir != g.Dir || cfg.Groups[i].Profile != want {
 					t.Errorf("group %d = %+v, want %s %s", i, cfg.Groups[i], g.Dir, want)
@@ -296,7 +353,7 @@ func TestStarterParses(t *testing.T) {
 			}
 			// The commented examples are valid configuration too.
 			uncommented := uncommentExamples(string(data))
-			if _, err := Parse(FileName, []byte(uncommented), testRuleIDs); err != nil {
+			if _, err := Parse(FileName, []byte(uncommented), testVocab); err != nil {
 				t.Errorf("examples do not parse: %v\n%s", err, uncommented)
 			}
 		})

@@ -2,21 +2,22 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/apicheck/apicheck/internal/finding"
-	"github.com/apicheck/apicheck/internal/lifecycle"
-	"github.com/apicheck/apicheck/internal/model"
 )
+
+// MaxSize is the size limit of a configuration file in bytes (1 MiB). The
+// configuration of the head revision is written by whoever opens a pull
+// request, so the decoder never reads more.
+const MaxSize = 1 << 20
 
 // Error is one problem in a configuration file, at a position, about a
 // key (a dotted path such as "rules.PROTO_TAG_MISSING.severity" or
@@ -57,55 +58,53 @@ func (es Errors) Error() string {
 	return strings.Join(parts, "\n")
 }
 
-// Top-level keys, in documentation order.
-var (
-	topKeys      = []string{"groups", "rules", "releases", "shoot", "ignore"}
-	groupKeys    = []string{"dir", "profile"}
-	ruleKeys     = []string{"enabled", "severity"}
-	releasesKeys = []string{"tagPattern"}
-	shootKeys    = []string{"warnings", "validation", "strategy", "maintenance", "defaults", "supportedVersions"}
-	ignoreKeys   = []string{"rule", "type", "field", "apiPath", "package", "group", "reason"}
-)
-
-// Parse decodes a configuration strictly: broken YAML, an unknown key, a
-// value of the wrong kind, an unknown rule ID, a bad profile or severity
-// and an ignore entry without reason are errors naming the key and the
-// line. file is used in positions and error messages. ruleIDs are the
-// known rule IDs (catalog.All()); nil skips that check. Settings the file
-// does not make keep their defaults (Default). The error, if any, is an
-// Errors holding every problem found.
-func Parse(file string, data []byte, ruleIDs []string) (*Config, error) {
-	d := &decoder{file: file, cfg: Default(), known: map[string]bool{}}
-	d.cfg.File = file
-	for _, id := range ruleIDs {
-		d.known[id] = true
+// Parse decodes a configuration strictly. The file must be at most MaxSize
+// bytes and one YAML document without anchors, aliases or merge keys.
+// Broken YAML, an unknown key, a value of the wrong kind, a duplicate key,
+// a rule ID, profile or severity that v does not list and an ignore entry
+// without reason are errors naming the key and the line. file is used in
+// positions and error messages. Settings the file does not make (absent,
+// or a key without value) keep their defaults (Default). The error, if
+// any, is an Errors holding every problem found, in file order.
+func Parse(file string, data []byte, v Vocabulary) (*Config, error) {
+	if len(data) > MaxSize {
+		return nil, Errors{{File: file, Msg: fmt.Sprintf("the file has %d bytes; a configuration may have at most %d (1 MiB)", len(data), MaxSize)}}
 	}
-	d.checkIDs = ruleIDs != nil
-	d.ruleIDs = ruleIDs
-
 	root, err := parseDocument(file, data)
 	if err != nil {
 		return nil, err
 	}
-	if root != nil {
-		d.top(root)
+	cfg := Default()
+	cfg.File = file
+	if root == nil {
+		return cfg, nil
 	}
-	if len(d.errs) > 0 {
-		sort.SliceStable(d.errs, func(i, j int) bool {
-			if d.errs[i].Line != d.errs[j].Line {
-				return d.errs[i].Line < d.errs[j].Line
-			}
-			return d.errs[i].Column < d.errs[j].Column
+	if err := rejectAnchors(file, root, nil); err != nil {
+		return nil, Errors{err}
+	}
+
+	// The strict decode: KnownFields makes the decoder itself report every
+	// key that no field of the raw types declares.
+	var raw strict[rawConfig]
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
+		return nil, Errors{{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
+
+	val := &validator{file: file, vocab: v, cfg: cfg}
+	val.config(&raw)
+	if len(val.errs) > 0 {
+		slices.SortStableFunc(val.errs, func(a, b *Error) int {
+			return cmp.Or(a.Line-b.Line, a.Column-b.Column)
 		})
-		return nil, d.errs
+		return nil, val.errs
 	}
-	return d.cfg, nil
+	return cfg, nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // parseDocument parses data into one YAML node tree; nil for an empty
-// document (comments only).
+// document (comments only). Aliases are not expanded here.
 func parseDocument(file string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -130,6 +129,12 @@ func parseDocument(file string, data []byte) (*yaml.Node, error) {
 	return &doc, nil
 }
 
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// syntaxBudget bounds the bytes syntaxError re-parses to find the line of
+// a mistake, so that a crafted file cannot make it quadratic.
+const syntaxBudget = 8 << 20
+
 // syntaxError turns a YAML syntax error into an Error. yaml.v3 reports
 // the line where the enclosing construct starts (sometimes none at all),
 // so the line is refined to the first line at which a prefix of the
@@ -143,13 +148,16 @@ func syntaxError(file string, data []byte, err error) *Error {
 		msg = m[2]
 	}
 	lines := strings.SplitAfter(string(data), "\n")
-	if len(lines) <= 5000 {
-		for k := max(line, 1); k <= len(lines); k++ {
-			var n yaml.Node
-			if yaml.Unmarshal([]byte(strings.Join(lines[:k], "")), &n) != nil {
-				line = k
-				break
-			}
+	prefix := len(strings.Join(lines[:min(max(line, 1)-1, len(lines))], ""))
+	for k, spent := max(line, 1), 0; k <= len(lines); k++ {
+		prefix += len(lines[k-1])
+		if spent += prefix; spent > syntaxBudget {
+			break
+		}
+		var n yaml.Node
+		if yaml.Unmarshal(data[:prefix], &n) != nil {
+			line = k
+			break
 		}
 	}
 	if line > 0 && line <= len(lines) && strings.Contains(lines[line-1], "\t") {
@@ -158,58 +166,38 @@ func syntaxError(file string, data []byte, err error) *Error {
 	return &Error{File: file, Line: line, Msg: "invalid YAML: " + msg}
 }
 
-type decoder struct {
-	file     string
-	cfg      *Config
-	errs     Errors
-	known    map[string]bool
-	checkIDs bool
-	ruleIDs  []string
-}
-
-func (d *decoder) errorf(n *yaml.Node, key, format string, args ...any) {
-	e := &Error{File: d.file, Key: key, Msg: fmt.Sprintf(format, args...)}
-	if n != nil {
-		e.Line, e.Column = n.Line, n.Column
+// rejectAnchors returns an error for the first anchor (&a), alias (*a) or
+// merge key (<<) of the tree. Expanding aliases can blow a small file up
+// exponentially ("billion laughs"); a configuration has no use for them.
+// The tree is walked as parsed: aliases are not followed. path is the key
+// path of n, one segment per level.
+func rejectAnchors(file string, n *yaml.Node, path []string) *Error {
+	what := ""
+	switch {
+	case n.Kind == yaml.AliasNode:
+		what = "alias *" + n.Value
+	case n.Anchor != "":
+		what = "anchor &" + n.Anchor
+	case n.Tag == "!!merge":
+		what = "merge key " + n.Value
 	}
-	d.errs = append(d.errs, e)
-}
-
-func (d *decoder) pos(n *yaml.Node) model.Pos {
-	return model.Pos{File: d.file, Line: n.Line, Col: n.Column}
-}
-
-// resolve follows aliases (*anchor) to the node they stand for.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
+	if what != "" {
+		return &Error{File: file, Line: n.Line, Column: n.Column, Key: strings.TrimPrefix(strings.Join(path, ""), "."),
+			Msg: what + ": YAML anchors, aliases and merge keys are not allowed in the configuration; write the value out"}
 	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	n = resolve(n)
-	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!null":
-			return "null"
-		case "!!bool":
-			return "a boolean"
-		case "!!int", "!!float":
-			return "a number"
+	for i, c := range n.Content {
+		seg := ""
+		switch {
+		case n.Kind == yaml.SequenceNode:
+			seg = fmt.Sprintf("[%d]", i)
+		case n.Kind == yaml.MappingNode && i%2 == 1:
+			seg = "." + n.Content[i-1].Value
 		}
-		return fmt.Sprintf("the string %q", n.Value)
+		if err := rejectAnchors(file, c, append(path, seg)); err != nil {
+			return err
+		}
 	}
-	return "an unsupported value"
+	return nil
 }
 
 func join(key, sub string) string {
@@ -217,388 +205,6 @@ func join(key, sub string) string {
 		return sub
 	}
 	return key + "." + sub
-}
-
-// mapping walks a mapping node: every key must be one of known (an
-// unknown or duplicate key is an error naming it and its line); fn gets
-// each known key with its value node.
-func (d *decoder) mapping(n *yaml.Node, key string, known []string, fn func(k string, kn, vn *yaml.Node)) {
-	n = resolve(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, key, "want a mapping with keys %s, got %s", strings.Join(known, ", "), kindName(n))
-		return
-	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		kn, vn := n.Content[i], n.Content[i+1]
-		if kn.Kind != yaml.ScalarNode {
-			d.errorf(kn, key, "want a plain key, got %s", kindName(kn))
-			continue
-		}
-		k := kn.Value
-		if line, dup := seen[k]; dup {
-			d.errorf(kn, join(key, k), "duplicate key %q (first at line %d)", k, line)
-			continue
-		}
-		seen[k] = kn.Line
-		if !contains(known, k) {
-			d.errorf(kn, join(key, k), "unknown key %q%s; known keys: %s", k, suggest(k, known), strings.Join(known, ", "))
-			continue
-		}
-		fn(k, kn, resolve(vn))
-	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// str decodes a scalar as a string; ok is false (and an error recorded)
-// for anything but a non-null scalar.
-func (d *decoder) str(n *yaml.Node, key string) (string, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		d.errorf(n, key, "want a string, got %s", kindName(n))
-		return "", false
-	}
-	return n.Value, true
-}
-
-func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		d.errorf(n, key, "want true or false, got %s", kindName(n))
-		return false, false
-	}
-	var b bool
-	if err := n.Decode(&b); err != nil {
-		d.errorf(n, key, "want true or false: %v", err)
-		return false, false
-	}
-	return b, true
-}
-
-// list calls fn for each element of a sequence node.
-func (d *decoder) list(n *yaml.Node, key string, fn func(i int, el *yaml.Node)) {
-	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, key, "want a list, got %s", kindName(n))
-		return
-	}
-	for i, el := range n.Content {
-		fn(i, resolve(el))
-	}
-}
-
-// relPath checks a repository-relative slash path; dirOK allows a
-// trailing "/" (a directory).
-func (d *decoder) relPath(n *yaml.Node, key string, dirOK bool) (string, bool) {
-	s, ok := d.str(n, key)
-	if !ok {
-		return "", false
-	}
-	trimmed := s
-	if dirOK {
-		trimmed = strings.TrimSuffix(s, "/")
-	}
-	switch {
-	case strings.TrimSpace(s) == "":
-		d.errorf(n, key, "empty path")
-		return "", false
-	case strings.HasPrefix(s, "/") || strings.Contains(s, "\\"):
-		d.errorf(n, key, "%q: want a repository-relative path with forward slashes", s)
-		return "", false
-	case path.Clean(trimmed) != trimmed || trimmed == ".." || strings.HasPrefix(trimmed, "../"):
-		d.errorf(n, key, "%q: want a clean repository-relative path (no \"..\", \"./\" or \"//\")", s)
-		return "", false
-	}
-	return s, true
-}
-
-func (d *decoder) pathList(n *yaml.Node, key string) ([]string, bool) {
-	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
-		p, ok := d.relPath(n, key, true)
-		return []string{p}, ok
-	}
-	out := []string{}
-	good := true
-	d.list(n, key, func(i int, el *yaml.Node) {
-		p, ok := d.relPath(el, fmt.Sprintf("%s[%d]", key, i), true)
-		if !ok {
-			good = false
-			return
-		}
-		out = append(out, p)
-	})
-	if n.Kind != yaml.SequenceNode {
-		good = false
-	}
-	return out, good
-}
-
-func (d *decoder) top(n *yaml.Node) {
-	if isNull(n) {
-		return
-	}
-	d.mapping(n, "", topKeys, func(k string, kn, vn *yaml.Node) {
-		if isNull(vn) {
-			return // "key:" with nothing after it: keep the defaults
-		}
-		switch k {
-		case "groups":
-			d.groups(vn)
-		case "rules":
-			d.rules(vn)
-		case "releases":
-			d.releases(vn)
-		case "shoot":
-			d.shoot(vn)
-		case "ignore":
-			d.ignore(vn)
-		}
-	})
-}
-
-func (d *decoder) groups(n *yaml.Node) {
-	seen := map[string]int{}
-	d.list(n, "groups", func(i int, el *yaml.Node) {
-		key := fmt.Sprintf("groups[%d]", i)
-		g := Group{Pos: d.pos(el), Profile: model.ProfileAPI}
-		good := true
-		hasDir := false
-		d.mapping(el, key, groupKeys, func(k string, kn, vn *yaml.Node) {
-			switch k {
-			case "dir":
-				hasDir = true
-				dir, ok := d.relPath(vn, key+".dir", true)
-				if !ok {
-					good = false
-					return
-				}
-				g.Dir = strings.TrimSuffix(dir, "/")
-			case "profile":
-				s, ok := d.str(vn, key+".profile")
-				if !ok {
-					good = false
-					return
-				}
-				switch p := model.Profile(s); p {
-				case model.ProfileAPI, model.ProfileComponentConfig:
-					g.Profile = p
-				default:
-					d.errorf(vn, key+".profile", "unknown profile %q (want %s or %s)", s, model.ProfileAPI, model.ProfileComponentConfig)
-					good = false
-				}
-			}
-		})
-		if resolve(el).Kind != yaml.MappingNode {
-			return
-		}
-		if !hasDir {
-			d.errorf(el, key, "missing dir (the group's directory, e.g. pkg/apis/core)")
-			return
-		}
-		if !good {
-			return
-		}
-		if line, dup := seen[g.Dir]; dup {
-			d.errorf(el, key+".dir", "group %s is listed twice (first at line %d)", g.Dir, line)
-			return
-		}
-		seen[g.Dir] = el.Line
-		d.cfg.Groups = append(d.cfg.Groups, g)
-	})
-}
-
-func (d *decoder) ruleID(n *yaml.Node, key, id string) bool {
-	if !d.checkIDs || d.known[id] {
-		return true
-	}
-	d.errorf(n, key, "unknown rule ID %q%s (rule IDs are listed in docs/rules.md)", id, suggest(id, d.ruleIDs))
-	return false
-}
-
-func (d *decoder) rules(n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "rules", "want a mapping from rule ID to settings, got %s", kindName(n))
-		return
-	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		kn, vn := n.Content[i], resolve(n.Content[i+1])
-		if kn.Kind != yaml.ScalarNode {
-			d.errorf(kn, "rules", "want a rule ID as key, got %s", kindName(kn))
-			continue
-		}
-		id := kn.Value
-		key := "rules." + id
-		if line, dup := seen[id]; dup {
-			d.errorf(kn, key, "duplicate rule %q (first at line %d)", id, line)
-			continue
-		}
-		seen[id] = kn.Line
-		if !d.ruleID(kn, key, id) {
-			continue
-		}
-		s := RuleSetting{Pos: d.pos(kn)}
-		good := true
-		if !isNull(vn) {
-			d.mapping(vn, key, ruleKeys, func(k string, _, v *yaml.Node) {
-				switch k {
-				case "enabled":
-					b, ok := d.boolean(v, key+".enabled")
-					if !ok {
-						good = false
-						return
-					}
-					s.Enabled = &b
-				case "severity":
-					str, ok := d.str(v, key+".severity")
-					if !ok {
-						good = false
-						return
-					}
-					sev, err := parseSeverity(str)
-					if err != nil {
-						d.errorf(v, key+".severity", "%v", err)
-						good = false
-						return
-					}
-					s.Severity = sev
-				}
-			})
-		}
-		if good {
-			d.cfg.Rules[id] = s
-		}
-	}
-}
-
-// parseSeverity accepts exactly the three documented names.
-func parseSeverity(s string) (finding.Severity, error) {
-	switch s {
-	case "error":
-		return finding.Error, nil
-	case "warning":
-		return finding.Warning, nil
-	case "info":
-		return finding.Info, nil
-	}
-	return 0, fmt.Errorf("unknown severity %q (want error, warning or info; to turn a rule off use enabled: false)", s)
-}
-
-func (d *decoder) releases(n *yaml.Node) {
-	d.mapping(n, "releases", releasesKeys, func(k string, _, vn *yaml.Node) {
-		if k != "tagPattern" || isNull(vn) {
-			return
-		}
-		s, ok := d.str(vn, "releases.tagPattern")
-		if !ok {
-			return
-		}
-		re, err := lifecycle.CompileTagPattern(s)
-		if err != nil {
-			d.errorf(vn, "releases.tagPattern", "%v", err)
-			return
-		}
-		d.cfg.Releases = Releases{TagPattern: s, TagRegexp: re}
-	})
-}
-
-func (d *decoder) shoot(n *yaml.Node) {
-	s := &d.cfg.Shoot
-	d.mapping(n, "shoot", shootKeys, func(k string, _, vn *yaml.Node) {
-		if isNull(vn) {
-			return
-		}
-		key := "shoot." + k
-		if k == "supportedVersions" {
-			if p, ok := d.relPath(vn, key, false); ok {
-				s.SupportedVersions = p
-			}
-			return
-		}
-		list, ok := d.pathList(vn, key)
-		if !ok {
-			return
-		}
-		switch k {
-		case "warnings":
-			s.Warnings = list
-		case "validation":
-			s.Validation = list
-		case "strategy":
-			s.Strategy = list
-		case "maintenance":
-			s.Maintenance = list
-		case "defaults":
-			s.Defaults = list
-		}
-	})
-}
-
-func (d *decoder) ignore(n *yaml.Node) {
-	d.list(n, "ignore", func(i int, el *yaml.Node) {
-		key := fmt.Sprintf("ignore[%d]", i)
-		ig := Ignore{Pos: d.pos(el)}
-		good := true
-		nodes := map[string]*yaml.Node{}
-		d.mapping(el, key, ignoreKeys, func(k string, _, vn *yaml.Node) {
-			sub := key + "." + k
-			nodes[k] = vn
-			s, ok := d.str(vn, sub)
-			if !ok {
-				good = false
-				return
-			}
-			s = strings.TrimSpace(s)
-			if s == "" {
-				if k == "reason" {
-					d.errorf(vn, sub, "empty reason: say why the finding is accepted")
-				} else {
-					d.errorf(vn, sub, "empty value (leave the key out instead)")
-				}
-				good = false
-				return
-			}
-			switch k {
-			case "rule":
-				if !d.ruleID(vn, sub, s) {
-					good = false
-				}
-				ig.Rule = s
-			case "type":
-				ig.Type = s
-			case "field":
-				ig.Field = s
-			case "apiPath":
-				ig.APIPath = s
-			case "package":
-				ig.Package = strings.TrimSuffix(s, "/")
-			case "group":
-				ig.Group = strings.TrimSuffix(s, "/")
-			case "reason":
-				ig.Reason = s
-			}
-		})
-		if resolve(el).Kind != yaml.MappingNode || !good {
-			return
-		}
-		switch {
-		case ig.Rule == "":
-			d.errorf(el, key, "missing rule (the rule ID whose findings this entry suppresses)")
-		case ig.Reason == "":
-			d.errorf(el, key+".reason", "missing reason: every ignore entry must say why the finding is accepted")
-		case ig.Type == "" && ig.APIPath == "":
-			d.errorf(el, key, "needs type (with optional field) or apiPath to say which findings it suppresses; to turn a rule off everywhere use rules.%s.enabled: false", ig.Rule)
-		case ig.Field != "" && ig.Type == "":
-			d.errorf(nodes["field"], key+".field", "field needs type (the Go type the field belongs to)")
-		default:
-			d.cfg.Ignore = append(d.cfg.Ignore, ig)
-		}
-	})
 }
 
 // suggest returns ` (did you mean "x"?)` for the closest candidate within

@@ -7,20 +7,25 @@ import (
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/model"
 )
 
 // TestDocsExamples parses every yaml block of docs/configuration.md with
-// the real rule catalogue, so the reference never shows an example the
-// decoder rejects. A block right after a line "<!-- invalid -->" must fail
-// instead.
+// the real vocabulary (rule catalogue, profiles, severities), so the
+// reference never shows an example the decoder rejects. A block right
+// after a line "<!-- invalid -->" must fail instead.
 func TestDocsExamples(t *testing.T) {
 	data, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
+	vocab := config.Vocabulary{Severities: finding.SeverityNames()}
 	for _, r := range catalog.All() {
-		ids = append(ids, r.ID)
+		vocab.RuleIDs = append(vocab.RuleIDs, r.ID)
+	}
+	for _, p := range model.Profiles() {
+		vocab.Profiles = append(vocab.Profiles, string(p))
 	}
 	lines := strings.Split(string(data), "\n")
 	n := 0
@@ -35,7 +40,7 @@ func TestDocsExamples(t *testing.T) {
 			j++
 		}
 		block := strings.Join(lines[start:j], "\n")
-		_, err := config.Parse(config.FileName, []byte(block), ids)
+		_, err := config.Parse(config.FileName, []byte(block), vocab)
 		switch {
 		case invalid && err == nil:
 			t.Errorf("docs/configuration.md:%d: example marked invalid parses", start)

@@ -5,14 +5,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/apicheck/apicheck/internal/model"
 )
 
 // StarterGroup is one discovered API group for Starter.
 type StarterGroup struct {
-	Dir     string
-	Profile model.Profile
+	Dir string
+	// Profile is written as the group's profile; "" leaves it out (the
+	// default profile).
+	Profile string
 	// Name is the group's +groupName (shown as a comment), if known.
 	Name string
 	// Versions are the version packages found (shown as a comment).
@@ -22,6 +22,7 @@ type StarterGroup struct {
 // Starter renders a commented starter configuration listing the given
 // groups. The result parses with Parse.
 func Starter(groups []StarterGroup) []byte {
+	stages := DefaultStageFiles()
 	var b strings.Builder
 	b.WriteString(`# apicheck configuration. Reference: docs/configuration.md.
 #
@@ -46,10 +47,6 @@ groups: []
 	} else {
 		b.WriteString("groups:\n")
 		for _, g := range groups {
-			profile := g.Profile
-			if profile == "" {
-				profile = model.ProfileAPI
-			}
 			var about []string
 			if g.Name != "" {
 				about = append(about, g.Name)
@@ -61,7 +58,10 @@ groups: []
 			if len(about) > 0 {
 				comment = "  # " + strings.Join(about, ": ")
 			}
-			fmt.Fprintf(&b, "  - dir: %s%s\n    profile: %s\n", yamlString(g.Dir), comment, profile)
+			fmt.Fprintf(&b, "  - dir: %s%s\n", yamlString(g.Dir), comment)
+			if g.Profile != "" {
+				fmt.Fprintf(&b, "    profile: %s\n", yamlString(g.Profile))
+			}
 		}
 	}
 	b.WriteString(`
@@ -82,12 +82,12 @@ releases:
 # except for defaults (see its comment). A list set here replaces the default
 # list; an entry ending in / is a directory.
 # shoot:
-#   warnings: [` + strings.Join(DefaultShootWarnings, ", ") + `]
-#   validation: [` + strings.Join(DefaultShootValidation, ", ") + `]
-#   strategy: [` + strings.Join(DefaultShootStrategy, ", ") + `]
-#   maintenance: [` + strings.Join(DefaultShootMaintenance, ", ") + `]
+#   warnings: [` + strings.Join(stages.Warnings, ", ") + `]
+#   validation: [` + strings.Join(stages.Validation, ", ") + `]
+#   strategy: [` + strings.Join(stages.Strategy, ", ") + `]
+#   maintenance: [` + strings.Join(stages.Maintenance, ", ") + `]
 #   defaults: [pkg/apis/core/v1beta1/defaults_shoot.go]  # default: defaults*.go of the field's version package
-#   supportedVersions: ` + DefaultShootSupportedVersions + `
+#   supportedVersions: ` + stages.SupportedVersions + `
 
 # Accepted findings. Each entry names the rule, what it applies to (type and
 # optional field, or apiPath; optionally package or group) and why. Suppressed

@@ -45,15 +45,21 @@ func (s *Severity) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// ParseSeverity parses "error", "warning" or "info".
+// SeverityNames are the names of the severities, most severe first: the
+// spellings ParseSeverity accepts (in any case) and the configuration's
+// vocabulary of severities.
+func SeverityNames() []string {
+	return []string{Error.String(), Warning.String(), Info.String()}
+}
+
+// ParseSeverity parses "error", "warning" or "info", in any case. It is
+// the one severity parser: the CLI's --fail-on and the configuration
+// (through SeverityNames) accept the same spellings.
 func ParseSeverity(s string) (Severity, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "error":
-		return Error, nil
-	case "warning", "warn":
-		return Warning, nil
-	case "info":
-		return Info, nil
+	for _, sev := range []Severity{Error, Warning, Info} {
+		if strings.EqualFold(strings.TrimSpace(s), sev.String()) {
+			return sev, nil
+		}
 	}
 	return 0, fmt.Errorf("unknown severity %q (want error, warning or info)", s)
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/scan"
@@ -129,7 +130,7 @@ type Release struct {
 func (e *History) Release() (Release, string) { return e.release() }
 
 func (e *History) findRelease() (Release, string) {
-	re, err := CompileTagPattern(e.opts.TagPattern)
+	re, err := config.CompileTagPattern(e.opts.TagPattern)
 	if err != nil {
 		return Release{}, err.Error()
 	}

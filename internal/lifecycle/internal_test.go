@@ -7,40 +7,6 @@ import (
 	"testing"
 )
 
-func TestTagMatcher(t *testing.T) {
-	cases := []struct {
-		pattern string
-		match   []string
-		noMatch []string
-	}{
-		{DefaultTagPattern, []string{"v1.2.0", "v1.120.0"}, []string{"v1.2.1", "v1.2.0-rc.1", "1.2.0", "xv1.2.0"}},
-		{"v*.*.0", []string{"v1.2.0", "v10.3.0"}, []string{"v1.2.1", "release/v1.2.0"}},
-		{"release-[0-9]*", []string{"release-1.2"}, []string{"release-x", "release-"}},
-		{"api/v?.0", []string{"api/v1.0"}, []string{"api/v10.0"}},
-	}
-	for _, c := range cases {
-		re, err := CompileTagPattern(c.pattern)
-		if err != nil {
-			t.Fatalf("%s: %v", c.pattern, err)
-		}
-		for _, m := range c.match {
-			if !re.MatchString(m) {
-				t.Errorf("%s should match %s", c.pattern, m)
-			}
-		}
-		for _, m := range c.noMatch {
-			if re.MatchString(m) {
-				t.Errorf("%s should not match %s", c.pattern, m)
-			}
-		}
-	}
-	for _, bad := range []string{"^v(", "v[1-"} {
-		if _, err := CompileTagPattern(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
 func TestBlobCache(t *testing.T) {
 	repo := t.TempDir()
 	// Never inside the repository, whatever is configured.

@@ -1,24 +1,6 @@
 package lifecycle
 
-import (
-	"errors"
-	"fmt"
-	"path"
-	"regexp"
-	"strings"
-)
-
-// DefaultTagPattern matches release tags v<major>.<minor>.0.
-const DefaultTagPattern = `^v(\d+)\.(\d+)\.0$`
-
-// Default locations of the Shoot deprecation stages (Gardener's layout).
-var (
-	DefaultShootWarnings          = []string{"pkg/api/core/shoot/warnings.go"}
-	DefaultShootValidation        = []string{"pkg/apis/core/validation/shoot.go"}
-	DefaultShootStrategy          = []string{"pkg/apiserver/registry/core/shoot/strategy.go"}
-	DefaultShootMaintenance       = []string{"pkg/controllermanager/controller/shoot/maintenance/"}
-	DefaultShootSupportedVersions = "supported-kubernetes-versions.yaml"
-)
+import "github.com/apicheck/apicheck/internal/config"
 
 // Options configure the lifecycle analysis. They are plain data; the
 // configuration file maps onto them. A nil list takes its default, an
@@ -26,10 +8,12 @@ var (
 type Options struct {
 	// TagPattern says which tags are releases. A pattern starting with
 	// "^" is a regular expression, anything else a glob (path.Match) that
-	// must match the whole tag name. Empty means DefaultTagPattern.
+	// must match the whole tag name (config.CompileTagPattern). Empty
+	// means config.DefaultTagPattern.
 	TagPattern string
-	// Shoot locates the Shoot deprecation stages.
-	Shoot ShootFiles
+	// Shoot locates the Shoot deprecation stages; unset locations take
+	// their defaults (config.StageFiles.WithDefaults).
+	Shoot config.StageFiles
 	// TypeInfo controls the exact usage search: TypeInfoAuto (the
 	// default) confirms syntactic candidates with go/packages when the
 	// module's dependencies load offline, TypeInfoOff never tries.
@@ -41,24 +25,6 @@ type Options struct {
 	CacheDir string
 }
 
-// ShootFiles are repository-relative slash paths; an entry ending in "/"
-// names a directory (the non-test, non-generated Go files in it and below
-// it), and an entry with "*" is a path.Match pattern. A strategy entry
-// stands for every Go file of its package (Canonicalize may call helpers
-// defined next to it).
-type ShootFiles struct {
-	Warnings    []string
-	Validation  []string
-	Strategy    []string
-	Maintenance []string
-	// Defaults hold the defaulting functions; nil means the defaults*.go
-	// files of the field's version package.
-	Defaults []string
-	// SupportedVersions is the YAML file listing the supported
-	// Kubernetes versions, read at head.
-	SupportedVersions string
-}
-
 // TypeInfo modes.
 const (
 	TypeInfoAuto = "auto"
@@ -68,90 +34,11 @@ const (
 // withDefaults fills unset options.
 func (o Options) withDefaults() Options {
 	if o.TagPattern == "" {
-		o.TagPattern = DefaultTagPattern
+		o.TagPattern = config.DefaultTagPattern
 	}
 	if o.TypeInfo == "" {
 		o.TypeInfo = TypeInfoAuto
 	}
-	s := &o.Shoot
-	if s.Warnings == nil {
-		s.Warnings = DefaultShootWarnings
-	}
-	if s.Validation == nil {
-		s.Validation = DefaultShootValidation
-	}
-	if s.Strategy == nil {
-		s.Strategy = DefaultShootStrategy
-	}
-	if s.Maintenance == nil {
-		s.Maintenance = DefaultShootMaintenance
-	}
-	if s.SupportedVersions == "" {
-		s.SupportedVersions = DefaultShootSupportedVersions
-	}
+	o.Shoot = o.Shoot.WithDefaults()
 	return o
-}
-
-// CompileTagPattern compiles a release tag pattern: a regular expression
-// when it starts with "^", otherwise a glob that must match the whole tag
-// name (see Releases.TagPattern).
-func CompileTagPattern(s string) (*regexp.Regexp, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("empty tag pattern")
-	}
-	if strings.HasPrefix(s, "^") {
-		re, err := regexp.Compile(s)
-		if err != nil {
-			return nil, fmt.Errorf("invalid regular expression %q: %v", s, err)
-		}
-		return re, nil
-	}
-	if _, err := path.Match(s, ""); err != nil {
-		return nil, fmt.Errorf("invalid glob %q: %v (a pattern starting with ^ is a regular expression)", s, err)
-	}
-	return regexp.Compile(globToRegexp(s))
-}
-
-// globToRegexp translates a valid path.Match pattern into an anchored
-// regular expression.
-func globToRegexp(g string) string {
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(g); i++ {
-		switch c := g[i]; c {
-		case '*':
-			b.WriteString(`[^/]*`)
-		case '?':
-			b.WriteString(`[^/]`)
-		case '\\':
-			if i+1 < len(g) {
-				i++
-				b.WriteString(regexp.QuoteMeta(g[i : i+1]))
-			}
-		case '[':
-			j := i + 1
-			b.WriteString("[")
-			if j < len(g) && g[j] == '^' {
-				b.WriteString("^")
-				j++
-			}
-			for ; j < len(g) && g[j] != ']'; j++ {
-				switch g[j] {
-				case '\\':
-					j++
-					b.WriteString(regexp.QuoteMeta(g[j : j+1]))
-				case '-':
-					b.WriteByte('-')
-				default:
-					b.WriteString(regexp.QuoteMeta(g[j : j+1]))
-				}
-			}
-			b.WriteString("]")
-			i = j
-		default:
-			b.WriteString(regexp.QuoteMeta(g[i : i+1]))
-		}
-	}
-	b.WriteString("$")
-	return b.String()
 }

@@ -38,6 +38,9 @@ const (
 	ProfileComponentConfig Profile = "componentconfig"
 )
 
+// Profiles lists every profile, the default (ProfileAPI) first.
+func Profiles() []Profile { return []Profile{ProfileAPI, ProfileComponentConfig} }
+
 // Model is everything the scanner found in one revision.
 type Model struct {
 	// Groups are sorted by Dir.

@@ -99,14 +99,14 @@ func TestApply(t *testing.T) {
 	fs[8].Suppressed = "earlier"
 	cfg := config.Default()
 	cfg.Ignore = []config.Ignore{
-		{Rule: "JSON_NAME_CHANGED", APIPath: "Shoot.other", Package: "pkg/apis/a/v1", Reason: "by path", Pos: model.Pos{File: "c", Line: 1}},
-		{Rule: "FIELD_TYPE_CHANGED", Type: "Shoot", Group: "pkg/apis/a", Reason: "by type", Pos: model.Pos{File: "c", Line: 2}},
-		{Rule: "FIELD_TYPE_CHANGED", Type: "Shoot", Group: "pkg/apis/b", Reason: "other group", Pos: model.Pos{File: "c", Line: 3}},
-		{Rule: "FIELD_RENAMED", Type: "Shoot", Reason: "never used: already suppressed", Pos: model.Pos{File: "c", Line: 4}},
+		{Rule: "JSON_NAME_CHANGED", APIPath: "Shoot.other", Package: "pkg/apis/a/v1", Reason: "by path", Pos: config.Pos{File: "c", Line: 1}},
+		{Rule: "FIELD_TYPE_CHANGED", Type: "Shoot", Group: "pkg/apis/a", Reason: "by type", Pos: config.Pos{File: "c", Line: 2}},
+		{Rule: "FIELD_TYPE_CHANGED", Type: "Shoot", Group: "pkg/apis/b", Reason: "other group", Pos: config.Pos{File: "c", Line: 3}},
+		{Rule: "FIELD_RENAMED", Type: "Shoot", Reason: "never used: already suppressed", Pos: config.Pos{File: "c", Line: 4}},
 	}
 	// Findings 0 and 7 match both this entry and a marker: config entries
 	// are tried first.
-	cfg.Ignore = append(cfg.Ignore, config.Ignore{Rule: "NEW_FIELD_NOT_POINTER", Type: "Shoot", Field: "Spec", Package: pkg, Reason: "config first", Pos: model.Pos{File: "c", Line: 5}})
+	cfg.Ignore = append(cfg.Ignore, config.Ignore{Rule: "NEW_FIELD_NOT_POINTER", Type: "Shoot", Field: "Spec", Package: pkg, Reason: "config first", Pos: config.Pos{File: "c", Line: 5}})
 	notes, err := Apply(fs, cfg, head, nil)
 	if err != nil {
 		t.Fatal(err)
