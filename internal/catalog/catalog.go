@@ -39,6 +39,9 @@ func All() []*rules.Rule {
 		rules.TypeRemoved,
 		rules.TypeRenamed,
 		rules.EnumValueRemoved,
+		rules.ValidationTightened,
+		rules.ValidationLoosened,
+		rules.ConflictingMarkers,
 		// Versions of one group
 		rules.VersionSkew,
 		// Lifecycle across releases

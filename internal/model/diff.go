@@ -112,25 +112,22 @@ type Attr string
 const (
 	AttrGoName        Attr = "go name"
 	AttrJSONName      Attr = "json name"
-	AttrOmitEmpty     Attr = "json omitempty"
+	AttrOmitEmpty     Attr = "omission of empty values"
 	AttrInline        Attr = "json inline"
 	AttrProtoNumber   Attr = "protobuf number"
 	AttrProtoWire     Attr = "protobuf wire type"
 	AttrProtoLabel    Attr = "protobuf label"
-	AttrProtoName     Attr = "protobuf name"
-	AttrProtoOptions  Attr = "protobuf options"
 	AttrProtoPresence Attr = "protobuf tag"
-	AttrGoType        Attr = "Go type"
-	AttrOptional      Attr = "optional marker"
-	AttrRequired      Attr = "required marker"
+	AttrGoType        Attr = "type"
+	AttrOptional      Attr = "optionality"
 	AttrDefault       Attr = "default"
 	AttrPatchStrategy Attr = "patch strategy"
 	AttrPatchMergeKey Attr = "patch merge key"
-	AttrListType      Attr = "list type"
-	AttrListMapKey    Attr = "list map keys"
+	AttrListType      Attr = "list semantics"
 	AttrEmbedded      Attr = "embedding"
 	AttrOtherMarkers  Attr = "markers"
 	AttrDeprecated    Attr = "deprecation"
+	AttrValidation    Attr = "validation"
 )
 
 // TombstoneDiff pairs tombstones of one struct by reserved number.
@@ -411,62 +408,52 @@ func fieldOrder(fd *FieldDiff, index map[*Field]int) int {
 }
 
 // fieldAttrs lists the attributes that differ between a paired base and
-// head field.
+// head field: their effective contracts (ContractAttrs), and what only Go
+// clients see (the Go name, embedding) or documentation (deprecation).
+// Fields without a contract (a model built by hand) get one from their
+// syntax alone.
 func fieldAttrs(b, h *Field, renames map[string]string) []Attr {
 	var out []Attr
-	add := func(cond bool, a Attr) {
-		if cond {
-			out = append(out, a)
-		}
+	if b.Name != h.Name {
+		out = append(out, AttrGoName)
 	}
-	add(b.Name != h.Name, AttrGoName)
-	add(b.Embedded != h.Embedded, AttrEmbedded)
-	add(b.WireName() != h.WireName(), AttrJSONName)
-	add(b.Omits() != h.Omits(), AttrOmitEmpty)
-	add(b.JSON.Inline != h.JSON.Inline, AttrInline)
-	switch {
-	case (b.Proto == nil) != (h.Proto == nil):
-		add(true, AttrProtoPresence)
-	case b.Proto != nil:
-		add(b.Proto.Number != h.Proto.Number, AttrProtoNumber)
-		add(b.Proto.Wire != h.Proto.Wire, AttrProtoWire)
-		add(NormLabel(b.Proto.Label) != NormLabel(h.Proto.Label), AttrProtoLabel)
-		add(b.Proto.Name != h.Proto.Name, AttrProtoName)
-		add(strings.Join(b.Proto.Options, ",") != strings.Join(h.Proto.Options, ","), AttrProtoOptions)
+	if b.Embedded != h.Embedded {
+		out = append(out, AttrEmbedded)
 	}
-	add(RenameType(b.Type, renames) != h.Type, AttrGoType)
-	add(b.Optional() != h.Optional(), AttrOptional)
-	add(b.Required() != h.Required(), AttrRequired)
-	bd, bok := b.Default()
-	hd, hok := h.Default()
-	add(bok != hok || bd != hd, AttrDefault)
-	add(b.EffectivePatchStrategy() != h.EffectivePatchStrategy(), AttrPatchStrategy)
-	add(b.EffectivePatchMergeKey() != h.EffectivePatchMergeKey(), AttrPatchMergeKey)
-	add(strings.Join(b.Markers.All("listType"), ",") != strings.Join(h.Markers.All("listType"), ","), AttrListType)
-	add(strings.Join(b.Markers.All("listMapKey"), ",") != strings.Join(h.Markers.All("listMapKey"), ","), AttrListMapKey)
-	add(otherMarkers(b.Markers) != otherMarkers(h.Markers), AttrOtherMarkers)
-	add(b.Deprecated != h.Deprecated, AttrDeprecated)
+	out = append(out, ContractAttrs(contractOf(b), contractOf(h), renames)...)
+	if b.Deprecated != h.Deprecated {
+		out = append(out, AttrDeprecated)
+	}
 	return out
 }
 
-// knownMarkers are judged by their own attributes above.
-var knownMarkers = map[string]bool{
-	"optional": true, "k8s:optional": true, "kubebuilder:validation:Optional": true,
-	"required": true, "k8s:required": true, "kubebuilder:validation:Required": true,
-	"default": true, "kubebuilder:default": true, "k8s:default": true,
-	"patchStrategy": true, "patchMergeKey": true, "listType": true, "listMapKey": true,
-}
-
-func otherMarkers(m Markers) string {
-	var parts []string
-	for _, mk := range m {
-		if knownMarkers[mk.Key] || strings.HasPrefix(mk.Key, "apicheck:") {
-			continue
-		}
-		parts = append(parts, mk.Key+"="+mk.Value)
+// contractOf is f's contract, or a minimal one from its syntax when the
+// scanner did not compute one.
+func contractOf(f *Field) *Contract {
+	if f.Contract != nil {
+		return f.Contract
 	}
-	sort.Strings(parts)
-	return strings.Join(parts, "\n")
+	c := &Contract{Type: f.Type, Inline: f.Inline(), Omit: f.Omits(), Presence: Required}
+	if !c.Inline {
+		c.Name = f.WireName()
+	}
+	if f.Optional() || f.Omits() {
+		c.Presence = Optional
+	}
+	if f.Required() {
+		c.Presence = Required
+	}
+	if f.Proto != nil {
+		c.Proto = &ProtoWire{Number: f.Proto.Number, Wire: f.Proto.Wire, Label: NormLabel(f.Proto.Label)}
+	}
+	if d, ok := f.Default(); ok {
+		c.Default = &d
+	}
+	c.PatchStrategy, c.PatchMergeKey = f.EffectivePatchStrategy(), f.EffectivePatchMergeKey()
+	if lt, ok := f.Markers.Get("listType"); ok {
+		c.List = &ListSemantics{Type: lt, Keys: f.Markers.All("listMapKey"), From: "marker"}
+	}
+	return c
 }
 
 // RenameType rewrites package-local type names in a type expression

@@ -146,6 +146,8 @@ type Type struct {
 	// Underlying is the printed type expression for non-struct types
 	// (e.g. "string", "map[string]string", "[]Foo").
 	Underlying string `json:"underlying,omitempty"`
+	// UnderlyingID is Underlying by identity (see Field.TypeID).
+	UnderlyingID string `json:"underlyingID,omitempty"`
 	// Alias is true for "type A = B".
 	Alias bool `json:"alias,omitempty"`
 	Pos   Pos  `json:"pos"`
@@ -201,6 +203,37 @@ const (
 	NillUnknown Nillability = "unknown"
 )
 
+// ValueKind says what the values of a type are, once named types are
+// followed to their definition.
+type ValueKind string
+
+const (
+	KindPointer     ValueKind = "pointer"
+	KindSlice       ValueKind = "slice"
+	KindMap         ValueKind = "map"
+	KindInterface   ValueKind = "interface"
+	KindFunc        ValueKind = "func"
+	KindChan        ValueKind = "chan"
+	KindStructValue ValueKind = "struct"
+	KindArray       ValueKind = "array"
+	KindString      ValueKind = "string"
+	KindNumber      ValueKind = "number"
+	KindBool        ValueKind = "bool"
+	// KindUnknown: the type could not be resolved.
+	KindUnknown ValueKind = "unknown"
+)
+
+// Nillability says whether values of the kind can be nil.
+func (k ValueKind) Nillability() Nillability {
+	switch k {
+	case KindPointer, KindSlice, KindMap, KindInterface, KindFunc, KindChan:
+		return Nillable
+	case KindUnknown, "":
+		return NillUnknown
+	}
+	return NotNillable
+}
+
 // Field is one struct field (including embedded fields).
 type Field struct {
 	// Name is the Go name; for an embedded field the type name.
@@ -212,6 +245,13 @@ type Field struct {
 	Nillable Nillability `json:"nillable"`
 	// NillableWhy explains how Nillable was decided (for messages).
 	NillableWhy string `json:"nillableWhy,omitempty"`
+	// ValueKind is what the values of Type are (resolved by the scanner).
+	ValueKind ValueKind `json:"valueKind,omitempty"`
+	// TypeID is Type by identity: import aliases replaced by import paths,
+	// type aliases resolved, the package's own names unqualified.
+	TypeID string `json:"typeID,omitempty"`
+	// Contract is the field's effective wire contract (internal/contract).
+	Contract *Contract `json:"contract,omitempty"`
 	// Tag is the raw struct tag without back quotes.
 	Tag   string    `json:"tag,omitempty"`
 	JSON  JSONTag   `json:"json"`
@@ -523,3 +563,31 @@ var builtinTypes = map[string]bool{
 
 // IsBuiltin reports whether name is a predeclared Go type.
 func IsBuiltin(name string) bool { return builtinTypes[name] }
+
+// QualifyLocal qualifies the unqualified (package-local, non-builtin)
+// type names of a type identity with pkg: "[]Foo" in package example.com/a
+// becomes "[]example.com/a.Foo".
+func QualifyLocal(id, pkg string) string {
+	var b strings.Builder
+	i := 0
+	for i < len(id) {
+		c := id[i]
+		if isIdentStart(c) {
+			j := i
+			for j < len(id) && (isIdentPart(id[j]) || id[j] == '.' || id[j] == '/' || id[j] == '-') {
+				j++
+			}
+			word := id[i:j]
+			if !strings.ContainsAny(word, "./") && !IsBuiltin(word) && word != "map" && word != "any" && word != "error" &&
+				word != "func" && word != "chan" && word != "interface" && word != "struct" {
+				word = pkg + "." + word
+			}
+			b.WriteString(word)
+			i = j
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}

@@ -67,6 +67,14 @@ var NewFieldNotOptional = &Rule{
 					Message: fmt.Sprintf("new field %s.%s is marked required: a required new field breaks every existing client that does not send it", fd.Type.Name(), f.Name),
 					Hint:    "replace +required with // +optional and make the field a pointer with omitempty",
 				})
+			case !f.Optional() && contractOf(f).Presence == model.Optional:
+				// omitempty already makes it optional in the schema: the
+				// marker the checklist asks for is missing, nothing else.
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message:  fmt.Sprintf("new field %s.%s has no // +optional marker (its omitempty makes it optional in the schema)", fd.Type.Name(), f.Name),
+					Hint:     "add // +optional to the field's doc comment",
+				})
 			case !f.Optional():
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("new field %s.%s has no // +optional marker", fd.Type.Name(), f.Name),
@@ -111,37 +119,56 @@ var OptionalWithoutOmitempty = &Rule{
 	Severity: finding.Warning,
 	Relax:    relaxedToWarning,
 	Judges:   []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
-	Summary:  "A field marked `+optional` (new in head, or newly optional) has no `omitempty`/`omitzero`.",
-	Why:      "An optional field that is always serialised cannot be told apart from an explicit zero value.",
-	Fix:      "Add `,omitempty` (or `,omitzero`) to the json tag.",
-	Before:   "// +optional\nFoo *string `json:\"foo\"`",
-	After:    "// +optional\nFoo *string `json:\"foo,omitempty\"`",
+	Summary: "A new field marked `+optional` has no `omitempty`/`omitzero` (fields of new struct types included; not a field " +
+		"that only became optional, not a struct value, where omitempty omits nothing, and not a field a new version " +
+		"package copied from a sibling version).",
+	Why:    "An optional field that is always serialised cannot be told apart from an explicit zero value.",
+	Fix:    "Add `,omitempty` (or `,omitzero`) to the json tag.",
+	Before: "// +optional\nFoo *string `json:\"foo\"`",
+	After:  "// +optional\nFoo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
 		for td := range c.Diff.HeadStructs() {
 			for _, fd := range td.Fields {
 				f := fd.Head
-				if f == nil || !f.Optional() || f.Omits() || f.Inline() || f.JSON.Name == "-" {
+				if f == nil || fd.Base != nil || !f.Optional() || f.Omits() || f.Inline() || f.JSON.Name == "-" {
 					continue
 				}
-				switch {
-				case fd.Base == nil:
-					// Fields added to existing structs are NEW_FIELD_NO_OMITEMPTY's.
-					if td.Base != nil && InNewFieldScope(td, f) {
-						continue
-					}
-					c.Field(fd, Report{
-						Message: fmt.Sprintf("optional field %s.%s has no omitempty in its json tag", td.Name(), f.Name),
-						Hint:    fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName()),
-					})
-				case !fd.Base.Optional():
-					c.Field(fd, Report{
-						Message: fmt.Sprintf("field %s.%s became optional but has no omitempty in its json tag", td.Name(), f.Name),
-						Hint:    fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName()),
-					})
+				if f.ValueKind == model.KindStructValue || f.ValueKind == model.KindArray {
+					continue // omitempty would omit nothing; omitzero is a style choice
 				}
+				// Fields added to existing structs are NEW_FIELD_NO_OMITEMPTY's.
+				if td.Base != nil && InNewFieldScope(td, f) {
+					continue
+				}
+				if copiedFromSibling(c.Diff, td, f) {
+					continue
+				}
+				c.Field(fd, Report{
+					Message: fmt.Sprintf("optional field %s.%s has no omitempty in its json tag", td.Name(), f.Name),
+					Hint:    fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName()),
+				})
 			}
 		}
 	},
+}
+
+// copiedFromSibling reports whether a field of a struct in a version
+// package new in head already existed, with the same json tag, in the
+// same-named struct of another version of the group at base: a new
+// version copied from a sibling does not make its fields new.
+func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
+	pd := td.Pkg
+	if pd.Base != nil || pd.Group.Base == nil {
+		return false
+	}
+	for _, p := range pd.Group.Base.Packages() {
+		if t := p.Type(td.Name()); t != nil {
+			if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func lowerFirst(s string) string {

@@ -159,7 +159,7 @@ var UnclassifiedChange = &Rule{
 				if td.Base == nil || td.Head == nil {
 					continue
 				}
-				if td.Base.Kind != td.Head.Kind || model.RenameType(td.Base.Underlying, nil) != td.Head.Underlying {
+				if td.Base.Kind != td.Head.Kind || underlyingID(td.Base) != underlyingID(td.Head) {
 					c.Type(td, Report{
 						Message: fmt.Sprintf("type %s changed from %s to %s", td.Name(), typeDesc(td.Base), typeDesc(td.Head)),
 						Hint:    "no rule judges this change; review it by hand",
@@ -174,13 +174,17 @@ var UnclassifiedChange = &Rule{
 						if a == model.AttrDeprecated || c.Judged(a) { // deprecation is documentation (release notes), not a contract change
 							continue
 						}
+						if a == model.AttrOtherMarkers {
+							open = append(open, markerChanges(contractOf(fd.Base).Unknown, contractOf(fd.Head).Unknown)...)
+							continue
+						}
 						open = append(open, string(a))
 					}
 					if len(open) == 0 {
 						continue
 					}
 					c.Field(fd, Report{
-						Message: fmt.Sprintf("%s.%s changed (%s) and no rule judged it", td.Name(), fd.Name(), strings.Join(open, ", ")),
+						Message: fmt.Sprintf("%s.%s changed (%s) and no rule judged it", td.Name(), fd.Name(), strings.Join(open, "; ")),
 						Hint:    "review the change by hand",
 					})
 				}
@@ -189,9 +193,60 @@ var UnclassifiedChange = &Rule{
 	},
 }
 
+// typeDesc describes a type declaration in a few words: never a dump of
+// a long interface or struct literal.
 func typeDesc(t *model.Type) string {
 	if t.Kind == model.KindStruct {
 		return "struct"
 	}
-	return t.Underlying
+	u := underlyingID(t)
+	switch {
+	case strings.HasPrefix(u, "interface{"):
+		return "an interface (its method set changed)"
+	case strings.HasPrefix(u, "struct{"):
+		return "an unnamed struct"
+	case strings.HasPrefix(u, "func("):
+		return "a func type"
+	case len(u) > 80:
+		return u[:77] + "..."
+	}
+	return u
+}
+
+// markerChanges names the markers that differ, one "+key: a -> b" each.
+func markerChanges(base, head []model.Marker) []string {
+	values := func(ms []model.Marker) map[string][]string {
+		out := map[string][]string{}
+		for _, m := range ms {
+			out[m.Key] = append(out[m.Key], m.Value)
+		}
+		return out
+	}
+	b, h := values(base), values(head)
+	var keys []string
+	for k := range b {
+		keys = append(keys, k)
+	}
+	for k := range h {
+		if _, ok := b[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	show := func(vs []string, ok bool) string {
+		if !ok {
+			return "absent"
+		}
+		return fmt.Sprintf("%q", strings.Join(vs, ", "))
+	}
+	var out []string
+	for _, k := range keys {
+		bv, bok := b[k]
+		hv, hok := h[k]
+		if bok && hok && strings.Join(bv, "\x00") == strings.Join(hv, "\x00") {
+			continue
+		}
+		out = append(out, fmt.Sprintf("marker +%s: %s -> %s", k, show(bv, bok), show(hv, hok)))
+	}
+	return out
 }

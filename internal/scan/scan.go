@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/contract"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
 )
@@ -230,6 +231,7 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		}
 	}
 	m.Sort()
+	contract.Normalize(m)
 	return m, nil
 }
 
