@@ -15,13 +15,20 @@ import (
 )
 
 // Output runs a read-only git command in the repository and returns its
-// stdout. git runs with the package's hermetic environment (see the
-// package documentation; variables such as GIT_DIR that would point it at
-// another repository are dropped). When git fails, the error names the
-// command and carries git's stderr (hint lines dropped); the stdout
-// printed so far is returned with it.
+// stdout. git runs with the package's fixed environment and configuration
+// (see exec.go); a diff-family subcommand (diff, diff-tree, log, show,
+// ...) also gets --no-ext-diff and --no-textconv right after its name, and
+// every filter driver of the repository's configuration is switched off,
+// so that comparing working-tree files cannot run a repository-defined
+// command. When git fails, the error names the command and carries git's
+// stderr (hint lines dropped); the stdout printed so far is returned with
+// it.
 func (r *Repo) Output(args ...string) ([]byte, error) {
-	return r.run(args...)
+	env, err := r.driverOverrides()
+	if err != nil {
+		return nil, err
+	}
+	return r.runEnv(env, hardenArgs(args)...)
 }
 
 // Object is one answer of an ObjectReader.
@@ -50,12 +57,13 @@ var (
 // process. Get calls are serialised; Close may be called at any time, also
 // while a Get is running (it then stops git so that the Get returns).
 type ObjectReader struct {
-	root string
+	repo *Repo
 
 	// proc is the running cat-file process, guarded by procMu rather than
 	// mu so that Close can kill it while a Get holds mu.
 	procMu      sync.Mutex
 	proc        *os.Process
+	procGroup   bool // proc leads its own process group
 	interrupted bool // Close killed proc to stop a running Get
 
 	mu     sync.Mutex // serialises use of the cat-file process
@@ -68,9 +76,10 @@ type ObjectReader struct {
 }
 
 // NewObjectReader starts `git cat-file --batch` in the repository. The
-// caller must Close the reader.
+// caller must Close the reader. It runs until Close or until the
+// repository's context (OpenContext) is done.
 func (r *Repo) NewObjectReader() (*ObjectReader, error) {
-	o := newObjectReader(r.Root)
+	o := newObjectReader(r)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err := o.start(); err != nil {
@@ -80,13 +89,16 @@ func (r *Repo) NewObjectReader() (*ObjectReader, error) {
 }
 
 // newObjectReader makes a reader that starts git on its first Get.
-func newObjectReader(root string) *ObjectReader {
-	return &ObjectReader{root: root}
+func newObjectReader(r *Repo) *ObjectReader {
+	return &ObjectReader{repo: r}
 }
 
 // start launches cat-file; o.mu is held.
 func (o *ObjectReader) start() error {
-	cmd := gitCommand(o.root, "cat-file", "--batch")
+	if err := o.repo.context().Err(); err != nil {
+		return fmt.Errorf("start git cat-file: %w", err)
+	}
+	cmd := o.repo.command(nil, "cat-file", "--batch")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fmt.Errorf("start git cat-file: %w", err)
@@ -102,7 +114,7 @@ func (o *ObjectReader) start() error {
 	}
 	o.cmd, o.stdin, o.stdout = cmd, stdin, bufio.NewReaderSize(stdout, 64<<10)
 	o.procMu.Lock()
-	o.proc = cmd.Process
+	o.proc, o.procGroup = cmd.Process, ownGroup(cmd)
 	o.procMu.Unlock()
 	return nil
 }
@@ -163,9 +175,12 @@ func (o *ObjectReader) Get(names []string) ([]Object, error) {
 			o.procMu.Lock()
 			interrupted := o.interrupted
 			o.procMu.Unlock()
-			if interrupted {
+			switch cerr := o.repo.context().Err(); {
+			case interrupted:
 				o.broken = errClosedWhileReading
-			} else {
+			case cerr != nil:
+				o.broken = fmt.Errorf("git cat-file: %w", cerr)
+			default:
 				o.broken = err
 			}
 			return nil, o.broken
@@ -228,9 +243,7 @@ func (o *ObjectReader) kill() {
 		return
 	}
 	o.stdin.Close()
-	if o.cmd.Process != nil {
-		_ = o.cmd.Process.Kill()
-	}
+	_ = killProcess(o.cmd.Process, ownGroup(o.cmd))
 	_ = o.cmd.Wait()
 	o.cmd = nil
 	o.procMu.Lock()
@@ -248,7 +261,7 @@ func (o *ObjectReader) Close() error {
 		o.procMu.Lock()
 		if o.proc != nil {
 			o.interrupted = true
-			_ = o.proc.Kill()
+			_ = killProcess(o.proc, o.procGroup)
 		}
 		o.procMu.Unlock()
 		o.mu.Lock()
@@ -269,7 +282,7 @@ func (o *ObjectReader) Close() error {
 	o.proc = nil
 	interrupted := o.interrupted
 	o.procMu.Unlock()
-	if err != nil && o.broken == nil && !interrupted {
+	if err != nil && o.broken == nil && !interrupted && o.repo.context().Err() == nil {
 		if msg := cleanStderr(o.stderr.Bytes()); msg != "" {
 			return fmt.Errorf("git cat-file: %s", msg)
 		}

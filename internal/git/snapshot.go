@@ -49,9 +49,14 @@ func isFileMode(mode string) bool {
 }
 
 // Snapshot opens a read-only view of one revision. ref == WorktreeRef gives
-// the working tree. The caller must Close it.
+// the working tree (an *UnknownRefError wrapping ErrNoWorkTree in a bare
+// repository). The caller must Close it.
 func (r *Repo) Snapshot(ref string) (Snapshot, error) {
 	if ref == WorktreeRef {
+		if r.Bare {
+			return nil, &UnknownRefError{Ref: ref, Err: ErrNoWorkTree,
+				Detail: r.Root + " is a bare repository: name a commit to read instead (check --head REF, audit and dump --rev REF)"}
+		}
 		return r.worktreeSnapshot()
 	}
 	sha, err := r.ResolveCommit(ref)
@@ -102,11 +107,11 @@ type commitSnapshot struct {
 }
 
 func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
-	out, err := r.run("-c", "core.quotepath=off", "ls-tree", "-r", "-z", "--full-tree", sha)
+	out, err := r.run("ls-tree", "-r", "-z", "--full-tree", sha)
 	if err != nil {
 		return nil, fmt.Errorf("list files of %s: %w", ref, err)
 	}
-	s := &commitSnapshot{ref: ref, sha: sha, blobs: map[string]string{}, objects: newObjectReader(r.Root)}
+	s := &commitSnapshot{ref: ref, sha: sha, blobs: map[string]string{}, objects: newObjectReader(r)}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		if len(rec) == 0 {
 			continue
@@ -208,7 +213,7 @@ func (r *Repo) worktreeSnapshot() (*worktreeSnapshot, error) {
 	}
 	// Tracked files, with their modes so that gitlinks can be left out.
 	// (ls-files cannot print modes for untracked files, hence two calls.)
-	staged, err := r.run("-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--stage")
+	staged, err := r.run("ls-files", "-z", "--cached", "--stage")
 	if err != nil {
 		return nil, fmt.Errorf("list tracked files of the working tree: %w", err)
 	}
@@ -228,7 +233,7 @@ func (r *Repo) worktreeSnapshot() (*worktreeSnapshot, error) {
 			candidates[string(path)] = true
 		}
 	}
-	others, err := r.run("-c", "core.quotepath=off", "ls-files", "-z", "--others", "--exclude-standard")
+	others, err := r.run("ls-files", "-z", "--others", "--exclude-standard")
 	if err != nil {
 		return nil, fmt.Errorf("list untracked files of the working tree: %w", err)
 	}
