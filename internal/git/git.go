@@ -39,8 +39,9 @@ type Repo struct {
 	// tree cannot (Snapshot(WorktreeRef) fails with ErrNoWorkTree).
 	Bare bool
 
-	ctx      context.Context // kills every git process when done
-	safeDirs []string        // safe.directory values passed on with -c (see Open)
+	ctx       context.Context // kills every git process when done
+	safeDirs  []string        // safe.directory values passed on with -c (see Open)
+	fileLimit int64           // ReadFiles limit; 0 means MaxFileSize (tests lower it)
 
 	driversOnce sync.Once // driverOverrides
 	drivers     []string

@@ -43,6 +43,11 @@ type Object struct {
 	// Missing is true when the name does not resolve to an object: an
 	// unknown oid, a path absent from the revision, or an ambiguous name.
 	Missing bool
+	// Size is the object's size in bytes (0 when Missing).
+	Size int64
+
+	// tooLarge is set when Size is above the reader's limit: Data is nil.
+	tooLarge bool
 }
 
 // errReaderClosed is the cause of every error of an ObjectReader that has
@@ -57,7 +62,8 @@ var (
 // process. Get calls are serialised; Close may be called at any time, also
 // while a Get is running (it then stops git so that the Get returns).
 type ObjectReader struct {
-	repo *Repo
+	repo    *Repo
+	maxSize int64 // objects above it are skipped (tooLarge); 0: no limit
 
 	// proc is the running cat-file process, guarded by procMu rather than
 	// mu so that Close can kill it while a Get holds mu.
@@ -216,6 +222,13 @@ func (o *ObjectReader) read(name string) (Object, error) {
 	if err != nil || size < 0 || size != int64(int(size)) {
 		return Object{}, fmt.Errorf("unexpected git cat-file answer %q", header)
 	}
+	if o.maxSize > 0 && size > o.maxSize {
+		// Skip the content (and its LF) to stay in step with git.
+		if _, err := io.CopyN(io.Discard, o.stdout, size+1); err != nil {
+			return Object{}, o.processError(fmt.Errorf("git cat-file answer for %s cut short: %w", name, err))
+		}
+		return Object{OID: fields[0], Type: fields[1], Size: size, tooLarge: true}, nil
+	}
 	data := make([]byte, size+1) // content and its trailing LF
 	if _, err := io.ReadFull(o.stdout, data); err != nil {
 		return Object{}, o.processError(fmt.Errorf("git cat-file answer for %s cut short: %w", name, err))
@@ -223,7 +236,7 @@ func (o *ObjectReader) read(name string) (Object, error) {
 	if data[size] != '\n' {
 		return Object{}, fmt.Errorf("git cat-file answer for %s is not terminated by a newline", name)
 	}
-	return Object{OID: fields[0], Type: fields[1], Data: data[:size:size]}, nil
+	return Object{OID: fields[0], Type: fields[1], Data: data[:size:size], Size: size}, nil
 }
 
 // processError adds what git printed on stderr, if anything, to err.
@@ -231,10 +244,29 @@ func (o *ObjectReader) read(name string) (Object, error) {
 // its stderr is complete.
 func (o *ObjectReader) processError(err error) error {
 	o.kill()
-	if msg := cleanStderr(o.stderr.Bytes()); msg != "" {
+	stderr := o.stderr.Bytes()
+	if oid, ok := lazyFetchFailure(stderr); ok {
+		return &MissingObjectError{OID: oid, Partial: true}
+	}
+	if msg := cleanStderr(stderr); msg != "" {
 		return fmt.Errorf("%w (git said: %s)", err, msg)
 	}
 	return err
+}
+
+// lazyFetchFailure recognises git giving up on an object that a partial
+// clone's promisor remote would have to supply (lazy fetching is off):
+// "fatal: could not fetch <oid> from promisor remote".
+func lazyFetchFailure(stderr []byte) (oid string, ok bool) {
+	const prefix, suffix = "could not fetch ", " from promisor remote"
+	for _, l := range strings.Split(string(stderr), "\n") {
+		i := strings.Index(l, prefix)
+		j := strings.Index(l, suffix)
+		if i >= 0 && j > i+len(prefix) {
+			return strings.TrimSpace(l[i+len(prefix) : j]), true
+		}
+	}
+	return "", false
 }
 
 // kill stops the cat-file process, if any, and waits for it; o.mu is held.

@@ -142,6 +142,66 @@ func TestLinkedWorktree(t *testing.T) {
 	}
 }
 
+// TestSHA256Repository: 64-digit object ids throughout.
+func TestSHA256Repository(t *testing.T) {
+	t.Parallel()
+	f := fastrepo.New(t, "--object-format=sha256")
+	shas := f.Import([]map[string]string{{
+		"api/v1/types.go": "package v1\n",
+		"link":            "link:api",
+		"vendor/sub":      "gitlink:" + strings.Repeat("ab", 32),
+	}}, map[string]int{"refs/tags/v1.0.0": 0})
+	r := openRepo(t, f.Dir)
+	s := openSnapshot(t, r, "v1.0.0")
+	if len(s.Commit()) != 64 || s.Commit() != shas[0] {
+		t.Errorf("Commit() = %q, want the 64-digit %s", s.Commit(), shas[0])
+	}
+	if got := contents(t, s, "api/v1/types.go", "link"); got["api/v1/types.go"] != "package v1\n" || got["link"] != "api" {
+		t.Errorf("contents = %q", got)
+	}
+	if got := git.Submodules(s); !reflect.DeepEqual(got, []string{"vendor/sub"}) {
+		t.Errorf("Submodules = %q", got)
+	}
+	if tags, err := r.TagsReachable("HEAD", nil); err != nil || len(tags) != 1 || tags[0].Commit != shas[0] {
+		t.Errorf("TagsReachable = %+v, %v", tags, err)
+	}
+}
+
+// TestPartialClone: a blob a blob:none clone lacks is a clear error naming
+// the file and the fetch that brings it; nothing is fetched and nothing
+// under .git changes.
+func TestPartialClone(t *testing.T) {
+	t.Parallel()
+	src := fastrepo.New(t)
+	shas := src.Import([]map[string]string{{"api/v1/types.go": "package v1\n", "README": "hi\n"}}, nil)
+	src.AppendConfig("[uploadpack]\n\tallowFilter = true\n")
+	clone := filepath.Join(filepath.Dir(src.Dir), "clone")
+	src.Git("clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src.Dir, clone)
+	before := fastrepo.TreeState(t, filepath.Join(clone, ".git"))
+
+	r := openRepo(t, clone)
+	s := openSnapshot(t, r, "origin/main")
+	if !reflect.DeepEqual(s.Files(), []string{"README", "api/v1/types.go"}) {
+		t.Errorf("Files = %q (trees are in the clone)", s.Files())
+	}
+	_, err := s.ReadFiles([]string{"api/v1/types.go"})
+	var me *git.MissingObjectError
+	if !errors.As(err, &me) || !me.Partial || me.Path != "api/v1/types.go" || me.Remote != "origin" || me.Commit != shas[0] {
+		t.Fatalf("ReadFiles in a partial clone: error = %#v (%v)", err, err)
+	}
+	for _, want := range []string{"api/v1/types.go", me.OID, "partial clone", "git fetch --refetch --no-filter origin " + shas[0], "clone without --filter"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if _, err := s.ReadFiles([]string{"README"}); err == nil {
+		t.Error("the reader answered after git gave up")
+	}
+	if after := fastrepo.TreeState(t, filepath.Join(clone, ".git")); !reflect.DeepEqual(before, after) {
+		t.Errorf(".git of the partial clone changed:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
 // TestOpenRefusesForeignWorkTree: core.worktree cannot point apicheck at
 // another directory tree.
 func TestOpenRefusesForeignWorkTree(t *testing.T) {
