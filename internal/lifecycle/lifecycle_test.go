@@ -117,6 +117,9 @@ func withPrelude(ar *txtar.Archive) []byte {
 
 func runFixture(t *testing.T, fx *gitfixture.Fixture, typeInfo string) *check.Result {
 	t.Helper()
+	if typeInfo == "" {
+		typeInfo = lifecycle.TypeInfoAuto // the fixtures' default (the tool's is off)
+	}
 	res, err := check.Run(check.Options{
 		Dir:       fx.Dir,
 		Base:      fx.Commits["base"],

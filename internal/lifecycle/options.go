@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -30,9 +31,12 @@ type Options struct {
 	TagPattern string
 	// Shoot locates the Shoot deprecation stages.
 	Shoot ShootFiles
-	// TypeInfo controls the exact usage search: TypeInfoAuto (the
-	// default) confirms syntactic candidates with go/packages when the
-	// module's dependencies load offline, TypeInfoOff never tries.
+	// TypeInfo controls the exact usage search: TypeInfoAuto confirms
+	// syntactic candidates with go/packages when the module's
+	// dependencies load offline; TypeInfoOff (the default) never tries.
+	// Empty means TypeInfoAuto if the environment variable
+	// APICHECK_TYPE_INFO is "auto", else TypeInfoOff. Auto runs the go
+	// command on the repository: not for untrusted code (see goEnv).
 	TypeInfo string
 	// CacheDir holds the protobuf-number history cache; empty means
 	// os.UserCacheDir()/apicheck (or os.TempDir() when there is none).
@@ -71,7 +75,10 @@ func (o Options) withDefaults() Options {
 		o.TagPattern = DefaultTagPattern
 	}
 	if o.TypeInfo == "" {
-		o.TypeInfo = TypeInfoAuto
+		o.TypeInfo = TypeInfoOff
+		if os.Getenv("APICHECK_TYPE_INFO") == TypeInfoAuto {
+			o.TypeInfo = TypeInfoAuto
+		}
 	}
 	s := &o.Shoot
 	if s.Warnings == nil {
