@@ -204,6 +204,7 @@ func (res *Result) judge(opts Options, withLifecycle bool) error {
 	if len(res.HeadModel.Groups) == 0 && len(res.BaseModel.Groups) == 0 {
 		res.Report.Notes = append(res.Report.Notes, "no API groups found (a directory with version sub-packages such as v1beta1 that declare +groupName or SchemeGroupVersion); list them in .apicheck.yaml if discovery misses them")
 	}
+	res.Report.Notes = append(res.Report.Notes, snapshotNotes(res.Base, res.Head)...)
 	if opts.Suppress != nil {
 		if err := opts.Suppress(res); err != nil {
 			return err
