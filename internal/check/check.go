@@ -298,6 +298,7 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 		Notes:    out.Notes,
 		Rules:    rules.Docs(req.catalogue()),
 	}
+	r.Notes = append(r.Notes, snapshotNotes(res.Base, res.Head)...)
 	if len(res.HeadModel.Groups) == 0 && len(res.BaseModel.Groups) == 0 {
 		r.Notes = append(r.Notes, "no API groups found (a directory with version sub-packages such as v1beta1 that declare +groupName or SchemeGroupVersion); list them in .apicheck.yaml if discovery misses them")
 	}

@@ -116,6 +116,9 @@ func withPrelude(ar *txtar.Archive) []byte {
 
 func runFixture(t *testing.T, fx *gitfixture.Fixture, typeInfo string) *check.Result {
 	t.Helper()
+	if typeInfo == "" {
+		typeInfo = lifecycle.TypeInfoAuto // the fixtures' default (the tool's is off)
+	}
 	res, err := check.Run(check.Request{
 		Dir:       fx.Dir,
 		Base:      fx.Commits["base"],

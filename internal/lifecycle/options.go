@@ -1,6 +1,10 @@
 package lifecycle
 
-import "github.com/apicheck/apicheck/internal/config"
+import (
+	"os"
+
+	"github.com/apicheck/apicheck/internal/config"
+)
 
 // Options configure the lifecycle analysis. They are plain data; the
 // configuration file maps onto them. A nil list takes its default, an
@@ -14,9 +18,12 @@ type Options struct {
 	// Shoot locates the Shoot deprecation stages; unset locations take
 	// their defaults (config.StageFiles.WithDefaults).
 	Shoot config.StageFiles
-	// TypeInfo controls the exact usage search: TypeInfoAuto (the
-	// default) confirms syntactic candidates with go/packages when the
-	// module's dependencies load offline, TypeInfoOff never tries.
+	// TypeInfo controls the exact usage search: TypeInfoAuto confirms
+	// syntactic candidates with go/packages when the module's
+	// dependencies load offline; TypeInfoOff (the default) never tries.
+	// Empty means TypeInfoAuto if the environment variable
+	// APICHECK_TYPE_INFO is "auto", else TypeInfoOff. Auto runs the go
+	// command on the repository: not for untrusted code.
 	TypeInfo string
 	// CacheDir holds the protobuf-number history cache; empty means
 	// os.UserCacheDir()/apicheck (or os.TempDir() when there is none).
@@ -37,7 +44,10 @@ func (o Options) withDefaults() Options {
 		o.TagPattern = config.DefaultTagPattern
 	}
 	if o.TypeInfo == "" {
-		o.TypeInfo = TypeInfoAuto
+		o.TypeInfo = TypeInfoOff
+		if os.Getenv("APICHECK_TYPE_INFO") == TypeInfoAuto {
+			o.TypeInfo = TypeInfoAuto
+		}
 	}
 	o.Shoot = o.Shoot.WithDefaults()
 	return o

@@ -54,7 +54,7 @@ const maxOverlay = 5000
 // "" on success, or why the syntactic candidates have to stand.
 func (e *Finder) confirm(snap git.Snapshot, q *usageQuery, cands []candidate) ([]candidate, string) {
 	if e.hist.Options().TypeInfo == lifecycle.TypeInfoOff {
-		return nil, "type information is disabled by configuration"
+		return nil, "type information is disabled by configuration (APICHECK_TYPE_INFO=auto enables it, for trusted code only)"
 	}
 	if e.hist.Input().Repo == nil {
 		return nil, "no repository"
@@ -386,19 +386,22 @@ func (e *Finder) overlay(snap git.Snapshot, modRoot, tmp string) (*overlayFiles,
 	return ov, nil
 }
 
-// goEnv is the environment of the go command: module mode that never
-// downloads (neither modules nor toolchains) and ignores workspaces.
+// goEnv is the go command's environment: nothing downloaded, no
+// toolchain switch (go.mod's toolchain line is ignored), no go.work, no
+// cgo (no C compiler, no pkg-config), no telemetry, no VCS, and no GOFLAGS
+// but these, whatever the caller's environment or go env file says.
 func goEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "GOFLAGS", "GOPROXY", "GOSUMDB", "GOWORK", "GOTOOLCHAIN", "GO111MODULE":
+		case "GOFLAGS", "GOPROXY", "GOSUMDB", "GOWORK", "GOTOOLCHAIN", "GO111MODULE", "CGO_ENABLED", "GOTELEMETRY", "GOVCS":
 			continue
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "GOTOOLCHAIN=local", "GO111MODULE=on")
+	return append(env, "GOFLAGS=-mod=mod -buildvcs=false", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "GOTOOLCHAIN=local",
+		"GO111MODULE=on", "CGO_ENABLED=0", "GOTELEMETRY=off", "GOVCS=*:off")
 }
 
 func joinRel(dir, name string) string {
