@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -247,5 +249,62 @@ type Other struct{}
 	}
 	if strings.Contains(r.stdout, "NEW_FIELD") || strings.Contains(r.stdout, "UNCLASSIFIED") {
 		t.Errorf("audit runs only the single-revision invariants:\n%s", r.stdout)
+	}
+}
+
+// SIGINT during a run: exit 3 with a message, no report file, no
+// temporary file next to it, and no git process left behind (the working
+// tree read blocks on a FIFO .gitignore, so git is running when the
+// signal arrives).
+func TestInterruptLeavesNothingBehind(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	fx := example(t)
+	fx.Git("checkout", "-q", fx.Commits["head"])
+	dir := fx.Path("untracked")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, ".gitignore"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	outDir := t.TempDir()
+	cmd := exec.Command(binary, "check", "--base", fx.Commits["base"], "--output", filepath.Join(outDir, "report.json"), "--format", "json")
+	cmd.Dir = fx.Dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 3 {
+			t.Errorf("exit: %v, want code 3; stderr %q", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("apicheck did not stop after SIGINT; stderr %q", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr %q does not say it was interrupted", stderr.String())
+	}
+	if es, _ := os.ReadDir(outDir); len(es) != 0 {
+		t.Errorf("left in the output directory: %v", es)
+	}
+	// No git process is still working on the fixture.
+	procs, _ := filepath.Glob("/proc/[0-9]*/cwd")
+	for _, p := range procs {
+		if target, err := os.Readlink(p); err == nil && strings.HasPrefix(target, fx.Dir) {
+			comm, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "comm"))
+			t.Errorf("process %s (%s) still runs in the fixture", filepath.Dir(p), strings.TrimSpace(string(comm)))
+		}
 	}
 }

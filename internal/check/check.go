@@ -8,6 +8,7 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,6 +29,9 @@ import (
 
 // Request is what the user asked for.
 type Request struct {
+	// Context ends the run early (a signal): every git process is killed
+	// with its process group. Nil means context.Background().
+	Context context.Context
 	// Dir is any directory inside the repository.
 	Dir string
 	// Base is the base ref; empty means the merge-base of HEAD and the
@@ -46,6 +50,22 @@ type Request struct {
 	// configuration file (cache directory, type information); the file's
 	// release and Shoot settings are applied on top.
 	Lifecycle lifecycle.Options
+}
+
+func (q Request) ctx() context.Context {
+	if q.Context != nil {
+		return q.Context
+	}
+	return context.Background()
+}
+
+// openRepo opens the repository of the request; a failure is a usage error.
+func openRepo(req Request) (*git.Repo, error) {
+	repo, err := git.OpenContext(req.ctx(), req.Dir)
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	return repo, nil
 }
 
 func (q Request) catalogue() []*rules.Rule {
@@ -147,10 +167,10 @@ func Audit(req Request) (*Result, error) {
 }
 
 func audit(res *Result, req Request) (_ *Result, err error) {
-	if res.Repo, err = git.Open(req.Dir); err != nil { // snapshot
-		return nil, &UsageError{err}
+	if res.Repo, err = openRepo(req); err != nil { // snapshot
+		return nil, err
 	}
-	if res.Head, err = res.Repo.Snapshot(headRef(req)); err != nil {
+	if res.Head, err = snapshot(res.Repo, headRef(req)); err != nil {
 		return nil, refError(err)
 	}
 	if res.Config, err = LoadConfig(res.Head, req.ConfigPath, req.catalogue()); err != nil { // config
@@ -183,9 +203,9 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 // Dump is `apicheck dump`: the scanned model of one revision, with the
 // groups of that revision's configuration.
 func Dump(req Request) (*model.Model, error) {
-	repo, err := git.Open(req.Dir)
+	repo, err := openRepo(req)
 	if err != nil {
-		return nil, &UsageError{err}
+		return nil, err
 	}
 	snap, err := repo.Snapshot(headRef(req))
 	if err != nil {
@@ -212,9 +232,9 @@ func headRef(req Request) string {
 
 // openSnapshots resolves the two revisions (step "snapshot").
 func openSnapshots(res *Result, req Request) error {
-	repo, err := git.Open(req.Dir)
+	repo, err := openRepo(req)
 	if err != nil {
-		return &UsageError{err}
+		return err
 	}
 	res.Repo = repo
 	baseRef := req.Base
@@ -226,13 +246,23 @@ func openSnapshots(res *Result, req Request) error {
 		baseRef = sha
 		res.BaseLabel = "merge-base of HEAD and " + upstream
 	}
-	if res.Base, err = repo.Snapshot(baseRef); err != nil {
+	if res.Base, err = snapshot(repo, baseRef); err != nil {
 		return refError(err)
 	}
-	if res.Head, err = repo.Snapshot(headRef(req)); err != nil {
+	if res.Head, err = snapshot(repo, headRef(req)); err != nil {
 		return refError(err)
 	}
 	return nil
+}
+
+// snapshot opens a revision; on failure the snapshot is a nil interface
+// (never a typed nil that Close would dereference).
+func snapshot(repo *git.Repo, ref string) (git.Snapshot, error) {
+	s, err := repo.Snapshot(ref)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func refError(err error) error {
