@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
 // checkStepScript returns the script of the action's `Run apicheck` step.
@@ -70,7 +72,7 @@ func TestActionWithRealBinaryOnHostileCheckout(t *testing.T) {
 		outFile, sumFile := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
 		cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
 		cmd.Dir = fx.Dir
-		cmd.Env = append(os.Environ(),
+		cmd.Env = append(append(os.Environ(), hermetic.UserDirs(t)...),
 			"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
 			"BASE="+fx.Commits["base"], "FAIL_ON=error", "ARGS=",
 			"RUNNER_TEMP="+runnerTemp, "GITHUB_OUTPUT="+outFile, "GITHUB_STEP_SUMMARY="+sumFile)

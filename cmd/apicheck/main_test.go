@@ -13,15 +13,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var binary string
 
-// TestMain builds the real binary once; the tests run it as a user would.
+// TestMain builds the real binary once; the tests run it as a user would,
+// each run with a home and user cache directory of its own (see run), and
+// the package fails if a run wrote to the user directories of the test
+// process (hermetic.Setup).
 func TestMain(m *testing.M) {
 	flag.Parse()
+	done := hermetic.Setup()
 	dir, err := os.MkdirTemp("", "apicheck-e2e")
 	if err != nil {
 		panic(err)
@@ -37,7 +42,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(done(code))
 }
 
 type result struct {
@@ -49,7 +54,7 @@ func run(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), hermetic.UserDirs(t)...), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
