@@ -46,6 +46,7 @@ func checkStepScript(t *testing.T) string {
 // from the checkout may reach the job summary or the step outputs; after
 // the pull request is fixed, the real report is published from RUNNER_TEMP.
 func TestActionWithRealBinaryOnHostileCheckout(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not installed")

@@ -90,9 +90,11 @@ func example(t *testing.T) *gitfixture.Fixture {
 }
 
 func TestCheckExampleGolden(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
+			t.Parallel()
 			r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", format)
 			if r.code != 1 {
 				t.Fatalf("exit code %d, want 1 (findings); stderr: %s", r.code, r.stderr)
@@ -109,6 +111,7 @@ func TestCheckExampleGolden(t *testing.T) {
 // The check needs no module downloads: with an empty module cache and the
 // proxy off it reports the same findings.
 func TestCheckOfflineEmptyModuleCache(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	args := []string{"check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json"}
 	online := run(t, fx.Dir, nil, args...)
@@ -119,6 +122,7 @@ func TestCheckOfflineEmptyModuleCache(t *testing.T) {
 }
 
 func TestCheckWorktreeDefaultBase(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	// Upstream at base; HEAD is head; the working tree adds a fix on top.
 	fx.SetRef("origin/main", "base")
@@ -139,6 +143,7 @@ func TestCheckWorktreeDefaultBase(t *testing.T) {
 }
 
 func TestExitCodesAndBadInput(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	base, head := fx.Commits["base"], fx.Commits["head"]
 	cases := []struct {
@@ -159,6 +164,7 @@ func TestExitCodesAndBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r := run(t, c.dir, nil, c.args...)
 			if r.code != c.code || !strings.Contains(r.stderr, c.stderrIn) {
 				t.Errorf("exit %d (want %d), stderr %q (want it to mention %q)", r.code, c.code, r.stderr, c.stderrIn)
@@ -171,6 +177,7 @@ func TestExitCodesAndBadInput(t *testing.T) {
 }
 
 func TestUnparsableFileIsAScanFailure(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	fx.WriteWorktree(map[string]string{"pkg/apis/core/v1beta1/broken.go": "package v1beta1\n\ntype Broken struct {\n"})
 	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"])
@@ -183,6 +190,7 @@ func TestUnparsableFileIsAScanFailure(t *testing.T) {
 }
 
 func TestOutputFileIsWrittenWhole(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	out := filepath.Join(t.TempDir(), "report.json")
 	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json", "--output", out)
@@ -200,6 +208,7 @@ func TestOutputFileIsWrittenWhole(t *testing.T) {
 }
 
 func TestDumpAndVersion(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	r := run(t, fx.Dir, nil, "dump", "--rev", fx.Commits["head"])
 	if r.code != 0 || !strings.Contains(r.stdout, `"ShootSpec"`) || !strings.Contains(r.stdout, `"autoUpdate"`) {
@@ -213,6 +222,7 @@ func TestDumpAndVersion(t *testing.T) {
 
 // audit reports violations that already exist (check ratchets them away).
 func TestAuditReportsExistingViolations(t *testing.T) {
+	t.Parallel()
 	fx := gitfixture.FromTxtar(t, []byte(`
 -- base/go.mod --
 module example.com/m

@@ -26,9 +26,10 @@
 //	-- worktree/api/new.go --
 //	package api
 //
-// Speed: a fixture costs three git processes however long its history is:
-// `git init`, one `git fast-import` that writes every commit and tag, and
-// one `git read-tree` that checks the last commit out. Import gives tests
+// Speed: a fixture costs two git processes however long its history is:
+// one `git fast-import` that writes every commit and tag, and one
+// `git read-tree` that checks the last commit out (New writes what git init
+// would itself). Import gives tests
 // the same for hand-built histories (branches, merges, modes). Commit is
 // the slower, index-based way for tests that stage things themselves.
 //
@@ -44,6 +45,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -68,6 +70,29 @@ const Deleted = "(deleted)"
 
 // epoch is the date of the first commit; each commit is one minute later.
 var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// initRepo writes what `git init -q -b main --template=` writes: HEAD,
+// config and the empty object and ref directories (saving a git process
+// per fixture), plus repoConfig.
+func initRepo(gitDir string) error {
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(gitDir, filepath.FromSlash(d)), 0o755); err != nil {
+			return err
+		}
+	}
+	core := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"
+	switch runtime.GOOS {
+	case "windows":
+		core = "[core]\n\trepositoryformatversion = 0\n\tfilemode = false\n\tbare = false\n\tlogallrefupdates = true\n" +
+			"\tsymlinks = false\n\tignorecase = true\n"
+	case "darwin", "ios":
+		core += "\tignorecase = true\n\tprecomposeunicode = true\n"
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "config"), []byte(core+repoConfig), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+}
 
 // repoConfig is what New writes to .git/config besides git's defaults: the
 // identity and no signing, for git commands that tests run themselves
@@ -95,8 +120,8 @@ type Fixture struct {
 	n    int    // commits made so far, for the dates
 }
 
-// New makes an empty repo (git init -b main, local user.name/email set,
-// commit.gpgsign=false). It runs one git process.
+// New makes an empty repo (as git init -b main --template= would, local
+// user.name/email set, commit.gpgsign=false) without running git.
 func New(t testing.TB) *Fixture {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -117,17 +142,8 @@ func New(t testing.TB) *Fixture {
 			t.Fatalf("gitfixture: %v", err)
 		}
 	}
-	// No template: no sample hooks to copy; nothing here needs them.
-	f.Git("init", "-q", "-b", "main", "--template=")
-	cfg, err := os.OpenFile(filepath.Join(f.Dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
-	if err == nil {
-		_, err = cfg.WriteString(repoConfig)
-		if cerr := cfg.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		t.Fatalf("gitfixture: writing .git/config: %v", err)
+	if err := initRepo(filepath.Join(f.Dir, ".git")); err != nil {
+		t.Fatalf("gitfixture: %v", err)
 	}
 	return f
 }

@@ -264,3 +264,32 @@ func (f *fakeT) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	panic(f)
 }
+
+// TestNewIsGitInit: New writes what git init writes (it saves the process),
+// plus the identity and signing settings.
+func TestNewIsGitInit(t *testing.T) {
+	t.Parallel()
+	f := New(t)
+	ref := filepath.Join(t.TempDir(), "ref")
+	f.Git("init", "-q", "-b", "main", "--template=", ref)
+	list := func(gitDir string) []string {
+		var out []string
+		filepath.WalkDir(gitDir, func(p string, d os.DirEntry, err error) error {
+			rel, _ := filepath.Rel(gitDir, p)
+			out = append(out, filepath.ToSlash(rel))
+			return err
+		})
+		return out
+	}
+	if got, want := list(filepath.Join(f.Dir, ".git")), list(filepath.Join(ref, ".git")); !reflect.DeepEqual(got, want) {
+		t.Errorf(".git of New = %q\ngit init: %q", got, want)
+	}
+	wantCfg := f.Git("config", "--file", filepath.Join(ref, ".git", "config"), "--list")
+	gotCfg := f.Git("config", "--file", filepath.Join(f.Dir, ".git", "config"), "--list")
+	if !strings.HasPrefix(gotCfg, wantCfg+"\n") || !strings.Contains(gotCfg, "user.name="+UserName) || !strings.Contains(gotCfg, "commit.gpgsign=false") {
+		t.Errorf("config of New:\n%s\ngit init's:\n%s", gotCfg, wantCfg)
+	}
+	if got := f.Git("symbolic-ref", "HEAD"); got != "refs/heads/main" {
+		t.Errorf("HEAD = %s", got)
+	}
+}
