@@ -15,15 +15,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var binary string
 
-// TestMain builds the real binary once; the tests run it as a user would.
+// TestMain builds the real binary once; the tests run it as a user would,
+// each run with a home and user cache directory of its own (see run), and
+// the package fails if a run wrote to the user directories of the test
+// process (hermetic.Setup).
 func TestMain(m *testing.M) {
 	flag.Parse()
+	done := hermetic.Setup()
 	dir, err := os.MkdirTemp("", "apicheck-e2e")
 	if err != nil {
 		panic(err)
@@ -39,7 +44,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(done(code))
 }
 
 type result struct {
@@ -51,7 +56,7 @@ func run(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), hermetic.UserDirs(t)...), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -87,9 +92,11 @@ func example(t *testing.T) *gitfixture.Fixture {
 }
 
 func TestCheckExampleGolden(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
+			t.Parallel()
 			r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", format)
 			if r.code != 1 {
 				t.Fatalf("exit code %d, want 1 (findings); stderr: %s", r.code, r.stderr)
@@ -106,6 +113,7 @@ func TestCheckExampleGolden(t *testing.T) {
 // The check needs no module downloads: with an empty module cache and the
 // proxy off it reports the same findings.
 func TestCheckOfflineEmptyModuleCache(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	args := []string{"check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json"}
 	online := run(t, fx.Dir, nil, args...)
@@ -116,6 +124,7 @@ func TestCheckOfflineEmptyModuleCache(t *testing.T) {
 }
 
 func TestCheckWorktreeDefaultBase(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	// Upstream at base; HEAD is head; the working tree adds a fix on top.
 	fx.SetRef("origin/main", "base")
@@ -136,6 +145,7 @@ func TestCheckWorktreeDefaultBase(t *testing.T) {
 }
 
 func TestExitCodesAndBadInput(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	base, head := fx.Commits["base"], fx.Commits["head"]
 	cases := []struct {
@@ -156,6 +166,7 @@ func TestExitCodesAndBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r := run(t, c.dir, nil, c.args...)
 			if r.code != c.code || !strings.Contains(r.stderr, c.stderrIn) {
 				t.Errorf("exit %d (want %d), stderr %q (want it to mention %q)", r.code, c.code, r.stderr, c.stderrIn)
@@ -168,6 +179,7 @@ func TestExitCodesAndBadInput(t *testing.T) {
 }
 
 func TestUnparsableFileIsAScanFailure(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	fx.WriteWorktree(map[string]string{"pkg/apis/core/v1beta1/broken.go": "package v1beta1\n\ntype Broken struct {\n"})
 	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"])
@@ -180,6 +192,7 @@ func TestUnparsableFileIsAScanFailure(t *testing.T) {
 }
 
 func TestOutputFileIsWrittenWhole(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	out := filepath.Join(t.TempDir(), "report.json")
 	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json", "--output", out)
@@ -197,6 +210,7 @@ func TestOutputFileIsWrittenWhole(t *testing.T) {
 }
 
 func TestDumpAndVersion(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	r := run(t, fx.Dir, nil, "dump", "--rev", fx.Commits["head"])
 	if r.code != 0 || !strings.Contains(r.stdout, `"ShootSpec"`) || !strings.Contains(r.stdout, `"autoUpdate"`) {
@@ -210,6 +224,7 @@ func TestDumpAndVersion(t *testing.T) {
 
 // audit reports violations that already exist (check ratchets them away).
 func TestAuditReportsExistingViolations(t *testing.T) {
+	t.Parallel()
 	fx := gitfixture.FromTxtar(t, []byte(`
 -- base/go.mod --
 module example.com/m

@@ -12,11 +12,15 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
-// run executes the CLI and returns exit code, stdout and stderr.
+// run executes the CLI and returns exit code, stdout and stderr. It runs
+// with a home and user cache directory of its own (the protobuf history
+// cache goes to os.UserCacheDir()), so the tests cannot run in parallel.
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	hermetic.SetUserDirs(t)
 	var stdout, stderr bytes.Buffer
 	code := Execute(args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()

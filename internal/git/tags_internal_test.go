@@ -3,6 +3,7 @@ package git
 import "testing"
 
 func TestCompareVersions(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		a, b string
 		want int

@@ -230,8 +230,10 @@ func TestDefaultProfile(t *testing.T) {
 
 // The scanner reads a real revision from git objects and the working tree.
 func TestScanGitSnapshots(t *testing.T) {
+	t.Parallel()
 	fx := gitfixture.New(t)
-	fx.Commit("base", map[string]string(baseRepo()))
+	fx.Import(gitfixture.Commit{Step: "base", Files: baseRepo()})
+	fx.Checkout()
 	fx.WriteWorktree(map[string]string{"pkg/apis/core/v1beta1/new.go": "package v1beta1\n\n// Added is untracked.\ntype Added struct{}\n"})
 	repo, err := git.Open(fx.Dir)
 	if err != nil {

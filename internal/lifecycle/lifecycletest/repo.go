@@ -8,12 +8,10 @@ package lifecycletest
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
 // Module is the generated module path.
@@ -55,61 +53,29 @@ type Commit struct {
 }
 
 // FastImport builds a repository under tb.TempDir() from commits with one
-// `git fast-import`, with a fixed identity and dates, and returns its
-// directory. The working tree holds checkout (a branch), or nothing when
-// checkout is "".
+// `git fast-import` (gitfixture.Import), with a fixed identity and dates,
+// and returns its directory. The working tree holds checkout (a branch),
+// or nothing when checkout is "".
 func FastImport(tb testing.TB, commits []Commit, checkout string) string {
 	tb.Helper()
-	dir := filepath.Join(tb.TempDir(), "repo")
-	var s bytes.Buffer
+	f := gitfixture.New(tb)
+	steps := make([]gitfixture.Commit, len(commits))
 	for i, c := range commits {
-		fmt.Fprintf(&s, "commit refs/heads/main\nmark :%d\ncommitter bench <bench@apicheck.invalid> %d +0000\n", i+1, 1700000000+i*60)
-		msg := fmt.Sprintf("step %d", i)
-		fmt.Fprintf(&s, "data %d\n%s\n", len(msg), msg)
-		if i > 0 {
-			fmt.Fprintf(&s, "from :%d\n", i)
-		}
-		paths := make([]string, 0, len(c.Files))
-		for p := range c.Files {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		for _, p := range paths {
-			if c.Files[p] == nil {
-				fmt.Fprintf(&s, "D %s\n", p)
-				continue
+		files := make(map[string]string, len(c.Files))
+		for p, data := range c.Files {
+			if data == nil {
+				files[p] = gitfixture.Deleted
+			} else {
+				files[p] = string(data)
 			}
-			fmt.Fprintf(&s, "M 100644 inline %s\ndata %d\n", p, len(c.Files[p]))
-			s.Write(c.Files[p])
-			s.WriteByte('\n')
 		}
-		for _, t := range c.Tags {
-			fmt.Fprintf(&s, "reset refs/tags/%s\nfrom :%d\n", t, i+1)
-		}
-		for _, br := range c.Branches {
-			fmt.Fprintf(&s, "reset refs/heads/%s\nfrom :%d\n", br, i+1)
-		}
+		steps[i] = gitfixture.Commit{Step: fmt.Sprintf("step%d", i), Files: files, Tags: c.Tags, Branches: c.Branches}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	run := func(stdin []byte, args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+dir)
-		if stdin != nil {
-			cmd.Stdin = bytes.NewReader(stdin)
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			tb.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	run(nil, "init", "-q", "-b", "main")
-	run(s.Bytes(), "fast-import", "--quiet")
+	f.Import(steps...)
 	if checkout != "" {
-		run(nil, "checkout", "-q", "-f", checkout)
+		f.Git("checkout", "-q", "-f", checkout)
 	}
-	return dir
+	return f.Dir
 }
 
 // typesFile renders types_<file>.go: 40 structs of 15 protobuf fields,
