@@ -282,6 +282,14 @@ func sameShape(a, b *Type) bool {
 	return true
 }
 
+// protoWire is a field's protobuf wire type and label ("" without a tag).
+func protoWire(f *Field) string {
+	if f.Proto == nil {
+		return ""
+	}
+	return f.Proto.Wire + "," + NormLabel(f.Proto.Label)
+}
+
 func protoNum(f *Field) int {
 	if f.Proto == nil {
 		return 0
@@ -327,6 +335,10 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 		key  func(f *Field) (string, bool)
 		cond func(b, h *Field) bool
 	}
+	baseSide := make(map[*Field]bool, len(bf))
+	for _, b := range bf {
+		baseSide[b] = true
+	}
 	matchers := []matcher{
 		{func(f *Field) (string, bool) {
 			return fmt.Sprintf("%d\x00%s", protoNum(f), f.WireName()), f.Proto != nil
@@ -334,8 +346,15 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 		{func(f *Field) (string, bool) { return f.WireName(), f.WireName() != "" },
 			func(b, h *Field) bool { return b.Proto == nil || h.Proto == nil }},
 		{func(f *Field) (string, bool) {
-			return fmt.Sprintf("%d\x00%s", protoNum(f), f.Type), f.Proto != nil
-		}, func(b, h *Field) bool { return true }},
+			// A base field's type through the type renames of this change:
+			// CapabilitySets []CapabilitySet renamed with its element type to
+			// CapabilityFlavors []MachineImageFlavor is one field.
+			t := f.Type
+			if baseSide[f] {
+				t = RenameType(t, renames)
+			}
+			return fmt.Sprintf("%d\x00%s", protoNum(f), t), f.Proto != nil
+		}, func(b, h *Field) bool { return protoWire(b) == protoWire(h) }},
 	}
 	// A field that head tombstones was removed, whatever took its place.
 	tombstoned := map[string]bool{}

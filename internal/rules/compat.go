@@ -192,8 +192,12 @@ var FieldRenamed = &Rule{
 			if !fd.Renamed {
 				continue
 			}
+			what := "json and protobuf unchanged"
+			if fd.Has(model.AttrJSONName) || fd.Has(model.AttrInline) {
+				what = "the json name changed too, reported separately"
+			}
 			c.Field(fd, Report{
-				Message: fmt.Sprintf("Go field %s.%s was renamed to %s (json and protobuf unchanged)", fd.Type.Name(), fd.Base.Name, fd.Head.Name),
+				Message: fmt.Sprintf("Go field %s.%s was renamed to %s (%s)", fd.Type.Name(), fd.Base.Name, fd.Head.Name, what),
 				Hint:    "Go clients must be updated; mention the rename in the release note",
 			})
 		}
@@ -354,9 +358,12 @@ var TypeRemoved = &Rule{
 	Severity:    finding.Error,
 	ReleaseNote: fixedNote("type removed"),
 	Relax:       relaxedToInfo,
-	Summary:     "An exported type of an external version at base is gone at head.",
-	Why:         "Go clients referring to the type stop compiling; if it was a kind or field type, the wire changes too.",
-	Fix:         "Keep the type (deprecate it) until the API version is removed.",
+	Summary: "An exported type of an external version at base is gone at head. A type that only fields or types " +
+		"removed (or retyped) by the same change used, or that nothing used, is reported as info; a removed kind " +
+		"stays an error.",
+	Why: "Go clients referring to the type stop compiling; a removed kind disappears from the API. A type used only " +
+		"by a removed field goes with that field, whose own finding covers the wire.",
+	Fix: "Keep the type (deprecate it) until the API version is removed.",
 	Check: func(c *Context) {
 		for pd := range c.Diff.ExternalPackages() {
 			if pd.Head == nil {
@@ -366,14 +373,84 @@ var TypeRemoved = &Rule{
 				if td.Base == nil || td.Head != nil {
 					continue
 				}
-				c.Type(td, Report{
+				r := Report{
 					Message: fmt.Sprintf("type %s was removed from %s", td.Base.Name, pd.Version),
 					Hint:    "keep the type until the API version itself is removed",
 					Related: []string{"base " + td.Base.Pos.String()},
-				})
+				}
+				if !td.Base.RootKind {
+					if users, alive := typeUsers(pd, td.Base.Name); !alive {
+						r.Severity = finding.Info
+						if len(users) > 0 {
+							r.Message += fmt.Sprintf(" together with what used it (%s)", strings.Join(users, ", "))
+						} else {
+							r.Message += " (nothing in the package used it)"
+						}
+						r.Hint = "Go clients referring to the type break; the wire is judged by the findings about the fields that used it"
+					}
+				}
+				c.Type(td, r)
 			}
 		}
 	},
+}
+
+// typeUsers lists the fields and types of a package at base that refer to
+// the type name, and whether any of those references survives at head (a
+// field still there with a type that mentions it, a type still there
+// whose definition mentions it).
+func typeUsers(pd *model.PackageDiff, name string) (users []string, alive bool) {
+	for _, bt := range pd.Base.Types {
+		if bt.Name == name {
+			continue
+		}
+		ht := pd.Head.Type(bt.Name)
+		if bt.Kind != model.KindStruct {
+			if mentionsType(bt.Underlying, name) {
+				users = append(users, bt.Name)
+				if ht != nil && mentionsType(ht.Underlying, name) {
+					alive = true
+				}
+			}
+			continue
+		}
+		for _, f := range bt.Fields {
+			if !mentionsType(f.Type, name) {
+				continue
+			}
+			users = append(users, bt.Name+"."+f.Name)
+			if ht != nil {
+				if hf := ht.Field(f.Name); hf != nil && mentionsType(hf.Type, name) {
+					alive = true
+				}
+			}
+		}
+	}
+	return users, alive
+}
+
+// mentionsType reports whether a type expression refers to the
+// package-local type name (as a whole identifier, not qualified).
+func mentionsType(expr, name string) bool {
+	for i := 0; i+len(name) <= len(expr); {
+		j := strings.Index(expr[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		before := j == 0 || !isIdentByte(expr[j-1]) && expr[j-1] != '.'
+		after := end == len(expr) || !isIdentByte(expr[end])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 var TypeRenamed = &Rule{

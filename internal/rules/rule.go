@@ -333,6 +333,29 @@ func (c *Context) fieldPos(fd *model.FieldDiff) model.Pos {
 	if t := TombstoneFor(fd.Type.Head, fd.Base); t != nil {
 		return t.Pos
 	}
+	if td := fd.Type; td.Head != nil && td.Base != nil {
+		// The deletion point: the next field of base that head still has
+		// (GitHub shows annotations only on lines of the diff), else the
+		// struct's closing brace.
+		after := false
+		for _, b := range td.Base.Fields {
+			if b == fd.Base {
+				after = true
+				continue
+			}
+			if !after {
+				continue
+			}
+			for _, x := range td.Fields {
+				if x.Base == b && x.Head != nil {
+					return x.Head.Pos
+				}
+			}
+		}
+		if !td.Head.End.IsZero() {
+			return td.Head.End
+		}
+	}
 	return c.typePos(fd.Type)
 }
 
@@ -355,12 +378,16 @@ func TombstoneFor(head *model.Type, removed *model.Field) *model.Tombstone {
 	return nil
 }
 
-// typePos is the head position of a type; for a removed type the first
-// line of its old file if that file still exists at head, else the first
-// file of the package at head, else its old position.
+// typePos is the head position of a type; for a removed type its
+// deletion point at head: the line after the previous declaration of its
+// old file that head still has, else the next such declaration, else the
+// first line of the file or package.
 func (c *Context) typePos(td *model.TypeDiff) model.Pos {
 	if td.Head != nil {
 		return td.Head.Pos
+	}
+	if pos, ok := deletionPoint(td); ok {
+		return pos
 	}
 	if h := td.Pkg.Head; h != nil {
 		for _, f := range h.Files {
@@ -373,6 +400,41 @@ func (c *Context) typePos(td *model.TypeDiff) model.Pos {
 		}
 	}
 	return td.Base.Pos
+}
+
+// deletionPoint finds where a removed type's declaration was at head.
+func deletionPoint(td *model.TypeDiff) (model.Pos, bool) {
+	pd := td.Pkg
+	if pd.Head == nil || pd.Base == nil {
+		return model.Pos{}, false
+	}
+	file, line := td.Base.Pos.File, td.Base.Pos.Line
+	var next, prev *model.Type // nearest surviving neighbours in the old file
+	for _, bt := range pd.Base.Types {
+		if bt.Pos.File != file || bt == td.Base {
+			continue
+		}
+		ht := pd.Head.Type(bt.Name)
+		if ht == nil || ht.Pos.File != file {
+			continue
+		}
+		switch {
+		case bt.Pos.Line > line && (next == nil || bt.Pos.Line < pd.Base.Type(next.Name).Pos.Line):
+			next = ht
+		case bt.Pos.Line < line && (prev == nil || bt.Pos.Line > pd.Base.Type(prev.Name).Pos.Line):
+			prev = ht
+		}
+	}
+	// Right after the previous surviving declaration is adjacent to the
+	// deletion (inside the diff hunk); the next one's name may sit below a
+	// long doc comment.
+	switch {
+	case prev != nil && !prev.End.IsZero():
+		return model.Pos{File: file, Line: prev.End.Line + 1, Col: 1}, true
+	case next != nil:
+		return model.Pos{File: file, Line: next.Pos.Line, Col: 1}, true
+	}
+	return model.Pos{}, false
 }
 
 func (c *Context) apiPaths(p *model.Package) map[string]string {
