@@ -230,6 +230,8 @@ func TestAuditReportsExistingViolations(t *testing.T) {
 module example.com/m
 
 go 1.22
+
+require github.com/gardener/gardener v1.149.0
 -- base/pkg/apis/core/v1beta1/types.go --
 // +groupName=core.example.cloud
 package v1beta1

@@ -44,6 +44,7 @@ func All() []*rules.Rule {
 		rules.ConflictingMarkers,
 		// Versions of one group
 		rules.VersionSkew,
+		rules.VersionRemoved,
 		// Lifecycle across releases
 		rules.FieldRemovedStillUsed,
 		rules.FieldRemovalNotReleased,

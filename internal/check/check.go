@@ -11,7 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/config"
@@ -329,6 +331,10 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 		Rules:    rules.Docs(req.catalogue()),
 	}
 	r.Notes = append(r.Notes, snapshotNotes(res.Base, res.Head)...)
+	if n := profileNote(res); n != "" {
+		r.Notes = append(r.Notes, n)
+	}
+	r.Notes = append(r.Notes, excludeNotes(res)...)
 	if len(res.HeadModel.Groups) == 0 && len(res.BaseModel.Groups) == 0 {
 		r.Notes = append(r.Notes, "no API groups found (a directory with version sub-packages such as v1beta1 that declare +groupName or SchemeGroupVersion); list them in .apicheck.yaml if discovery misses them")
 	}
@@ -358,4 +364,59 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// profileNote says which profile judged the change: the repository's
+// (configured or detected) and the groups that differ from it.
+func profileNote(res *Result) string {
+	m := res.HeadModel
+	if m == nil || len(m.Groups) == 0 {
+		m = res.BaseModel
+	}
+	if m == nil || m.Profile == "" || len(m.Groups) == 0 {
+		return ""
+	}
+	how := "detected; set profile in .apicheck.yaml to choose another"
+	if res.Config != nil && res.Config.Profile != "" {
+		how = "configured"
+	}
+	note := fmt.Sprintf("profile %s (%s)", m.Profile, how)
+	var other []string
+	for _, g := range m.Groups {
+		if g.Profile != m.Profile {
+			other = append(other, g.Dir+": "+string(g.Profile))
+		}
+	}
+	if len(other) > 0 {
+		note += "; groups with their own profile: " + strings.Join(other, ", ")
+	}
+	return note
+}
+
+// excludeNotes name the exclude patterns of the configuration that match
+// no directory of head (a typo, or a directory that is gone).
+func excludeNotes(res *Result) []string {
+	if res.Config == nil || len(res.Config.Exclude) == 0 || res.Head == nil {
+		return nil
+	}
+	dirs := map[string]bool{}
+	for _, f := range res.Head.Files() {
+		for d := path.Dir(f); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	var notes []string
+	for _, g := range res.Config.Exclude {
+		matched := false
+		for d := range dirs {
+			if config.MatchGlob(g.Pattern, d) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			notes = append(notes, fmt.Sprintf("exclude pattern %q (%s:%d) matches no directory; remove or fix it", g.Pattern, g.Pos.File, g.Pos.Line))
+		}
+	}
+	return notes
 }

@@ -33,7 +33,7 @@ func TestInit(t *testing.T) {
 		t.Fatalf("starter does not parse: %v\n%s", err, data)
 	}
 	want := []config.Group{
-		{Dir: "pkg/apis/core", Profile: string(model.ProfileAPI)},
+		{Dir: "pkg/apis/core", Profile: string(model.ProfileGardener)},
 		{Dir: "pkg/controllermanager/apis/config", Profile: string(model.ProfileComponentConfig)},
 	}
 	if len(cfg.Groups) != len(want) {

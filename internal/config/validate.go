@@ -151,6 +151,28 @@ func (v *validator) config(raw *strict[rawConfig]) {
 	if !usable(v, raw, "") {
 		return
 	}
+	if p := raw.V.Profile; p.set() && len(p.errs) == 0 {
+		var known bool
+		if v.cfg.Profile, known = word(v.vocab.Profiles, p.V); !known {
+			v.errorf(p.n, "profile", "unknown profile %q (want %s)", p.V, oneOf(v.vocab.Profiles))
+		}
+		v.cfg.ProfilePos = v.pos(p.n)
+	}
+	if vs := raw.V.VersionSkew; vs.set() && len(vs.errs) == 0 {
+		var known bool
+		if v.cfg.VersionSkew, known = word([]string{"all", "newest"}, vs.V); !known {
+			v.errorf(vs.n, "versionSkew", "unknown policy %q (want all or newest)", vs.V)
+		}
+	}
+	if ex := raw.V.Exclude; ex.set() && len(ex.errs) == 0 {
+		items := ex.n.Content
+		if ex.n.Kind == yaml.ScalarNode {
+			items = []*yaml.Node{ex.n}
+		}
+		for i, pat := range ex.V {
+			v.cfg.Exclude = append(v.cfg.Exclude, Glob{Pattern: pat, Pos: v.pos(items[min(i, len(items)-1)])})
+		}
+	}
 	v.groups(&raw.V.Groups)
 	v.rules(&raw.V.Rules)
 	v.releases(&raw.V.Releases)
@@ -169,8 +191,13 @@ func (v *validator) groups(s *strict[[]*strict[rawGroup]]) {
 			continue
 		}
 		g := Group{Dir: strings.TrimSuffix(el.V.Dir.V, "/"), Pos: v.pos(el.n)}
-		if len(v.vocab.Profiles) > 0 {
-			g.Profile = v.vocab.Profiles[0]
+		if el.V.Versions.set() {
+			for _, d := range el.V.Versions.V {
+				g.Versions = append(g.Versions, strings.TrimSuffix(d, "/"))
+			}
+		}
+		if el.V.Stable.set() {
+			g.Stable = el.V.Stable.V
 		}
 		if p := el.V.Profile; p.set() {
 			var known bool

@@ -17,6 +17,9 @@ type Diff struct {
 type GroupDiff struct {
 	Dir        string
 	Base, Head *Group
+	// MovedFrom is base's directory when the group moved (paired by its
+	// API group name); "" otherwise.
+	MovedFrom string
 	// Packages pairs the packages by version ("" = internal), sorted with
 	// the internal package first.
 	Packages []*PackageDiff
@@ -30,7 +33,7 @@ func (g *GroupDiff) Profile() Profile {
 	if g.Base != nil {
 		return g.Base.Profile
 	}
-	return ProfileAPI
+	return ProfileGardener
 }
 
 // PackageDiff pairs one package of a group.
@@ -158,12 +161,40 @@ func Compare(base, head *Model) *Diff {
 		}
 		gd.Head = g
 	}
+	pairMovedGroups(dirs)
 	for _, gd := range dirs {
 		d.Groups = append(d.Groups, gd)
 		comparePackages(gd)
 	}
 	sort.Slice(d.Groups, func(i, j int) bool { return d.Groups[i].Dir < d.Groups[j].Dir })
 	return d
+}
+
+// pairMovedGroups pairs a group that only base has with one that only
+// head has when both declare the same API group name: a group moved to
+// another directory (Gardener moved pkg/controllermanager/apis/config to
+// pkg/apis/config/controllermanager) is one group, not a removal and an
+// addition. The pair is kept under head's directory.
+func pairMovedGroups(dirs map[string]*GroupDiff) {
+	byName := map[string][]*GroupDiff{}
+	for _, gd := range dirs {
+		if gd.Head != nil && gd.Base == nil && gd.Head.Name != "" {
+			byName[gd.Head.Name] = append(byName[gd.Head.Name], gd)
+		}
+	}
+	var gone []string
+	for dir, gd := range dirs {
+		if gd.Base != nil && gd.Head == nil && gd.Base.Name != "" && len(byName[gd.Base.Name]) == 1 {
+			to := byName[gd.Base.Name][0]
+			to.Base = gd.Base
+			to.MovedFrom = gd.Base.Dir
+			byName[gd.Base.Name] = nil
+			gone = append(gone, dir)
+		}
+	}
+	for _, dir := range gone {
+		delete(dirs, dir)
+	}
 }
 
 func comparePackages(gd *GroupDiff) {

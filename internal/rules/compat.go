@@ -42,6 +42,7 @@ func jsonNote(f *model.Field) string {
 
 var JSONNameChanged = &Rule{
 	ID:       "JSON_NAME_CHANGED",
+	Alpha:    finding.Info,
 	Category: CatCompat,
 	Severity: finding.Error,
 	Relax:    relaxedToWarning,
@@ -72,6 +73,7 @@ var JSONNameChanged = &Rule{
 
 var FieldTypeChanged = &Rule{
 	ID:       "FIELD_TYPE_CHANGED",
+	Alpha:    finding.Info,
 	Category: CatCompat,
 	Severity: finding.Error,
 	Judges:   []model.Attr{model.AttrGoType, model.AttrEmbedded},
@@ -128,6 +130,7 @@ var FieldTypeChanged = &Rule{
 
 var FieldBecameRequired = &Rule{
 	ID:          "FIELD_BECAME_REQUIRED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Error,
 	Judges:      []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
@@ -206,6 +209,7 @@ var FieldRenamed = &Rule{
 
 var FieldDefaultChanged = &Rule{
 	ID:          "FIELD_DEFAULT_CHANGED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Warning,
 	Judges:      []model.Attr{model.AttrDefault},
@@ -227,6 +231,13 @@ var FieldDefaultChanged = &Rule{
 					continue // the zero value of a non-nillable field: what an absent value decodes to anyway
 				}
 				msg = fmt.Sprintf("default %s was added to existing field %s.%s", *hd, fd.Type.Name(), fd.Name())
+				if c.Policy(fd.Type.Pkg).DefaultsAreDocumentation {
+					// Built-in types are defaulted in Go code; the marker
+					// usually documents a default that was applied already.
+					c.Field(fd, Report{Severity: finding.Info, Message: msg + " (a default marker on a built-in type documents Go defaulting; confirm the defaulter applied it before)",
+						Hint: "fine when the defaulting code already set this value"})
+					continue
+				}
 			case hd == nil:
 				if isZeroDefault(*bd, fd.Base) {
 					continue
@@ -259,6 +270,7 @@ func isZeroDefault(v string, f *model.Field) bool {
 
 var PatchStrategyChanged = &Rule{
 	ID:          "PATCH_STRATEGY_CHANGED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Error,
 	Judges:      []model.Attr{model.AttrPatchStrategy, model.AttrPatchMergeKey},
@@ -296,6 +308,7 @@ var PatchStrategyChanged = &Rule{
 
 var ListTypeChanged = &Rule{
 	ID:          "LIST_TYPE_CHANGED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Error,
 	Judges:      []model.Attr{model.AttrListType},
@@ -354,6 +367,7 @@ func listDesc(l *model.ListSemantics) string {
 
 var TypeRemoved = &Rule{
 	ID:          "TYPE_REMOVED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Error,
 	ReleaseNote: fixedNote("type removed"),
@@ -479,6 +493,7 @@ var TypeRenamed = &Rule{
 
 var EnumValueRemoved = &Rule{
 	ID:          "ENUM_VALUE_REMOVED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Warning,
 	ReleaseNote: fixedNote("enum value removed"),

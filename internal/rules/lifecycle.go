@@ -56,9 +56,10 @@ func modeWord(u *usage.Usages) string {
 // FieldRemovedStillUsed is FIELD_REMOVED_STILL_USED.
 var FieldRemovedStillUsed = &Rule{
 	ID:       "FIELD_REMOVED_STILL_USED",
+	Alpha:    finding.Info,
 	Category: CatLifecycle,
 	Severity: finding.Error,
-	Relax:    relaxedToInfo,
+	Relax:    offIn(relaxedToInfo, model.ProfileCRD),
 	Requires: []Input{InputUsages},
 	Summary:  "A field removed from an external version still has usages at base (step 1 of the two-step removal not done).",
 	Why: "Components of the previous release keep running next to an API server that no longer knows the field " +
@@ -93,9 +94,10 @@ var FieldRemovedStillUsed = &Rule{
 // FieldRemovalNotReleased is FIELD_REMOVAL_NOT_RELEASED.
 var FieldRemovalNotReleased = &Rule{
 	ID:       "FIELD_REMOVAL_NOT_RELEASED",
+	Alpha:    finding.Info,
 	Category: CatLifecycle,
 	Severity: finding.Error,
-	Relax:    relaxedToInfo,
+	Relax:    offIn(relaxedToInfo, model.ProfileCRD),
 	Requires: []Input{InputRelease, InputUsages},
 	Summary:  "A field removed from an external version had usages at the newest release tag reachable from base (step 1 not yet released).",
 	Why: "The release that dropped the usages must be the one running before the field disappears; otherwise the " +
@@ -141,6 +143,7 @@ var FieldRemovalNotReleased = &Rule{
 // FieldRemovedNotDeprecated is FIELD_REMOVED_NOT_DEPRECATED.
 var FieldRemovedNotDeprecated = &Rule{
 	ID:       "FIELD_REMOVED_NOT_DEPRECATED",
+	Alpha:    finding.Info,
 	Category: CatLifecycle,
 	Severity: finding.Warning,
 	Relax:    relaxedToInfo,
@@ -179,6 +182,7 @@ var FieldRemovedNotDeprecated = &Rule{
 // ProtoNumberPreviouslyUsed is PROTO_NUMBER_PREVIOUSLY_USED.
 var ProtoNumberPreviouslyUsed = &Rule{
 	ID:          "PROTO_NUMBER_PREVIOUSLY_USED",
+	Alpha:       finding.Info,
 	Category:    CatProtobuf,
 	Severity:    finding.Error,
 	Requires:    []Input{InputRelease},

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
@@ -9,10 +11,13 @@ import (
 
 var NewFieldNotPointer = &Rule{
 	ID:       "NEW_FIELD_NOT_POINTER",
+	Alpha:    finding.Info,
 	Category: CatNewFields,
 	Severity: finding.Error,
 	Relax:    relaxedToWarning,
-	Summary:  "A field added to an existing API struct has a non-nillable type.",
+	Summary: "A field added to an existing API struct has a non-nillable type. The kubernetes profile accepts an optional " +
+		"string, number or bool with omitempty (its zero value means unset); the crd profile accepts a value whose " +
+		"validation rules out the zero value, and a struct with omitzero (kube-api-linter's optionalfields).",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
 		"the object write the zero value back.",
@@ -31,6 +36,9 @@ var NewFieldNotPointer = &Rule{
 			f := fd.Head
 			switch f.Nillable {
 			case model.NotNillable:
+				if acceptedValue(c.Policy(fd.Type.Pkg), f) {
+					continue
+				}
 				why := ""
 				if f.NillableWhy != "" && f.NillableWhy != f.Type {
 					why = " (" + f.NillableWhy + ")"
@@ -49,6 +57,7 @@ var NewFieldNotPointer = &Rule{
 
 var NewFieldNotOptional = &Rule{
 	ID:       "NEW_FIELD_NOT_OPTIONAL",
+	Alpha:    finding.Info,
 	Category: CatNewFields,
 	Severity: finding.Error,
 	Relax:    relaxedToWarning,
@@ -87,6 +96,7 @@ var NewFieldNotOptional = &Rule{
 
 var NewFieldNoOmitempty = &Rule{
 	ID:       "NEW_FIELD_NO_OMITEMPTY",
+	Alpha:    finding.Info,
 	Category: CatNewFields,
 	Severity: finding.Error,
 	Relax:    relaxedToWarning,
@@ -117,7 +127,7 @@ var OptionalWithoutOmitempty = &Rule{
 	ID:       "OPTIONAL_WITHOUT_OMITEMPTY",
 	Category: CatNewFields,
 	Severity: finding.Warning,
-	Relax:    relaxedToWarning,
+	Relax:    offIn(relaxedToWarning, model.ProfileKubernetes),
 	Judges:   []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
 	Summary: "A new field marked `+optional` has no `omitempty`/`omitzero` (fields of new struct types included; not a field " +
 		"that only became optional, not a struct value, where omitempty omits nothing, and not a field a new version " +
@@ -164,6 +174,51 @@ func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 	for _, p := range pd.Group.Base.Packages() {
 		if t := p.Type(td.Name()); t != nil {
 			if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// acceptedValue reports a new non-nillable field that a profile's
+// conventions accept.
+func acceptedValue(pol Policy, f *model.Field) bool {
+	c := contractOf(f)
+	if c.Presence != model.Optional {
+		return false // a required new field is NEW_FIELD_NOT_OPTIONAL's
+	}
+	scalar := f.ValueKind == model.KindString || f.ValueKind == model.KindNumber || f.ValueKind == model.KindBool
+	if pol.OptionalScalarValues && scalar && c.Omit {
+		return true
+	}
+	if pol.ZeroRuledOut {
+		if f.ValueKind == model.KindStructValue && f.JSON.OmitZero {
+			return true
+		}
+		if scalar && c.Omit && zeroRuledOut(f.ValueKind, c.Validation) {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroRuledOut reports validation that rejects a kind's zero value: a
+// minimum length or minimum above zero, an enum without the zero value,
+// a pattern that needs at least one character.
+func zeroRuledOut(k model.ValueKind, cs []model.Constraint) bool {
+	for _, c := range cs {
+		switch c.Kind {
+		case "minLength":
+			if k == model.KindString && c.Value != "0" {
+				return true
+			}
+		case "minimum", "exclusiveMinimum":
+			if k == model.KindNumber && !strings.HasPrefix(c.Value, "-") && (c.Value != "0" || c.Kind == "exclusiveMinimum") {
+				return true
+			}
+		case "enum":
+			if k == model.KindString && !slices.Contains(strings.Split(c.Value, ";"), "") {
 				return true
 			}
 		}

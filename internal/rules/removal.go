@@ -15,6 +15,7 @@ func tombstoneLine(f *model.Field) string {
 
 var FieldRemovedWithoutTombstone = &Rule{
 	ID:       "FIELD_REMOVED_WITHOUT_TOMBSTONE",
+	Alpha:    finding.Info,
 	Category: CatRemoval,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
@@ -60,6 +61,7 @@ func restoredBy(head *model.Type, tb *model.Tombstone) *model.Field {
 
 var TombstoneRemoved = &Rule{
 	ID:       "TOMBSTONE_REMOVED",
+	Alpha:    finding.Info,
 	Category: CatRemoval,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
@@ -90,6 +92,7 @@ var TombstoneRemoved = &Rule{
 
 var TombstoneChanged = &Rule{
 	ID:       "TOMBSTONE_CHANGED",
+	Alpha:    finding.Info,
 	Category: CatRemoval,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
@@ -129,6 +132,7 @@ var TombstoneChanged = &Rule{
 
 var TombstonedFieldRestored = &Rule{
 	ID:       "TOMBSTONED_FIELD_RESTORED",
+	Alpha:    finding.Info,
 	Category: CatRemoval,
 	Severity: finding.Warning,
 	Relax:    relaxedToInfo,
@@ -174,6 +178,9 @@ var TombstoneMalformed = &Rule{
 			for _, tb := range td.Tombstones {
 				if tb.Head == nil || tb.Head.Problem == "" {
 					continue
+				}
+				if !c.Policy(td.Pkg).TombstoneSentence && !strings.HasPrefix(tb.Head.Problem, "malformed protobuf tag") {
+					continue // the checklist sentence is Gardener's house style; any explanation reserves the number
 				}
 				if tb.Base != nil && tb.Base.Problem == tb.Head.Problem {
 					continue // ratchet

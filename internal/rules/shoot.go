@@ -88,6 +88,7 @@ func deprecationStage(st shoot.Stage, detect func([]*shoot.File, shoot.Field) []
 // ShootDeprecationNoWarning is SHOOT_DEPRECATION_NO_WARNING.
 var ShootDeprecationNoWarning = &Rule{
 	ID:       "SHOOT_DEPRECATION_NO_WARNING",
+	Relax:    offIn(nil, model.ProfileKubernetes, model.ProfileCRD, model.ProfileComponentConfig),
 	Requires: []Input{InputShootStages},
 	Category: CatShoot,
 	Severity: finding.Error,
@@ -102,6 +103,7 @@ var ShootDeprecationNoWarning = &Rule{
 // ShootDeprecationNoValidation is SHOOT_DEPRECATION_NO_VALIDATION.
 var ShootDeprecationNoValidation = &Rule{
 	ID:       "SHOOT_DEPRECATION_NO_VALIDATION",
+	Relax:    offIn(nil, model.ProfileKubernetes, model.ProfileCRD, model.ProfileComponentConfig),
 	Requires: []Input{InputShootStages},
 	Category: CatShoot,
 	Severity: finding.Error,
@@ -117,6 +119,7 @@ var ShootDeprecationNoValidation = &Rule{
 // ShootDeprecationNoMaintenance is SHOOT_DEPRECATION_NO_MAINTENANCE.
 var ShootDeprecationNoMaintenance = &Rule{
 	ID:       "SHOOT_DEPRECATION_NO_MAINTENANCE",
+	Relax:    offIn(nil, model.ProfileKubernetes, model.ProfileCRD, model.ProfileComponentConfig),
 	Requires: []Input{InputShootStages},
 	Category: CatShoot,
 	Severity: finding.Warning,
@@ -144,6 +147,7 @@ func defaulted(c *Context, rev lifecycle.Rev, f *model.Field, versionDir string,
 // ShootCanonicalizeTooEarly is SHOOT_CANONICALIZE_TOO_EARLY.
 var ShootCanonicalizeTooEarly = &Rule{
 	ID:       "SHOOT_CANONICALIZE_TOO_EARLY",
+	Relax:    offIn(nil, model.ProfileKubernetes, model.ProfileCRD, model.ProfileComponentConfig),
 	Requires: []Input{InputShootStages, InputRelease},
 	Category: CatShoot,
 	Severity: finding.Warning,
@@ -204,6 +208,7 @@ var ShootCanonicalizeTooEarly = &Rule{
 // ShootCanonicalizeMissing is SHOOT_CANONICALIZE_MISSING.
 var ShootCanonicalizeMissing = &Rule{
 	ID:       "SHOOT_CANONICALIZE_MISSING",
+	Relax:    offIn(nil, model.ProfileKubernetes, model.ProfileCRD, model.ProfileComponentConfig),
 	Requires: []Input{InputShootStages, InputRelease},
 	Category: CatShoot,
 	Severity: finding.Error,
@@ -253,6 +258,7 @@ var ShootCanonicalizeMissing = &Rule{
 // ShootFieldRemovedTooEarly is SHOOT_FIELD_REMOVED_TOO_EARLY.
 var ShootFieldRemovedTooEarly = &Rule{
 	ID:       "SHOOT_FIELD_REMOVED_TOO_EARLY",
+	Relax:    offIn(nil, model.ProfileKubernetes, model.ProfileCRD, model.ProfileComponentConfig),
 	Requires: []Input{InputShootStages},
 	Category: CatShoot,
 	Severity: finding.Error,

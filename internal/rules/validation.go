@@ -149,6 +149,7 @@ func validationCheck(tighter bool) func(c *Context) {
 
 var ValidationTightened = &Rule{
 	ID:       "VALIDATION_TIGHTENED",
+	Alpha:    finding.Info,
 	Category: CatCompat,
 	Severity: finding.Warning,
 	Relax:    relaxedToInfo,

@@ -24,6 +24,38 @@ func ParseMarkers(lines []string) model.Markers {
 		if !strings.HasPrefix(text, "+") {
 			continue
 		}
+		for _, text := range splitMarkerLine(text) {
+			out = append(out, parseMarker(text)...)
+		}
+	}
+	return out
+}
+
+// splitMarkerLine splits a line that holds several markers separated by
+// white space ("+featureGate=Foo +optional", as real Kubernetes types
+// write it). A line with quotes or parentheses is one marker: its value
+// may contain " +".
+func splitMarkerLine(text string) []string {
+	if strings.ContainsAny(text, "\"'`(") {
+		return []string{text}
+	}
+	f := strings.Fields(text)
+	var out []string
+	for _, tok := range f {
+		if len(out) > 0 && !(strings.HasPrefix(tok, "+") && len(tok) > 1 && isLetter(tok[1])) {
+			out[len(out)-1] += " " + tok
+			continue
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+func parseMarker(text string) model.Markers {
+	var out model.Markers
+	{
 		tags := codetags.Extract("+", []string{text})
 		for name, bodies := range tags {
 			if name == "" {

@@ -64,6 +64,10 @@ type Options struct {
 	// TypeInfo is the lifecycle type-information mode: "" (the tool's
 	// default), "auto" or "off".
 	TypeInfo string
+	// Profile is the repository profile the prelude configures: "" means
+	// gardener (the checklist most fixtures are written for), "detect"
+	// leaves it to apicheck's detection.
+	Profile string
 }
 
 // Matcher matches a message: exactly, or as a substring.
@@ -248,13 +252,20 @@ func (o *Options) parse(s string) error {
 	for _, kv := range strings.Fields(s) {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
+		case "profile":
+			switch v {
+			case "gardener", "kubernetes", "crd", "componentconfig", "detect":
+				o.Profile = v
+			default:
+				return fmt.Errorf("options: profile=%q: want gardener, kubernetes, crd, componentconfig or detect", v)
+			}
 		case "typeinfo":
 			if v != "auto" && v != "off" {
 				return fmt.Errorf("options: typeinfo=%q: want auto or off", v)
 			}
 			o.TypeInfo = v
 		default:
-			return fmt.Errorf("options: unknown option %q (known: typeinfo)", k)
+			return fmt.Errorf("options: unknown option %q (known: profile, typeinfo)", k)
 		}
 	}
 	return nil
@@ -523,7 +534,9 @@ const metaImport = `"example.com/api/pkg/meta"`
 
 // History returns the archive for gitfixture.FromTxtar with the prelude
 // added to its first step, so that fixtures stay short: a go.mod (module
-// example.com/api) unless some step has one, a doc.go declaring
+// example.com/api) unless some step has one, an .apicheck.yaml naming the
+// profile (options: profile=..., gardener by default, none for "detect"),
+// a doc.go declaring
 // +groupName=<group>.example.cloud for every version directory (v1,
 // v1beta1, …) that has none, and a package pkg/meta with a TypeMeta type
 // when a file imports example.com/api/pkg/meta (root kinds without
@@ -554,6 +567,13 @@ func (c *Case) History() []byte {
 		}
 	}
 	add("go.mod", "module example.com/api\n\ngo 1.22\n")
+	switch c.Options.Profile {
+	case "detect":
+	case "":
+		add(".apicheck.yaml", "profile: gardener\n")
+	default:
+		add(".apicheck.yaml", "profile: "+c.Options.Profile+"\n")
+	}
 	if usesMeta {
 		add("pkg/meta/meta.go", "package meta\n\n// TypeMeta marks root kinds.\ntype TypeMeta struct {\n\tKind string `json:\"kind,omitempty\"`\n}\n")
 	}

@@ -277,18 +277,21 @@ package v2alpha1
 	for _, f := range ar.Files {
 		names = append(names, f.Name)
 	}
-	want := []string{"r1/go.mod", "r1/pkg/meta/meta.go", "r1/pkg/apis/core/v1beta1/doc.go", "r1/pkg/apis/extra/v2alpha1/doc.go",
+	want := []string{"r1/go.mod", "r1/.apicheck.yaml", "r1/pkg/meta/meta.go", "r1/pkg/apis/core/v1beta1/doc.go", "r1/pkg/apis/extra/v2alpha1/doc.go",
 		"r1/pkg/apis/core/v1beta1/types.go", "base/pkg/apis/core/v1/doc.go", "head/pkg/apis/extra/v2alpha1/types.go"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("files = %q\nwant %q", names, want)
 	}
-	if got := string(ar.Files[3].Data); got != "// +groupName=extra.example.cloud\npackage v2alpha1\n" {
+	if got := string(ar.Files[1].Data); got != "profile: gardener\n" {
+		t.Errorf(".apicheck.yaml = %q", got)
+	}
+	if got := string(ar.Files[4].Data); got != "// +groupName=extra.example.cloud\npackage v2alpha1\n" {
 		t.Errorf("doc.go = %q", got)
 	}
 
 	// No prelude files a fixture brings itself; no meta package unless
-	// imported.
-	c, _ = Parse("general", []byte("want:\n-- base/go.mod --\nmodule other\n-- base/api/x.go --\npackage api\n"))
+	// imported; no configuration when the profile is left to detection.
+	c, _ = Parse("general", []byte("options: profile=detect\nwant:\n-- base/go.mod --\nmodule other\n-- base/api/x.go --\npackage api\n"))
 	if got := string(c.History()); got != "-- base/go.mod --\nmodule other\n-- base/api/x.go --\npackage api\n" {
 		t.Errorf("History = %q", got)
 	}
