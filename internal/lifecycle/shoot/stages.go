@@ -6,8 +6,12 @@
 //
 // Detection is syntactic and works on parsed files handed in by the
 // caller; it knows nothing about git or the rules. The styles it accepts
-// are the ones Gardener's code base uses (see the test file for the list
-// and citations).
+// are the ones Gardener's code base uses and used (see the test files for
+// the list and citations). Stages (code.go) reads the files of each stage
+// at a revision, from the configured locations or, where those do not
+// exist, found by content (locate.go), and says whether a comparison
+// crosses a release. ForbiddenFrom reads the Kubernetes version a
+// deprecation's doc comment names.
 package shoot
 
 import (
