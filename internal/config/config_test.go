@@ -123,7 +123,7 @@ func TestDefaults(t *testing.T) {
 		})
 	}
 	d := Default()
-	if d.Shoot.Validation[0] != "pkg/apis/core/validation/shoot.go" || d.Shoot.Warnings[0] != "pkg/api/core/shoot/warnings.go" ||
+	if d.Shoot.Validation[0] != "pkg/api/core/validation/shoot.go" || d.Shoot.Warnings[0] != "pkg/api/core/shoot/warnings.go" ||
 		d.Shoot.Strategy[0] != "pkg/apiserver/registry/core/shoot/strategy.go" ||
 		d.Shoot.Maintenance[0] != "pkg/controllermanager/controller/shoot/maintenance/" ||
 		d.Shoot.SupportedVersions != "supported-kubernetes-versions.yaml" || d.Shoot.Defaults != nil {
