@@ -36,6 +36,9 @@ type Config struct {
 	// Shoot locates the files of the Shoot deprecation stages.
 	Shoot StageFiles
 
+	// Usages says which code is not a usage of a removed field.
+	Usages Usages
+
 	// Ignore entries suppress findings, in file order.
 	Ignore []Ignore
 }
@@ -136,6 +139,7 @@ func Default() *Config {
 		Rules:    map[string]RuleSetting{},
 		Releases: Releases{TagPattern: DefaultTagPattern, TagRegexp: defaultTagRegexp},
 		Shoot:    DefaultStageFiles(),
+		Usages:   Usages{Exclude: DefaultUsageExclude()},
 	}
 }
 

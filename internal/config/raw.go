@@ -22,6 +22,7 @@ type (
 		Rules    strict[map[node]*strict[rawRule]] `yaml:"rules"`
 		Releases strict[rawReleases]               `yaml:"releases"`
 		Shoot    strict[rawShoot]                  `yaml:"shoot"`
+		Usages   strict[rawUsages]                 `yaml:"usages"`
 		Ignore   strict[[]*strict[rawIgnore]]      `yaml:"ignore"`
 	}
 	rawGroup struct {
@@ -42,6 +43,9 @@ type (
 		Maintenance       paths    `yaml:"maintenance"`
 		Defaults          paths    `yaml:"defaults"`
 		SupportedVersions filePath `yaml:"supportedVersions"`
+	}
+	rawUsages struct {
+		Exclude globs `yaml:"exclude"`
 	}
 	rawIgnore struct {
 		Rule    text   `yaml:"rule"`
@@ -282,4 +286,35 @@ func kindName(n *yaml.Node) string {
 		return fmt.Sprintf("the string %q", n.Value)
 	}
 	return "an unsupported value"
+}
+
+// globs is a list of usage exclusion patterns (CompileGlob), or the entry
+// "default". A list is never nil, so "[]" means none.
+type globs struct {
+	leaf
+	V []string
+}
+
+func (g *globs) UnmarshalYAML(n *yaml.Node) error {
+	g.n = n
+	if n.Kind != yaml.SequenceNode {
+		g.fail(n, "", "want a list of patterns, got %s", kindName(n))
+		return nil
+	}
+	g.V = []string{}
+	for i, el := range n.Content {
+		sub := fmt.Sprintf("[%d]", i)
+		s, ok := g.scalar(el, sub)
+		if !ok {
+			continue
+		}
+		if s != UsageExcludeDefaultEntry {
+			if _, err := CompileGlob(s); err != nil {
+				g.fail(el, sub, "%v", err)
+				continue
+			}
+		}
+		g.V = append(g.V, s)
+	}
+	return nil
 }

@@ -155,6 +155,7 @@ func (v *validator) config(raw *strict[rawConfig]) {
 	v.rules(&raw.V.Rules)
 	v.releases(&raw.V.Releases)
 	v.shoot(&raw.V.Shoot)
+	v.usages(&raw.V.Usages)
 	v.ignores(&raw.V.Ignore)
 }
 
@@ -255,6 +256,12 @@ func (v *validator) shoot(s *strict[rawShoot]) {
 	}
 	if in.SupportedVersions.set() {
 		out.SupportedVersions = in.SupportedVersions.V
+	}
+}
+
+func (v *validator) usages(s *strict[rawUsages]) {
+	if ex := s.V.Exclude; usable(v, s, "usages") && ex.set() {
+		v.cfg.Usages.Exclude = ExpandUsageExclude(ex.V)
 	}
 }
 
