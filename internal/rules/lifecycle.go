@@ -7,6 +7,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
 	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/protobuf"
@@ -33,6 +34,45 @@ func usageNote(c *Context, u *usage.Usages) {
 	}
 }
 
+// shootFinalStep reports whether a removed field is a Shoot spec field
+// that validation at base forbids from a Kubernetes version on while every
+// Kubernetes version supported at head is at or above that version: the
+// removal is the final step of the Shoot deprecation ("remove the field
+// once Gardener drops support for the last Kubernetes version that allowed
+// it"), so no Shoot that a component of the previous release can still
+// meet has the field set, and its remaining reads only ever see it unset.
+func shootFinalStep(c *Context, fd *model.FieldDiff) (shoot.Version, bool) {
+	st := c.ShootStages()
+	p, ok := st.Path(fd)
+	if !ok || !strings.HasPrefix(p, "Shoot.spec.") {
+		return shoot.Version{}, false
+	}
+	vers, prob := st.SupportedVersions()
+	if prob != "" || len(vers) == 0 {
+		return shoot.Version{}, false
+	}
+	val := st.Stage(lifecycle.RevBase, shoot.StageValidation, "")
+	if val.Problem != "" {
+		return shoot.Version{}, false
+	}
+	hits := shoot.Validation(val.Files, shoot.NewField(fd.Base, fd.Type.Name(), p, fd.Type.Pkg.Base))
+	if len(hits) == 0 {
+		return shoot.Version{}, false
+	}
+	from := hits[0].From
+	for _, h := range hits[1:] {
+		if h.From.Less(from) {
+			from = h.From
+		}
+	}
+	for _, v := range vers {
+		if v.Less(from) {
+			return shoot.Version{}, false
+		}
+	}
+	return from, true
+}
+
 // removedUsage is the report about the usages of one removed field (all
 // version packages it was removed from) at a revision, or nil when there
 // are none.
@@ -45,6 +85,13 @@ func removedUsage(c *Context, fds []*model.FieldDiff, u *usage.Usages, where, ta
 	name := fd.Type.Name() + "." + fd.Base.Name
 	var msg string
 	sev := c.Rule().Severity
+	if from, ok := shootFinalStep(c, fd); ok {
+		// Not a violation; still shown, so a reviewer sees the reads.
+		sev = finding.Info
+		tail += fmt.Sprintf("; validation at base forbids it from Kubernetes %s and head supports no older version, "+
+			"so this is the final step of the Shoot deprecation and those reads only ever see it unset", from)
+		hint = "nothing to do if every remaining usage handles the field being unset"
+	}
 	switch {
 	case len(refs.Typed) > 0:
 		msg = fmt.Sprintf("%s was removed, but %s still uses it in %s (type-checked)", name, where, places(len(refs.Typed)))
@@ -53,7 +100,7 @@ func removedUsage(c *Context, fds []*model.FieldDiff, u *usage.Usages, where, ta
 		}
 	default:
 		// Only possible usages: one severity lower.
-		if sev > finding.Info {
+		if sev > finding.Info && sev == c.Rule().Severity {
 			sev--
 		}
 		msg = fmt.Sprintf("%s was removed, but %s may still use it in %s (possible usages: receiver types unresolved, matched by path %s)",
@@ -95,13 +142,14 @@ var FieldRemovedStillUsed = &Rule{
 	Category: CatLifecycle,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
-	Requires: []Input{InputUsages},
+	Requires: []Input{InputUsages, InputShootStages},
 	Summary:  "A field removed from an external version still has usages at base (step 1 of the two-step removal not done).",
 	Why: "Components of the previous release keep running next to an API server that no longer knows the field " +
 		"(gardener-apiserver is upgraded first), so code that still reads or writes it breaks: nil pointers, lost data. " +
 		"A usage is a selector or composite-literal key whose receiver type-checks to the field's struct (any version of its group), " +
 		"outside the group and the code excluded by usages.exclude (tests, mocks, generated code, code that runs in or with the API server); " +
-		"a receiver of unresolved type whose selector chain matches the field's path is a possible usage, one severity lower.",
+		"a receiver of unresolved type whose selector chain matches the field's path is a possible usage, one severity lower. " +
+		"A Shoot field that validation at base forbids for every Kubernetes version head supports is removed in its final step: info.",
 	Fix: "Remove every usage of the field in one release; remove the field from the API in the next release.",
 	Check: func(c *Context) {
 		fields := slices.Collect(c.Diff.RemovedFields())
@@ -129,7 +177,7 @@ var FieldRemovalNotReleased = &Rule{
 	Category: CatLifecycle,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
-	Requires: []Input{InputRelease, InputUsages},
+	Requires: []Input{InputRelease, InputUsages, InputShootStages},
 	Summary:  "A field removed from an external version had usages at the newest release tag reachable from base (step 1 not yet released).",
 	Why: "The release that dropped the usages must be the one running before the field disappears; otherwise the " +
 		"previous release's components still use a field the new API server no longer has.",
