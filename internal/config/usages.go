@@ -107,8 +107,11 @@ func CompileGlob(p string) (Glob, error) {
 func (g Glob) String() string { return g.pattern }
 
 // Match reports whether the repository-relative slash path matches.
-func (g Glob) Match(file string) bool {
-	parts := strings.Split(file, "/")
+func (g Glob) Match(file string) bool { return g.MatchSegments(strings.Split(file, "/")) }
+
+// MatchSegments is Match for a path already split at "/" (to split it once
+// for many patterns).
+func (g Glob) MatchSegments(parts []string) bool {
 	if g.anySeg {
 		for _, s := range parts {
 			if ok, _ := path.Match(g.segs[0], s); ok {

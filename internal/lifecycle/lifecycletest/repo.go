@@ -224,7 +224,7 @@ type ShootSpec struct {
 
 // Generate writes the repository: the first commit has the API group and
 // the controllers, then Tags releases, a base commit and a head commit,
-// which is checked out (type information needs the working tree).
+// which is checked out.
 func Generate(tb testing.TB, spec Spec) *Repo {
 	tb.Helper()
 	r := &Repo{Base: "base", Head: "head", RemovedField: "ShootSpec.SeedTemplate"}

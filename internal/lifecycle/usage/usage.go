@@ -539,8 +539,9 @@ func (x *exclusions) match(file string) bool {
 			}
 		}
 	}
+	parts := strings.Split(file, "/")
 	for _, g := range x.globs {
-		if g.Match(file) {
+		if g.MatchSegments(parts) {
 			return true
 		}
 	}
