@@ -30,7 +30,7 @@ func usageNote(c *Context, u *usage.Usages) {
 		c.Note("usages at " + u.Rev + " " + u.Mode())
 	}
 	for _, p := range u.Problems {
-		c.Note("usages at " + u.Rev + ": " + p + " (its references are matched by path)")
+		c.Note("usages at " + u.Rev + ": " + p + " (the references it affects are matched by path)")
 	}
 }
 

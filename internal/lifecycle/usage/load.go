@@ -76,6 +76,7 @@ type loader struct {
 	mu       sync.Mutex
 	checked  int
 	problems []string
+	limited  bool
 }
 
 func newLoader(snap git.Snapshot, files []string, mods *modules, fset *token.FileSet, parsed map[string]*ast.File, hot func(string, []byte) bool) *loader {
@@ -123,6 +124,10 @@ func (l *loader) load(cands map[string][]string, srcs map[string][]byte) (map[st
 				if !ok || len(l.byDir[d]) == 0 {
 					continue
 				}
+				if len(l.units) >= maxUnits {
+					l.limited = true
+					continue
+				}
 				nu := &unit{path: ip, dir: d}
 				l.units[ip] = nu
 				next = append(next, nu)
@@ -130,9 +135,17 @@ func (l *loader) load(cands map[string][]string, srcs map[string][]byte) (map[st
 		}
 		wave = next
 	}
+	if l.limited {
+		l.problems = append(l.problems, fmt.Sprintf("type information is limited to %d packages; imports beyond stay unresolved", maxUnits))
+	}
 	l.check()
 	return out, nil
 }
+
+// maxUnits bounds the packages one search type-checks, so that a
+// pathological repository costs bounded time and memory; imports beyond
+// stay unresolved (matched by path).
+const maxUnits = 5000
 
 // parseWave reads and parses the files of a wave of units in parallel and
 // works out what each needs.
