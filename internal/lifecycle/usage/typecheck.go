@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func (e *Finder) confirm(snap git.Snapshot, q *usageQuery, cands []candidate) ([
 		return nil, "type information is disabled by configuration (APICHECK_TYPE_INFO=auto enables it, for trusted code only)"
 	}
 	if e.hist.Input().Repo == nil {
-		return nil, "no repository"
+		return nil, "type information needs the repository's working tree, which this run does not have"
 	}
 	mods := moduleRoots(snap.Files())
 	byMod := map[string][]candidate{}
@@ -77,11 +78,33 @@ func (e *Finder) confirm(snap git.Snapshot, q *usageQuery, cands []candidate) ([
 	for _, root := range roots {
 		got, err := e.confirmModule(snap, root, q, byMod[root])
 		if err != nil {
-			return nil, "type information unavailable: " + err.Error()
+			return nil, typeInfoProblem(root, err)
 		}
 		out = append(out, got...)
 	}
 	return out, ""
+}
+
+// missingDependency matches the go command's ways of saying that a
+// dependency is not in the module cache (it may not download it).
+var missingDependency = regexp.MustCompile(`GOPROXY=off|module lookup disabled|missing go\.sum entry|` +
+	`no required module provides package|cannot find module providing package|not in the module cache`)
+
+// typeInfoProblem says in the user's words why type information for the
+// module at root could not be had: the go command's own words (its
+// environment settings, internal package errors) stay out of the report.
+func typeInfoProblem(root string, err error) string {
+	mod := "the module at the repository root"
+	if root != "." && root != "" {
+		mod = "module " + root
+	}
+	msg := strings.TrimSpace(err.Error())
+	if missingDependency.MatchString(msg) {
+		return fmt.Sprintf("type information unavailable: dependencies of %s are not in the local module cache, and apicheck "+
+			"never downloads them (run `go mod download` in that module first to get exact usages)", mod)
+	}
+	first, _, _ := strings.Cut(msg, "\n")
+	return fmt.Sprintf("type information unavailable: type-checking %s failed (%s)", mod, first)
 }
 
 // moduleRoots returns the directories holding a go.mod, longest first.
