@@ -1,6 +1,6 @@
 // Package notes drafts release-note stubs from an API diff and its
 // findings, in the format Gardener's pull requests use: fenced blocks whose
-// info string is "<category> <group>", e.g.
+// info string is "<category> <audience>", e.g.
 //
 //	```breaking user
 //	`Shoot`: field `.spec.foo` was removed.
@@ -14,21 +14,30 @@ package notes
 import (
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/rules"
 )
 
-// Categories and groups of Gardener's release notes, in output order.
+// Categories and audiences of Gardener's release notes, in output order.
 var (
 	Categories = []string{"breaking", "noteworthy", "feature", "bugfix", "doc", "other"}
-	Groups     = []string{"user", "operator", "developer", "dependency"}
+	Audiences  = []string{"user", "operator", "developer", "dependency"}
 )
+
+// Options configure the release notes.
+type Options struct {
+	// ReleaseNotes holds the configured audiences, which come before the
+	// profile's defaults (see Audience).
+	ReleaseNotes config.ReleaseNotes
+}
 
 // NoChanges is printed when there is nothing to note.
 const NoChanges = "There are no API changes that need a release note."
@@ -36,7 +45,7 @@ const NoChanges = "There are no API changes that need a release note."
 // Block is one fenced release-note block.
 type Block struct {
 	Category string
-	Group    string
+	Audience string
 	// Lines are sorted and unique.
 	Lines []string
 }
@@ -44,7 +53,7 @@ type Block struct {
 // key identifies one noted change independently of the API version it
 // was seen in, so that a field changed in several versions gives one line.
 type key struct {
-	category, group, dir, subject, change string
+	category, audience, dir, subject, change string
 }
 
 type entry struct {
@@ -54,6 +63,8 @@ type entry struct {
 
 type generator struct {
 	entries map[key]entry
+	diff    *model.Diff
+	opts    Options
 }
 
 func (g *generator) add(k key, version, line string) {
@@ -67,26 +78,24 @@ func (g *generator) add(k key, version, line string) {
 // count. Removed fields and types are "breaking"; so are fields and types
 // that existed at base and still exist at head about which an
 // unsuppressed error finding of a rule with a ReleaseNote (of rs, the
-// rule catalogue) reports an incompatible change, in that rule's words. New fields and kinds
-// are "feature", newly deprecated fields "noteworthy", Go-only renames
-// "breaking developer". Groups of the componentconfig profile go to the
-// "operator" group, all others to "user". Findings of process rules
-// (versions, tombstones, lifecycle) are not release notes.
-func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
+// rule catalogue) reports an incompatible change, in that rule's words.
+// New fields and kinds are "feature", newly deprecated fields
+// "noteworthy". Go-only changes, which keep the wire format (renames, a type
+// swapped for one of the same wire shape, pointer-ness), are "breaking
+// developer"; every other line goes to the audience of its group and kind
+// (see Audience). Findings of process rules (versions, tombstones,
+// lifecycle) are not release notes.
+func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule, o Options) []Block {
 	incompatible := map[string]*rules.Rule{}
 	for _, r := range rs {
 		if r.ReleaseNote != nil {
 			incompatible[r.ID] = r
 		}
 	}
-	g := &generator{entries: map[key]entry{}}
+	g := &generator{entries: map[key]entry{}, diff: d, opts: o}
 	fields := map[string]*model.FieldDiff{}
 	typesByKey := map[string]*model.TypeDiff{}
 	for _, gd := range d.Groups {
-		audience := "user"
-		if gd.Profile() == model.ProfileComponentConfig {
-			audience = "operator"
-		}
 		for _, pd := range gd.Packages {
 			if !pd.External() {
 				continue
@@ -94,19 +103,20 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
 			pp := newPaths(pd)
 			for _, td := range pd.Types {
 				typesByKey[pd.Pkg().ImportPath+"\x00"+td.Name()] = td
-				g.typeChange(gd, pd, pp, td, audience)
+				g.typeChange(gd, pd, pp, td)
 				if td.Base == nil || td.Head == nil {
 					continue // fields of new types come with the field that uses them
 				}
 				for _, fd := range td.Fields {
 					fields[pd.Pkg().ImportPath+"\x00"+td.Name()+"\x00"+fd.Name()] = fd
-					g.fieldChange(gd, pd, pp, fd, audience)
+					g.fieldChange(gd, pd, pp, fd)
 				}
 			}
 		}
 	}
 	// Incompatible changes of existing fields and types, as judged by the
-	// rules (errors only, suppressed findings excluded).
+	// rules (errors only, suppressed findings excluded). Go-only changes
+	// have their developer note instead.
 	details := map[*model.FieldDiff][]string{}
 	typeDetails := map[*model.TypeDiff][]string{}
 	for i := range fs {
@@ -123,7 +133,7 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
 			continue
 		}
 		fd := fields[f.Package+"\x00"+f.Type+"\x00"+f.Field]
-		if fd == nil || fd.Base == nil || fd.Head == nil || !changed(fd) {
+		if fd == nil || fd.Base == nil || fd.Head == nil || !changed(fd) || g.goOnly(fd) {
 			continue
 		}
 		details[fd] = append(details[fd], rule.ReleaseNote(fd))
@@ -135,7 +145,7 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
 		pp := newPaths(pd)
 		kind, rel := pp.field(td.Name(), fd.Head)
 		line := fmt.Sprintf("`%s`: field `%s` changed incompatibly: %s.", kind, rel, strings.Join(uniqueSorted(ds), "; "))
-		g.add(key{"breaking", audienceOf(gd), gd.Dir, td.Name() + "." + fd.Name(), "changed"}, pd.Version, line)
+		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name() + "." + fd.Name(), "changed"}, pd.Version, line)
 	}
 	for td, ds := range typeDetails {
 		pd := td.Pkg
@@ -146,16 +156,68 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
 			subject += fmt.Sprintf(" (`%s`)", rel)
 		}
 		line := fmt.Sprintf("`%s`: %s changed incompatibly: %s.", kind, subject, strings.Join(uniqueSorted(ds), "; "))
-		g.add(key{"breaking", audienceOf(gd), gd.Dir, td.Name(), "changed"}, pd.Version, line)
+		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name(), "changed"}, pd.Version, line)
 	}
 	return g.blocks()
 }
 
-func audienceOf(gd *model.GroupDiff) string {
-	if gd.Profile() == model.ProfileComponentConfig {
+// Audience is the audience of a note about a kind of a group: the first
+// configured entry (releaseNotes.audiences) that matches the group and
+// kind, else the profile's default. Component configurations are read
+// by operators. In the gardener profile the extension contract (a group
+// whose name or directory says "extensions") is for developers of
+// extensions, the operator API (operator.gardener.cloud) and the kinds
+// that run Gardener itself (Garden, Seed, ManagedSeed, BackupBucket,
+// ControllerRegistration, ...) are for operators, everything else (Shoot,
+// Project, SecretBinding, CredentialsBinding, Quota, ...) for users. The
+// kubernetes and crd profiles write for users.
+func Audience(gd *model.GroupDiff, kind string, rn config.ReleaseNotes) string {
+	name := groupName(gd)
+	if a := rn.AudienceFor(name, gd.Dir, kind); a != "" {
+		return a
+	}
+	switch gd.Profile() {
+	case model.ProfileComponentConfig:
 		return "operator"
+	case model.ProfileGardener:
+		switch {
+		case strings.Contains(name, "extensions") || strings.Contains(gd.Dir, "extensions"):
+			return "developer"
+		case strings.HasPrefix(name, "operator.") || name == "" && path.Base(gd.Dir) == "operator":
+			return "operator"
+		case gardenerOperatorKinds[kind]:
+			return "operator"
+		}
 	}
 	return "user"
+}
+
+// gardenerOperatorKinds are the kinds of Gardener's own API that the
+// operators of a Gardener installation read and write.
+var gardenerOperatorKinds = map[string]bool{
+	"Garden": true, "Gardenlet": true, "Seed": true, "ManagedSeed": true, "ManagedSeedSet": true,
+	"BackupBucket": true, "BackupEntry": true, "ControllerRegistration": true, "ControllerDeployment": true,
+	"ControllerInstallation": true, "CloudProfile": true, "ExposureClass": true, "ShootState": true,
+	"InternalSecret": true, "Extension": true,
+}
+
+func (g *generator) audience(gd *model.GroupDiff, kind string) string {
+	return Audience(gd, kind, g.opts.ReleaseNotes)
+}
+
+// groupName is the API group's name (+groupName), "" when unknown.
+func groupName(gd *model.GroupDiff) string {
+	for _, pd := range gd.Packages {
+		if n := pd.Pkg().GroupName; n != "" {
+			return n
+		}
+	}
+	for _, grp := range []*model.Group{gd.Head, gd.Base} {
+		if grp != nil && grp.Name != "" {
+			return grp.Name
+		}
+	}
+	return ""
 }
 
 // changed reports whether a field pair differs in anything but its
@@ -169,12 +231,29 @@ func changed(fd *model.FieldDiff) bool {
 	return false
 }
 
-func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, td *model.TypeDiff, audience string) {
+// goOnly reports whether a paired field changed only for Go clients: its
+// Go type (keeping the wire shape) or its embedding changed, and nothing
+// but its Go name and deprecation besides.
+func (g *generator) goOnly(fd *model.FieldDiff) bool {
+	if !fd.Has(model.AttrGoType) && !fd.Has(model.AttrEmbedded) {
+		return false
+	}
+	for _, a := range fd.Attrs {
+		switch a {
+		case model.AttrGoName, model.AttrGoType, model.AttrEmbedded, model.AttrDeprecated:
+		default:
+			return false
+		}
+	}
+	return !fd.Has(model.AttrGoType) || rules.WireShapeKept(g.diff, fd)
+}
+
+func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, td *model.TypeDiff) {
 	switch {
 	case td.Base == nil:
 		t := td.Head
 		if t.RootKind && !strings.HasSuffix(t.Name, "List") {
-			g.add(key{"feature", audience, gd.Dir, t.Name, "kind added"}, pd.Version,
+			g.add(key{"feature", g.audience(gd, t.Name), gd.Dir, t.Name, "kind added"}, pd.Version,
 				fmt.Sprintf("`%s`: new kind in `%s`.", t.Name, groupVersion(gd, pd)))
 		}
 	case td.Head == nil:
@@ -184,7 +263,7 @@ func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp pa
 				return // noted with its kind
 			}
 			// Per version: removing a kind from one version is its own note.
-			g.add(key{"breaking", audience, gd.Dir, t.Name + "@" + pd.Version, "kind removed"}, pd.Version,
+			g.add(key{"breaking", g.audience(gd, t.Name), gd.Dir, t.Name + "@" + pd.Version, "kind removed"}, pd.Version,
 				fmt.Sprintf("`%s`: kind was removed from `%s`.", t.Name, groupVersion(gd, pd)))
 			return
 		}
@@ -193,7 +272,7 @@ func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp pa
 		if kind != t.Name {
 			line = fmt.Sprintf("`%s`: type `%s` (`%s`) was removed.", kind, t.Name, rel)
 		}
-		g.add(key{"breaking", audience, gd.Dir, t.Name, "type removed"}, pd.Version, line)
+		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, t.Name, "type removed"}, pd.Version, line)
 	case td.Renamed:
 		kind, rel := pp.typ(td.Head.Name)
 		subject := fmt.Sprintf("Go type `%s`", td.Base.Name)
@@ -205,7 +284,7 @@ func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp pa
 	}
 }
 
-func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, fd *model.FieldDiff, audience string) {
+func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, fd *model.FieldDiff) {
 	td := fd.Type
 	f := fd.Head
 	if f == nil {
@@ -222,29 +301,43 @@ func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp p
 		if f.Optional() {
 			what = "optional field"
 		}
-		g.add(key{"feature", audience, gd.Dir, subject, "added"}, pd.Version,
+		g.add(key{"feature", g.audience(gd, kind), gd.Dir, subject, "added"}, pd.Version,
 			fmt.Sprintf("`%s`: new %s `%s`.", kind, what, rel))
 	case fd.Head == nil:
 		kind, rel := pp.field(td.Name(), f)
-		g.add(key{"breaking", audience, gd.Dir, td.Name() + "." + f.Name, "removed"}, pd.Version,
+		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name() + "." + f.Name, "removed"}, pd.Version,
 			fmt.Sprintf("`%s`: field `%s` was removed.", kind, rel))
 	default:
 		kind, rel := pp.field(td.Name(), fd.Head)
 		if fd.Has(model.AttrDeprecated) {
+			aud := g.audience(gd, kind)
 			if fd.Head.Deprecated {
 				line := fmt.Sprintf("`%s`: field `%s` is deprecated.", kind, rel)
 				if text := deprecationText(fd.Head.Doc); text != "" {
 					line += " " + text
 				}
-				g.add(key{"noteworthy", audience, gd.Dir, subject, "deprecated"}, pd.Version, line)
+				g.add(key{"noteworthy", aud, gd.Dir, subject, "deprecated"}, pd.Version, line)
 			} else {
-				g.add(key{"noteworthy", audience, gd.Dir, subject, "undeprecated"}, pd.Version,
+				g.add(key{"noteworthy", aud, gd.Dir, subject, "undeprecated"}, pd.Version,
 					fmt.Sprintf("`%s`: field `%s` is no longer deprecated.", kind, rel))
 			}
 		}
 		if fd.Has(model.AttrGoName) && !fd.Has(model.AttrJSONName) {
 			g.add(key{"breaking", "developer", gd.Dir, td.Name() + "." + fd.Base.Name, "go renamed"}, pd.Version,
 				fmt.Sprintf("`%s`: Go field `%s.%s` (`%s`) was renamed to `%s` (the wire format is unchanged).", kind, td.Name(), fd.Base.Name, rel, fd.Head.Name))
+		}
+		if g.goOnly(fd) {
+			goName := td.Name() + "." + fd.Head.Name
+			line := fmt.Sprintf("`%s`: Go type of field `%s` (`%s`) changed from `%s` to `%s` (the wire format is unchanged).",
+				kind, goName, rel, fd.Base.Type, fd.Head.Type)
+			if !fd.Has(model.AttrGoType) {
+				how := "is now embedded"
+				if !fd.Head.Embedded {
+					how = "is no longer embedded"
+				}
+				line = fmt.Sprintf("`%s`: Go field `%s` (`%s`) %s (the wire format is unchanged).", kind, goName, rel, how)
+			}
+			g.add(key{"breaking", "developer", gd.Dir, subject, "go type changed"}, pd.Version, line)
 		}
 	}
 }
@@ -382,7 +475,7 @@ func versionKey(v string) ([3]int, bool) {
 func (g *generator) blocks() []Block {
 	byBlock := map[[2]string]map[string]bool{}
 	for k, e := range g.entries {
-		bk := [2]string{k.category, k.group}
+		bk := [2]string{k.category, k.audience}
 		if byBlock[bk] == nil {
 			byBlock[bk] = map[string]bool{}
 		}
@@ -390,12 +483,12 @@ func (g *generator) blocks() []Block {
 	}
 	var out []Block
 	for _, c := range Categories {
-		for _, gr := range Groups {
-			lines := byBlock[[2]string{c, gr}]
+		for _, au := range Audiences {
+			lines := byBlock[[2]string{c, au}]
 			if len(lines) == 0 {
 				continue
 			}
-			b := Block{Category: c, Group: gr}
+			b := Block{Category: c, Audience: au}
 			for l := range lines {
 				b.Lines = append(b.Lines, l)
 			}
@@ -417,7 +510,7 @@ func Render(w io.Writer, blocks []Block) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "```%s %s\n", bl.Category, bl.Group)
+		fmt.Fprintf(&b, "```%s %s\n", bl.Category, bl.Audience)
 		for _, l := range bl.Lines {
 			b.WriteString(l + "\n")
 		}

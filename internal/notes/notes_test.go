@@ -3,6 +3,9 @@ package notes
 import (
 	"strings"
 	"testing"
+
+	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/model"
 )
 
 func TestNewerVersion(t *testing.T) {
@@ -39,12 +42,65 @@ func TestRender(t *testing.T) {
 		t.Errorf("empty: %q, %v", b.String(), err)
 	}
 	b.Reset()
-	blocks := []Block{{"breaking", "user", []string{"a", "b"}}, {"feature", "operator", []string{"c"}}}
+	blocks := []Block{{Category: "breaking", Audience: "user", Lines: []string{"a", "b"}}, {Category: "feature", Audience: "operator", Lines: []string{"c"}}}
 	if err := Render(&b, blocks); err != nil {
 		t.Fatal(err)
 	}
 	want := "```breaking user\na\nb\n```\n\n```feature operator\nc\n```\n"
 	if b.String() != want {
 		t.Errorf("Render = %q, want %q", b.String(), want)
+	}
+}
+
+func TestAudienceDefaults(t *testing.T) {
+	group := func(profile model.Profile, dir, name string) *model.GroupDiff {
+		return &model.GroupDiff{Dir: dir, Head: &model.Group{Dir: dir, Name: name, Profile: profile}}
+	}
+	core := group(model.ProfileGardener, "pkg/apis/core", "core.gardener.cloud")
+	for _, c := range []struct {
+		gd   *model.GroupDiff
+		kind string
+		want string
+	}{
+		{core, "Shoot", "user"},
+		{core, "Project", "user"},
+		{core, "SecretBinding", "user"},
+		{core, "Quota", "user"},
+		{group(model.ProfileGardener, "pkg/apis/security", "security.gardener.cloud"), "CredentialsBinding", "user"},
+		{core, "Seed", "operator"},
+		{core, "BackupBucket", "operator"},
+		{core, "ControllerRegistration", "operator"},
+		{core, "CloudProfile", "operator"},
+		{group(model.ProfileGardener, "pkg/apis/seedmanagement", "seedmanagement.gardener.cloud"), "ManagedSeed", "operator"},
+		{group(model.ProfileGardener, "pkg/apis/operator", "operator.gardener.cloud"), "Garden", "operator"},
+		{group(model.ProfileGardener, "pkg/apis/operator", ""), "Anything", "operator"},
+		{group(model.ProfileGardener, "pkg/apis/extensions", "extensions.gardener.cloud"), "Worker", "developer"},
+		{group(model.ProfileGardener, "pkg/apis/extensions", ""), "Worker", "developer"},
+		{group(model.ProfileComponentConfig, "pkg/gardenlet/apis/config", "gardenlet.config.gardener.cloud"), "GardenletConfiguration", "operator"},
+		{group(model.ProfileKubernetes, "pkg/apis/extensions", "extensions"), "Ingress", "user"},
+		{group(model.ProfileKubernetes, "pkg/apis/core", ""), "Seed", "user"},
+		{group(model.ProfileCRD, "api", "example.com"), "Widget", "user"},
+		{group(model.ProfileComponentConfig, "pkg/apis/config", ""), "Config", "operator"},
+	} {
+		if got := Audience(c.gd, c.kind, config.ReleaseNotes{}); got != c.want {
+			t.Errorf("Audience(%s %s (%s), %s) = %q, want %q", c.gd.Dir, c.gd.Head.Name, c.gd.Head.Profile, c.kind, got, c.want)
+		}
+	}
+	// The configuration comes first.
+	rn := config.ReleaseNotes{Audiences: []config.Audience{
+		{Group: "core.gardener.cloud", Kind: "Seed", Audience: "user"},
+		{Group: "pkg/apis/extensions", Audience: "operator"},
+	}}
+	for _, c := range []struct {
+		gd         *model.GroupDiff
+		kind, want string
+	}{
+		{core, "Seed", "user"},
+		{core, "Garden", "operator"}, // not configured: the default
+		{group(model.ProfileGardener, "pkg/apis/extensions", "extensions.gardener.cloud"), "Worker", "operator"},
+	} {
+		if got := Audience(c.gd, c.kind, rn); got != c.want {
+			t.Errorf("configured: Audience(%s, %s) = %q, want %q", c.gd.Dir, c.kind, got, c.want)
+		}
 	}
 }
