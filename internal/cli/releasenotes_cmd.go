@@ -15,7 +15,8 @@ func newReleaseNotesCmd() *cobra.Command {
 		Long: "release-notes compares --base and --head as check does and prints one fenced Markdown block per " +
 			"category and audience, e.g. \"```breaking user\": removed fields and incompatible changes are " +
 			"breaking, Go-only changes (renames, type swaps that keep the wire format) breaking for developers, " +
-			"new fields and kinds are features, new deprecations are noteworthy. The audience comes from releaseNotes.audiences in the " +
+			"new fields (named by their leaf fields) and kinds are features, new deprecations (with the " +
+			"replacement they name) are noteworthy. The audience comes from releaseNotes.audiences in the " +
 			"configuration, else the profile: in the gardener profile Shoot and other end-user kinds are for " +
 			"users, Seed, Garden and the other kinds that run Gardener for operators, the extensions contract " +
 			"for developers; component configurations are for operators. The lines are stubs to paste into the " +

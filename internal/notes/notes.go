@@ -79,8 +79,10 @@ func (g *generator) add(k key, version, line string) {
 // that existed at base and still exist at head about which an
 // unsuppressed error finding of a rule with a ReleaseNote (of rs, the
 // rule catalogue) reports an incompatible change, in that rule's words.
-// New fields and kinds are "feature", newly deprecated fields
-// "noteworthy". Go-only changes, which keep the wire format (renames, a type
+// New fields and kinds are "feature" (a new field whose type is a new
+// struct is noted by the leaf fields below it), newly deprecated fields
+// "noteworthy" (the replacement their Deprecated: paragraph names is
+// quoted). Go-only changes, which keep the wire format (renames, a type
 // swapped for one of the same wire shape, pointer-ness), are "breaking
 // developer"; every other line goes to the audience of its group and kind
 // (see Audience). Findings of process rules (versions, tombstones,
@@ -297,12 +299,18 @@ func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp p
 	switch {
 	case fd.Base == nil:
 		kind, rel := pp.field(td.Name(), f)
-		what := "field"
-		if f.Optional() {
-			what = "optional field"
+		aud := g.audience(gd, kind)
+		for _, l := range addedLeaves(pd, f, rel) {
+			what := "field"
+			if l.field.Optional() {
+				what = "optional field"
+			}
+			line := fmt.Sprintf("`%s`: new %s `%s`.", kind, what, l.path)
+			if l.more > 0 {
+				line = fmt.Sprintf("`%s`: new %s `%s` with %d fields.", kind, what, l.path, l.more)
+			}
+			g.add(key{"feature", aud, gd.Dir, td.Name() + "." + l.goPath, "added"}, pd.Version, line)
 		}
-		g.add(key{"feature", g.audience(gd, kind), gd.Dir, subject, "added"}, pd.Version,
-			fmt.Sprintf("`%s`: new %s `%s`.", kind, what, rel))
 	case fd.Head == nil:
 		kind, rel := pp.field(td.Name(), f)
 		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name() + "." + f.Name, "removed"}, pd.Version,
@@ -342,10 +350,91 @@ func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp p
 	}
 }
 
+// maxLeaves is how many leaf fields of a new struct are named one by one;
+// a bigger new struct is named as one field.
+const maxLeaves = 8
+
+// leaf is a field that a new field brings: its JSON path below the kind,
+// its Go path below the type that got the new field, and for a struct
+// named as a whole (too many fields), how many fields it has.
+type leaf struct {
+	field  *model.Field
+	path   string
+	goPath string
+	more   int
+}
+
+// addedLeaves are the fields a new field f (JSON path rel) adds: f itself,
+// or, when f's type is a struct that is new in this change, the leaf
+// fields below it (through further new structs): a reader wants to know
+// `.spec.controlPlane.zones.allowZonePinning`, not only `.zones`.
+func addedLeaves(pd *model.PackageDiff, f *model.Field, rel string) []leaf {
+	self := []leaf{{field: f, path: rel, goPath: f.Name}}
+	leaves, ok := newStructLeaves(pd, f, rel, f.Name, map[string]bool{})
+	switch {
+	case !ok || len(leaves) == 0:
+		return self
+	case len(leaves) > maxLeaves:
+		self[0].more = len(leaves)
+		return self
+	}
+	return leaves
+}
+
+// newStructLeaves returns the leaf fields below f when its type is a
+// struct (or a pointer to one) of the package that base does not have; ok
+// is false when f's type is no such struct, or the struct has a member
+// that cannot be named on its own (inlined from an existing type).
+func newStructLeaves(pd *model.PackageDiff, f *model.Field, rel, goPath string, seen map[string]bool) ([]leaf, bool) {
+	if strings.HasPrefix(strings.TrimLeft(f.Type, "*"), "[") || strings.HasPrefix(strings.TrimLeft(f.Type, "*"), "map[") {
+		return nil, false // a new list or map is the feature, not its entries' fields
+	}
+	name := model.LocalTypeName(f.Type)
+	if name == "" || pd.Head == nil || seen[name] {
+		return nil, false
+	}
+	t := pd.Head.Type(name)
+	if t == nil || t.Kind != model.KindStruct || !newType(pd, name) {
+		return nil, false
+	}
+	seen[name] = true
+	defer delete(seen, name)
+	var out []leaf
+	for _, c := range t.Fields {
+		if c.JSON.Name == "-" {
+			continue
+		}
+		cpath, cgo := rel, goPath+"."+c.Name
+		if !c.Inline() {
+			cpath += "." + c.WireName()
+		}
+		if sub, ok := newStructLeaves(pd, c, cpath, cgo, seen); ok {
+			out = append(out, sub...)
+			continue
+		}
+		if c.Inline() {
+			return nil, false
+		}
+		out = append(out, leaf{field: c, path: cpath, goPath: cgo})
+	}
+	return out, true
+}
+
+// newType reports whether the head type name of a package pair is new in
+// this change (not renamed from a base type).
+func newType(pd *model.PackageDiff, name string) bool {
+	for _, td := range pd.Types {
+		if td.Head != nil && td.Head.Name == name {
+			return td.Base == nil
+		}
+	}
+	return false
+}
+
 var deprecatedPara = regexp.MustCompile(`(?s)(?:^|\n)\s*Deprecated:\s*(.*?)(?:\n\s*\n|$)`)
 
 // deprecationText returns the text of a doc comment's "Deprecated:"
-// paragraph on one line.
+// paragraph on one line, with the replacement it names quoted as code.
 func deprecationText(doc string) string {
 	m := deprecatedPara.FindStringSubmatch(doc)
 	if m == nil {
@@ -355,7 +444,58 @@ func deprecationText(doc string) string {
 	if text != "" && !strings.HasSuffix(text, ".") {
 		text += "."
 	}
+	return quoteReplacement(text)
+}
+
+// replacementRe finds where a deprecation names what to use instead: "use
+// X instead", "please use X", "in favo(u)r of X". X is what follows, up
+// to " instead" or the end of the sentence.
+var replacementRe = regexp.MustCompile(`(?i)\b(?:please\s+use|use|in\s+favou?r\s+of)\s+`)
+
+// replacementLead are words before the replacement's name ("use the new
+// field X instead").
+var replacementLead = regexp.MustCompile(`(?i)^(?:the\s+)?(?:new\s+)?(?:field\s+|fields\s+)?`)
+
+// quoteReplacement puts the name of the replacement that a deprecation
+// text names in backticks: "Use .spec.network instead." becomes "Use
+// `.spec.network` instead.". A replacement of several words is left alone
+// (it is prose), and so is a text that names none.
+func quoteReplacement(text string) string {
+	for _, loc := range replacementRe.FindAllStringIndex(text, -1) {
+		verb := strings.ToLower(strings.Join(strings.Fields(text[loc[0]:loc[1]]), " "))
+		rest := text[loc[1]:]
+		end := sentenceEnd(rest)
+		phrase := rest[:end]
+		if i := strings.Index(strings.ToLower(phrase), " instead"); i >= 0 {
+			phrase = phrase[:i]
+		} else if verb == "use" {
+			continue // "use X" without "instead" is no replacement ("do not use this field")
+		}
+		lead := replacementLead.FindString(phrase)
+		token := strings.TrimRight(phrase[len(lead):], ",;:)")
+		name := strings.Trim(token, `'"`)
+		switch {
+		case name == "" || strings.ContainsAny(name, " \t"):
+			continue // prose, not a name
+		case strings.Contains(name, "`"):
+			return text // already quoted
+		}
+		start := loc[1] + len(lead)
+		return text[:start] + "`" + name + "`" + text[start+len(token):]
+	}
 	return text
+}
+
+// sentenceEnd is the index where the sentence that starts s ends: at ". "
+// (a period before a space) or the end of s; a period inside a path such
+// as ".spec.network" does not end it.
+func sentenceEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		if (s[i] == '.' || s[i] == ';') && (i+1 == len(s) || s[i+1] == ' ') {
+			return i
+		}
+	}
+	return len(s)
 }
 
 func groupVersion(gd *model.GroupDiff, pd *model.PackageDiff) string {
