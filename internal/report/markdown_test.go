@@ -225,6 +225,7 @@ func TestGFMChecker(t *testing.T) {
 		{head + "| a | see http://e |\n", "autolink"},
 		{head + "| a | www.e.com |\n", "autolink"},
 		{head + "| a | \\#12 |\n", "issue reference"},
+		{head + "| a | see GH-12 |\n", "issue reference"},
 		{head + "| a | [x](http://e) |\n", "link to"},
 		{head + "| a | &#64;x |\n", "entity"},
 		{head + "| a | `b |\n", "unmatched backtick"},
@@ -364,7 +365,7 @@ func TestMarkdownHostile(t *testing.T) {
 	// nothing.
 	text := gfmText(md)
 	for _, bad := range []string{"@org", "@everyone", "@someone", "@user", "@x", "@b.example", "http://e", "https://e/x.png",
-		"www.example", "#1", "#12"} {
+		"www.example", "#1", "#12", "GH-1"} {
 		if strings.Contains(text, bad) {
 			t.Errorf("hostile text %q got through", bad)
 		}
@@ -599,7 +600,7 @@ var (
 	allowedHTML = []string{"<br>", "<details>", "</details>", "<summary>", "</summary>"}
 	autolinkRe  = regexp.MustCompile(`(?i)(?:https?|ftp)://|www\.`)
 	mentionRe   = regexp.MustCompile(`@[A-Za-z0-9]`)
-	issueRefRe  = regexp.MustCompile(`#[0-9]`)
+	issueRefRe  = regexp.MustCompile(`#[0-9]|(?i)\bgh-[0-9]`)
 )
 
 // gfmProblems is a small checker of the Markdown the report writes, as

@@ -71,8 +71,9 @@ func shorten(s string, limit int) string {
 
 // mdText renders s as literal text. Markdown punctuation is escaped with a
 // backslash, HTML specials become entities, '@', '#' (before a letter or
-// digit), "://" and "www." get a zero-width joiner, and line breaks become
-// <br> in a cell and a space in running text.
+// digit), "GH-" (before a digit), "://" and "www." get a zero-width
+// joiner, and line breaks become <br> in a cell and a space in running
+// text.
 func mdText(s string, ctx mdContext) string {
 	s = sanitize(newlines.Replace(s))
 	var b strings.Builder
@@ -108,6 +109,12 @@ func mdText(s string, ctx mdContext) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
+		case '-':
+			b.WriteByte('-')
+			// "GH-123" is an issue reference too.
+			if i >= 2 && strings.EqualFold(s[i-2:i], "gh") && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+				b.WriteString(zwj)
+			}
 		case '\n':
 			b.WriteString(lineBreak(ctx))
 		case '\t':
