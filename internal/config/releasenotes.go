@@ -18,9 +18,9 @@ type ReleaseNotes struct {
 // patterns; an empty one matches everything, and at least one is set.
 type Audience struct {
 	// Group matches the API group: a pattern with a '/' is a directory
-	// glob (as exclude: it matches the directory and everything below),
-	// any other a path.Match pattern of the API group name, e.g.
-	// "*.gardener.cloud".
+	// glob (as exclude, see MatchGlob: it matches the directory and
+	// everything below), any other a path.Match pattern of the API group
+	// name, e.g. "*.gardener.cloud".
 	Group string
 	// Kind is a path.Match pattern of the kind (for a type no kind
 	// reaches, its Go type name).
@@ -81,7 +81,7 @@ func (v *validator) releaseNotes(s *strict[rawReleaseNotes]) {
 		if r.Group.set() {
 			var err error
 			if strings.Contains(a.Group, "/") {
-				err = checkGlob(a.Group)
+				_, err = CompileGlob(strings.TrimSuffix(a.Group, "/"))
 			} else {
 				_, err = path.Match(a.Group, "")
 				if err != nil {
