@@ -107,7 +107,10 @@ func markdownReport(r *finding.Report, o Options, limit int) string {
 	var head strings.Builder
 	head.WriteString(MarkdownMarker + "\n")
 	head.WriteString("### apicheck: " + SummaryLine(r) + "\n\n")
-	fmt.Fprintf(&head, "Compared %s with %s.\n", mdCode(revLabel(r.Base), inText), mdCode(revLabel(r.Head), inText))
+	// Ref names come from the command line or the CI environment: no
+	// bound but ours keeps them from taking the comment.
+	fmt.Fprintf(&head, "Compared %s with %s.\n", mdCode(shorten(revLabel(r.Base), mdMessageMax), inText),
+		mdCode(shorten(revLabel(r.Head), mdMessageMax), inText))
 	if len(r.Findings) == 0 {
 		head.WriteString("\nNo API compatibility findings.\n")
 	}

@@ -439,6 +439,24 @@ func TestMarkdownHugeCell(t *testing.T) {
 	}
 }
 
+// Ref names have no length limit of their own: a huge one is cut, and
+// the findings still fit.
+func TestMarkdownHugeRefs(t *testing.T) {
+	r := mdManyFindings(3)
+	r.Base.Ref = strings.Repeat("b", 100000)
+	r.Head.Ref = strings.Repeat("h|@x ", 20000)
+	md := markdownWith(t, r, Options{})
+	if len(md) > MarkdownLimit {
+		t.Fatalf("%d bytes", len(md))
+	}
+	if n := len(gfmTableRows(md)); n != 3 {
+		t.Errorf("%d rows, want 3", n)
+	}
+	if !strings.Contains(md, strings.Repeat("b", mdMessageMax-1)+"…") {
+		t.Error("the base ref is not shortened with an ellipsis")
+	}
+}
+
 func TestMarkdownManyNotes(t *testing.T) {
 	r := mdManyFindings(100)
 	for i := 0; i < 200; i++ {
