@@ -269,6 +269,42 @@ func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 	}
 }
 
+// An exclude pattern that names one version directory leaves that
+// version out of its group; Discover reports what a scan would check.
+func TestExcludeOneVersion(t *testing.T) {
+	api := "// +groupName=core.example.cloud\npackage %s\n\n// Spec is a spec.\ntype Spec struct{}\n"
+	src := mapSource{
+		"go.mod":                          "module example.com/repo\n\ngo 1.22\n",
+		"pkg/apis/core/v1/types.go":       fmt.Sprintf(api, "v1"),
+		"pkg/apis/core/v1alpha1/types.go": fmt.Sprintf(api, "v1alpha1"),
+		"pkg/util/v1/util.go":             "package v1\n\ntype Helper struct{}\n",
+	}
+	opts := scan.Options{Exclude: []string{"pkg/apis/core/v1alpha1"}}
+	m, err := scan.Scan(src, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Groups) != 1 || len(m.Groups[0].Versions) != 1 || m.Groups[0].Versions[0].Version != "v1" {
+		t.Errorf("groups = %+v", m.Groups)
+	}
+	for _, tc := range []struct {
+		opts scan.Options
+		want map[string][]string
+	}{
+		{opts, map[string][]string{"pkg/apis/core": {"pkg/apis/core/v1"}}},
+		{scan.Options{}, map[string][]string{"pkg/apis/core": {"pkg/apis/core/v1", "pkg/apis/core/v1alpha1"}}},
+		{scan.Options{Exclude: []string{"pkg/apis/**"}}, map[string][]string{}},
+	} {
+		got, err := scan.Discover(src, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("Discover(%+v) (-want +got):\n%s", tc.opts, d)
+		}
+	}
+}
+
 // The repository's profile is detected from its modules and API markers;
 // versions get their maturity from their names or the configuration.
 func TestProfileAndMaturity(t *testing.T) {
