@@ -187,10 +187,13 @@ type Type struct {
 	Alias bool `json:"alias,omitempty"`
 	Pos   Pos  `json:"pos"`
 	// End is the position of the closing brace of a struct.
-	End     Pos      `json:"end"`
-	Doc     string   `json:"doc,omitempty"`
-	Markers Markers  `json:"markers,omitempty"`
-	Fields  []*Field `json:"fields,omitempty"`
+	End     Pos     `json:"end"`
+	Doc     string  `json:"doc,omitempty"`
+	Markers Markers `json:"markers,omitempty"`
+	// Own are the markers addressed to apicheck itself ("+apicheck:..."),
+	// with the position of their comment line.
+	Own    []LocatedMarker `json:"-"`
+	Fields []*Field        `json:"fields,omitempty"`
 	// Tombstones are commented-out protobuf-tagged field declarations
 	// inside the struct body.
 	Tombstones []*Tombstone `json:"tombstones,omitempty"`
@@ -296,7 +299,10 @@ type Field struct {
 	PatchStrategy string  `json:"patchStrategy,omitempty"`
 	PatchMergeKey string  `json:"patchMergeKey,omitempty"`
 	Markers       Markers `json:"markers,omitempty"`
-	Doc           string  `json:"doc,omitempty"`
+	// Own are the markers addressed to apicheck itself ("+apicheck:..."),
+	// with the position of their comment line.
+	Own []LocatedMarker `json:"-"`
+	Doc string          `json:"doc,omitempty"`
 	// Deprecated is true when the doc comment has a "Deprecated:" paragraph.
 	Deprecated bool `json:"deprecated,omitempty"`
 	// Alpha is true for a field its markers or doc comment call alpha
@@ -426,6 +432,12 @@ type Markers []Marker
 type Marker struct {
 	Key   string `json:"key"`
 	Value string `json:"value,omitempty"`
+}
+
+// LocatedMarker is a marker and the position of its comment line.
+type LocatedMarker struct {
+	Marker
+	Pos Pos
 }
 
 // Has reports whether key is present.
