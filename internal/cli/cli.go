@@ -18,6 +18,7 @@ import (
 	"github.com/apicheck/apicheck/internal/atomicfile"
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/report"
@@ -139,6 +140,7 @@ func newVersionCmd() *cobra.Command {
 type checkFlags struct {
 	base, head, format, output, failOn, repo string
 	config                                   string
+	trustedConfig                            string   // --trusted-config (check only)
 	reports                                  []string // --report FORMAT=PATH (reports.go)
 }
 
@@ -158,6 +160,8 @@ func newCheckCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and the upstream default branch)")
 	fl.StringVar(&f.head, "head", "", "head revision (default: the working tree)")
+	fl.StringVar(&f.trustedConfig, "trusted-config", check.TrustHead, "which revision's "+config.FileName+" is in effect: "+
+		check.TrustHead+" (convenient, but a change can relax its own check) or "+check.TrustBase+" (for CI gates: a change cannot)")
 	addOutputFlags(cmd, &f)
 	return cmd
 }
@@ -218,12 +222,13 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 		return err
 	}
 	res, err := runner(check.Request{
-		Context:    cmd.Context(),
-		Dir:        dirOrCwd(f.repo),
-		Base:       f.base,
-		Head:       f.head,
-		ConfigPath: f.config,
-		Version:    version(),
+		Context:       cmd.Context(),
+		Dir:           dirOrCwd(f.repo),
+		Base:          f.base,
+		Head:          f.head,
+		ConfigPath:    f.config,
+		TrustedConfig: f.trustedConfig,
+		Version:       version(),
 	})
 	if err != nil {
 		return failure(err)
