@@ -484,6 +484,7 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 		Rules:    rules.Docs(req.catalogue()),
 	}
 	r.Notes = append(r.Notes, snapshotNotes(res.Base, res.Head)...)
+	r.Notes = append(r.Notes, scanNotes(res.BaseModel, res.HeadModel)...)
 	r.Notes = append(r.Notes, res.configNotes...)
 	if n := profileNote(res); n != "" {
 		r.Notes = append(r.Notes, n)
@@ -493,6 +494,23 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 		r.Notes = append(r.Notes, "no API groups found (a directory with version sub-packages such as v1beta1 that declare +groupName or SchemeGroupVersion); list them in .apicheck.yaml if discovery misses them")
 	}
 	return r
+}
+
+// scanNotes are the scanner's notes about head, and those about base
+// that head does not repeat.
+func scanNotes(base, head *model.Model) []string {
+	var out []string
+	if head != nil {
+		out = append(out, head.Notes...)
+	}
+	if base != nil {
+		for _, n := range base.Notes {
+			if head == nil || !slices.Contains(head.Notes, n) {
+				out = append(out, n+" (at base)")
+			}
+		}
+	}
+	return out
 }
 
 // suppressFindings applies the configuration's ignore entries and the

@@ -73,6 +73,9 @@ type Model struct {
 	Profile Profile `json:"profile,omitempty"`
 	// Groups are sorted by Dir.
 	Groups []*Group `json:"groups"`
+	// Notes are statements of the scanner about what it did not read
+	// (e.g. a struct above the field limit), sorted.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Group is one API group: an optional internal package plus its versions.
@@ -200,6 +203,10 @@ type Type struct {
 	// RootKind is true for types embedding metav1.TypeMeta (or marked
 	// +genclient / +kubebuilder:object:root=true).
 	RootKind bool `json:"rootKind,omitempty"`
+	// Skipped says why the scanner did not read the type's fields and
+	// tombstones (a struct above its field limit); the diff then pairs no
+	// fields of the type.
+	Skipped string `json:"skipped,omitempty"`
 
 	byName map[string]*Field // built by Model.Sort
 }

@@ -72,6 +72,9 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 					}
 					seen[t.Name] = t
 					pkg.Types = append(pkg.Types, t)
+					if t.Skipped != "" {
+						s.notes = append(s.notes, t.Skipped)
+					}
 				}
 			case token.CONST:
 				lastType := ""
@@ -312,6 +315,11 @@ func docText(lines []string) string {
 	return strings.TrimSpace(strings.Join(keep, "\n"))
 }
 
+// MaxFields bounds the fields of a struct the scanner reads. A struct
+// with more is kept without fields (model.Type.Skipped) and a note says
+// so: API types have dozens of fields, Kubernetes' largest a few hundred.
+const MaxFields = 10000
+
 func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, error) {
 	doc := ts.Doc
 	if doc == nil && len(gd.Specs) == 1 {
@@ -343,6 +351,14 @@ func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, 
 	}
 	t.Kind = model.KindStruct
 	t.End = pf.pos(st.Fields.Closing)
+	n := 0
+	for _, f := range st.Fields.List {
+		n += max(1, len(f.Names))
+	}
+	if n > MaxFields {
+		t.Skipped = fmt.Sprintf("struct %s (%s) has %d fields, more than apicheck's limit of %d: its fields are not checked", t.Name, t.Pos, n, MaxFields)
+		return t, nil
+	}
 	for _, f := range st.Fields.List {
 		fields, err := buildFields(pf, f)
 		if err != nil {

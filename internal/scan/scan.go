@@ -14,6 +14,7 @@ import (
 	"go/token"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,6 +94,8 @@ type state struct {
 	res *resolver
 	// exprs caches parsed field type expressions (read-only once parsed).
 	exprs map[string]ast.Expr
+	// notes become the model's notes.
+	notes []string
 }
 
 type parsedFile struct {
@@ -307,6 +310,8 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	}
 	m.Sort()
 	contract.Normalize(m)
+	sort.Strings(s.notes)
+	m.Notes = slices.Compact(s.notes)
 	return m, nil
 }
 
