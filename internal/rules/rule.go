@@ -7,13 +7,14 @@
 package rules
 
 import (
-	"fmt"
 	"iter"
+	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/par"
 )
 
 // Category groups rules as rules.md does.
@@ -581,7 +582,7 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 func safeCheck(r *Rule, c *Context) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error in rule %s: %v", r.ID, p)
+			err = &par.PanicError{In: "rule " + r.ID, Value: p, Stack: debug.Stack()}
 		}
 	}()
 	r.Check(c)
