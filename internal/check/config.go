@@ -11,6 +11,7 @@ import (
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/notes"
 	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -198,9 +199,9 @@ func oneLine(err error) string {
 }
 
 // Vocabulary is what a configuration may name: the rule catalogue, the
-// profiles and the severities.
+// profiles, the severities and the release-note audiences.
 func Vocabulary(catalogue []*rules.Rule) config.Vocabulary {
-	v := config.Vocabulary{RuleIDs: ruleIDs(catalogue), Severities: finding.SeverityNames()}
+	v := config.Vocabulary{RuleIDs: ruleIDs(catalogue), Severities: finding.SeverityNames(), Audiences: notes.Audiences}
 	for _, p := range model.Profiles() {
 		v.Profiles = append(v.Profiles, string(p))
 	}

@@ -171,6 +171,7 @@ type checkFlags struct {
 	config                                   string
 	trustedConfig                            string   // --trusted-config (check only)
 	reports                                  []string // --report FORMAT=PATH (reports.go)
+	linkBase                                 string   // --link-base URL (reports.go)
 }
 
 func newCheckCmd() *cobra.Command {
@@ -222,6 +223,7 @@ func addOutputFlags(cmd *cobra.Command, f *checkFlags) {
 	fl.StringVar(&f.repo, "repo", "", "repository directory (default: the current directory)")
 	addConfigFlag(cmd, &f.config)
 	addReportFlag(cmd, &f.reports)
+	addLinkBaseFlag(cmd, &f.linkBase)
 }
 
 func parseFailOn(s string) (finding.Severity, error) {
@@ -250,6 +252,11 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 	if err != nil {
 		return err
 	}
+	opts, err := reportOptions(f.linkBase, os.Getenv)
+	if err != nil {
+		return err
+	}
+	outputs.configure(opts)
 	res, err := runner(check.Request{
 		Context:       cmd.Context(),
 		Dir:           dirOrCwd(f.repo),
