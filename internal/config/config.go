@@ -42,6 +42,8 @@ type Config struct {
 	// Groups, when non-empty, list the API groups explicitly and replace
 	// automatic discovery.
 	Groups []Group
+	// GroupsPos is where the groups key is written (zero when it is not).
+	GroupsPos Pos
 
 	// Rules holds per-rule settings by rule ID.
 	Rules map[string]RuleSetting

@@ -78,6 +78,7 @@ func TestParseEveryKey(t *testing.T) {
 			{Dir: "pkg/gardenlet/apis/config", Profile: "componentconfig", Pos: pos(5, 5)},
 			{Dir: "pkg/apis/extensions", Pos: pos(7, 5)},
 		},
+		GroupsPos: pos(2, 1),
 		Rules: map[string]RuleSetting{
 			"PROTO_TAG_MISSING":   {Severity: "error", Pos: pos(9, 3)},
 			"UNCLASSIFIED_CHANGE": {Enabled: boolPtr(false), Pos: pos(11, 3)},

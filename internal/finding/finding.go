@@ -98,12 +98,19 @@ type Finding struct {
 
 // ComputeFingerprint fills f.Fingerprint from its identity.
 func (f *Finding) ComputeFingerprint() {
+	f.Fingerprint = FingerprintOf(f.Rule, f.Package, f.Type, f.Field, f.APIPath, f.discriminator())
+}
+
+// FingerprintOf is the fingerprint of an identity given as parts; a
+// finding whose identity is not its API element (e.g. a line of the
+// configuration) sets its Fingerprint with it before Finalize.
+func FingerprintOf(parts ...string) string {
 	h := sha256.New()
-	for _, s := range []string{f.Rule, f.Package, f.Type, f.Field, f.APIPath, f.discriminator()} {
+	for _, s := range parts {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
-	f.Fingerprint = hex.EncodeToString(h.Sum(nil))[:32]
+	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
 // discriminator separates findings of one rule on one field that differ
