@@ -19,6 +19,7 @@ import (
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/fix"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/report"
 )
@@ -121,6 +122,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.AddCommand(newAuditCmd(), newCheckCmd(), newDumpCmd(), newVersionCmd(), newInitCmd(), newReleaseNotesCmd())
 	root.AddCommand(newRulesCmd())
+	root.AddCommand(newFixCmd())
 	return root
 }
 
@@ -140,6 +142,7 @@ type checkFlags struct {
 	base, head, format, output, failOn, repo string
 	config                                   string
 	reports                                  []string // --report FORMAT=PATH (reports.go)
+	fix                                      bool     // check --fix (fix_cmd.go)
 }
 
 func newCheckCmd() *cobra.Command {
@@ -158,6 +161,7 @@ func newCheckCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and the upstream default branch)")
 	fl.StringVar(&f.head, "head", "", "head revision (default: the working tree)")
+	fl.BoolVar(&f.fix, "fix", false, "after the report, apply the safe fixes to the working tree as apicheck fix does")
 	addOutputFlags(cmd, &f)
 	return cmd
 }
@@ -231,6 +235,13 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 	defer res.Close()
 	if err := outputs.write(cmd.OutOrStdout(), res.Report); err != nil {
 		return failure(err)
+	}
+	var fixErr error
+	if f.fix {
+		fixErr = applyFixes(cmd, res, fix.Options{})
+	}
+	if fixErr != nil {
+		return fixErr
 	}
 	if failOn != 0 && res.Report.Worst() >= failOn {
 		return &exitError{code: ExitFindings}
