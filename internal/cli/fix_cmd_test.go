@@ -177,3 +177,15 @@ func TestFixHelpDocumentsExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// A bare repository has no working tree to fix: a usage error, even when
+// the check itself (two commits) works.
+func TestFixBareRepository(t *testing.T) {
+	f := gitfixture.FromTxtar(t, []byte(reportsHistory))
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	f.Git("clone", "-q", "--bare", f.Dir, bare)
+	code, _, stderr := run(t, "fix", "--repo", bare, "--base", f.Commits["base"], "--head", f.Commits["head"])
+	if code != ExitUsage || !strings.Contains(stderr, "is a bare repository: there is no working tree to fix") {
+		t.Errorf("exit %d, want %d\n%s", code, ExitUsage, stderr)
+	}
+}
