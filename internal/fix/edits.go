@@ -299,6 +299,9 @@ func planStruct(pf *parsedFile, typ string, items []*item, pkg source) {
 			toNumber = append(toNumber, numbered{it, idx})
 		}
 	}
+	if next > 0 {
+		next = protobuf.NextSafe([]int{next - 1}, nil) // never inside 19000-19999
+	}
 	sort.SliceStable(toNumber, func(i, j int) bool { return toNumber[i].idx < toNumber[j].idx })
 	numbers := map[*item]int{}
 	for _, n := range toNumber {

@@ -3,6 +3,7 @@ package fix
 import (
 	"bytes"
 	"fmt"
+	"go/format"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -365,5 +366,92 @@ func TestApplyOnlyAPIFiles(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(fx.Dir, file)); string(got) != src {
 		t.Errorf("main.go changed: %q", got)
+	}
+}
+
+// mapSource is a package directory in memory.
+type mapSource map[string][]byte
+
+func (m mapSource) dirFiles(string) (map[string][]byte, error) { return m, nil }
+
+// TestPlanFile plans single intents on small files, without git: what
+// each fix writes (after gofmt), what is already done, and why what
+// cannot be fixed is not.
+func TestPlanFile(t *testing.T) {
+	const name = "p/v1/types.go"
+	hdr := "package v1\n\n"
+	for _, c := range []struct {
+		name string
+		src  string
+		it   item
+		want string // the formatted result, "noop", or "skip: <substring>"
+	}{
+		{"pointer", "type S struct {\n\tA int32 `json:\"a\"`\n}\n", item{kind: kindPointer, field: "A"},
+			"type S struct {\n\tA *int32 `json:\"a\"`\n}\n"},
+		{"already a pointer", "type S struct {\n\tA *int32\n}\n", item{kind: kindPointer, field: "A"}, "noop"},
+		{"slice is nillable", "type S struct {\n\tA []int32\n}\n", item{kind: kindPointer, field: "A"}, "noop"},
+		{"array is not", "type S struct {\n\tA [2]int32\n}\n", item{kind: kindPointer, field: "A"},
+			"type S struct {\n\tA *[2]int32\n}\n"},
+		{"positional literal", "type S struct {\n\tA int32\n}\n\nvar x = S{1}\n", item{kind: kindPointer, field: "A"},
+			"skip: A is used at p/v1/types.go:7:9"},
+		{"optional exists", "type S struct {\n\t// +optional\n\tA *int32\n}\n", item{kind: kindOptional, field: "A"}, "noop"},
+		{"optional in place of k8s:required", "type S struct {\n\t// A is a.\n\t// +k8s:required\n\tA *int32\n}\n",
+			item{kind: kindOptional, field: "A"}, "type S struct {\n\t// A is a.\n\t// +optional\n\tA *int32\n}\n"},
+		{"shares its line", "type S struct{ B int32; A int32 }\n", item{kind: kindOptional, field: "A"},
+			"skip: A shares its line with other code"},
+		{"omitempty exists", "type S struct {\n\tA *int32 `json:\"a,omitzero\"`\n}\n", item{kind: kindOmitEmpty, field: "A"}, "noop"},
+		{"json key missing", "type S struct {\n\tA *int32 `protobuf:\"varint,1,opt,name=a\"`\n}\n", item{kind: kindOmitEmpty, field: "A", jsonName: "a"},
+			"type S struct {\n\tA *int32 `json:\"a,omitempty\" protobuf:\"varint,1,opt,name=a\"`\n}\n"},
+		{"interpreted tag", "type S struct {\n\tA *int32 \"json:\\\"a\\\"\"\n}\n", item{kind: kindOmitEmpty, field: "A"},
+			"skip: its struct tag is an interpreted string literal"},
+		{"json escapes", "type S struct {\n\tA *int32 `json:\"a\\\"\"`\n}\n", item{kind: kindOmitEmpty, field: "A"},
+			"skip: cannot take omitempty mechanically"},
+		{"json dash", "type S struct {\n\tA *int32 `json:\"-\"`\n}\n", item{kind: kindOmitEmpty, field: "A"},
+			"skip: cannot take omitempty mechanically"},
+		{"renumbered since", "type S struct {\n\tA *int32 `protobuf:\"varint,5,opt,name=a\"`\n}\n", item{kind: kindNumber, field: "A", oldNumber: 3}, "noop"},
+		{"renumber", "type S struct {\n\tB *int32 `protobuf:\"varint,4,opt,name=b\"`\n\tA *int32 `protobuf:\"varint,3,opt,name=a\"`\n}\n",
+			item{kind: kindNumber, field: "A", oldNumber: 3, floor: 19000},
+			"type S struct {\n\tB *int32 `protobuf:\"varint,4,opt,name=b\"`\n\tA *int32 `protobuf:\"varint,20000,opt,name=a\"`\n}\n"},
+		{"tombstone exists", "type S struct {\n\t// A is tombstoned to show why 2 is reserved protobuf tag.\n\t// A *int32 `protobuf:\"varint,2,opt,name=a\"`\n}\n",
+			item{kind: kindTombstone, field: "A", tomb: &tombSpec{name: "A", number: 2}}, "noop"},
+		{"tombstone in an empty struct", "type S struct{}\n",
+			item{kind: kindTombstone, field: "A", tomb: &tombSpec{name: "A", number: 2, explanation: "A is tombstoned to show why 2 is reserved protobuf tag.", decl: "A *int32 `protobuf:\"varint,2,opt,name=a\"`"}},
+			"type S struct {\n\t// A is tombstoned to show why 2 is reserved protobuf tag.\n\t// A *int32 `protobuf:\"varint,2,opt,name=a\"`\n}\n"},
+		{"field gone", "type S struct {\n\tB int32\n}\n", item{kind: kindPointer, field: "A"}, "skip: struct S has no field A any more"},
+		{"struct gone", "type T struct{}\n", item{kind: kindPointer, field: "A"}, "skip: struct S is no longer in p/v1/types.go"},
+		{"CRLF", "type S struct {\r\n\tA int32\r\n}\r\n", item{kind: kindPointer, field: "A"}, "skip: CRLF line endings"},
+		{"syntax error", "type S struct {\n\tA int32 `json\n}\n", item{kind: kindPointer, field: "A"}, "skip: the file does not parse"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := []byte(hdr + c.src)
+			it := c.it
+			it.file, it.dir, it.typ = name, "p/v1", "S"
+			planFile(name, src, []*item{&it}, mapSource{name: src})
+			o := it.out
+			var got string
+			switch {
+			case o.skip != "":
+				got = "skip: " + o.skip
+				if !strings.HasPrefix(c.want, "skip: ") || !strings.Contains(got, c.want[len("skip: "):]) {
+					t.Errorf("got %q, want %q", got, c.want)
+				}
+				return
+			case o.noop:
+				got = "noop"
+			case o.fix != nil:
+				out, err := applyEdits(src, o.fix.Edits)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f, err := format.Source(out); err != nil {
+					t.Fatalf("%v:\n%s", err, out)
+				} else {
+					got = strings.TrimPrefix(string(f), hdr)
+				}
+			}
+			if got != c.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
+			}
+		})
 	}
 }
