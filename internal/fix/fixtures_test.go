@@ -208,6 +208,34 @@ func tree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// worktreeFiles reads every regular file below dir but .git.
+func worktreeFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = b
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func changedFiles(before, after map[string]string) []string {
 	var out []string
 	for p, v := range before {
@@ -296,6 +324,7 @@ func (c *fixCase) run(t *testing.T) {
 		head = "HEAD"
 	}
 	treeBefore := tree(t, fx.Dir)
+	contentBefore := worktreeFiles(t, fx.Dir)
 	before, out := runFix(t, fx.Dir, base, head, fix.Options{Force: c.force, DryRun: c.dryRun})
 	for _, r := range c.fixed {
 		if !rulesOf(before.Report)[r] {
@@ -331,6 +360,30 @@ func (c *fixCase) run(t *testing.T) {
 		}
 	} else if !slices.Equal(out.Files, wantChanged) {
 		t.Errorf("Result.Files = %v, want %v", out.Files, wantChanged)
+	}
+	// The diff is a patch git apply and patch -p1 accept, and it turns
+	// the files into what the fix wrote (in a dry run, that it applies).
+	if len(out.Files) > 0 {
+		if len(out.Diff) == 0 {
+			t.Errorf("files changed without a diff")
+		}
+		var patched map[string][]byte
+		for _, p := range out.Files {
+			if c.dryRun {
+				break
+			}
+			if patched == nil {
+				patched = map[string][]byte{}
+			}
+			b, err := os.ReadFile(filepath.Join(fx.Dir, filepath.FromSlash(p)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			patched[p] = b
+		}
+		fix.CheckPatch(t, contentBefore, patched, out.Diff)
+	} else if len(out.Diff) > 0 {
+		t.Errorf("a diff without changed files:\n%s", out.Diff)
 	}
 	// Idempotent: a second run changes nothing, and when the first left
 	// nothing unfixed there is nothing left to do. Its check of the

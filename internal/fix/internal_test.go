@@ -269,6 +269,51 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 }
 
+// TestUnifiedDiffApplies checks unifiedDiff against git apply and patch:
+// random changes (hunks near each other, at either end, files without a
+// final newline, empty files) must give a patch both accept that turns a
+// into b exactly.
+func TestUnifiedDiffApplies(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	before, after := map[string][]byte{}, map[string][]byte{}
+	var diff []byte
+	for n := 0; n < 40; n++ {
+		var a []string
+		for i := range r.Intn(40) {
+			a = append(a, fmt.Sprintf("line %d\n", i))
+		}
+		var b []string
+		for i, l := range a {
+			switch r.Intn(8) {
+			case 0: // deleted
+			case 1:
+				b = append(b, "changed "+l)
+			case 2:
+				b = append(b, l, fmt.Sprintf("new after %d\n", i))
+			default:
+				b = append(b, l)
+			}
+		}
+		if r.Intn(4) == 0 {
+			b = append([]string{"new first\n"}, b...)
+		}
+		as, bs := strings.Join(a, ""), strings.Join(b, "")
+		if r.Intn(5) == 0 && as != "" {
+			as = strings.TrimSuffix(as, "\n")
+		}
+		if r.Intn(5) == 0 && bs != "" {
+			bs = strings.TrimSuffix(bs, "\n")
+		}
+		if as == bs || as == "" || bs == "" {
+			continue // git apply takes an empty side for a creation or deletion
+		}
+		name := fmt.Sprintf("d/f%02d.go", n)
+		before[name], after[name] = []byte(as), []byte(bs)
+		diff = append(diff, unifiedDiff("a/"+name, "b/"+name, []byte(as), []byte(bs))...)
+	}
+	CheckPatch(t, before, after, diff)
+}
+
 func ed(start, end int, text string) finding.Edit {
 	return finding.Edit{Path: "f.go", StartOffset: start, EndOffset: end, NewText: text}
 }
