@@ -137,5 +137,8 @@ func OptionsFor(cfg *config.Config, req Request) Options {
 		o.Lifecycle.TagPattern = cfg.Releases.TagPattern
 	}
 	o.Lifecycle.Shoot = cfg.Shoot
+	if o.Lifecycle.UsageExclude == nil {
+		o.Lifecycle.UsageExclude = cfg.Usages.Exclude
+	}
 	return o
 }

@@ -37,7 +37,7 @@ type Config struct {
 
 	// Exclude are globs of directories that are never API groups (in
 	// addition to the built-in exclusions).
-	Exclude []Glob
+	Exclude []ExcludePattern
 
 	// Groups, when non-empty, list the API groups explicitly and replace
 	// automatic discovery.
@@ -51,6 +51,9 @@ type Config struct {
 
 	// Shoot locates the files of the Shoot deprecation stages.
 	Shoot StageFiles
+
+	// Usages says which code is not a usage of a removed field.
+	Usages Usages
 
 	// Ignore entries suppress findings, in file order.
 	Ignore []Ignore
@@ -99,8 +102,8 @@ type Group struct {
 	Pos Pos
 }
 
-// Glob is one exclude pattern and where it is written.
-type Glob struct {
+// ExcludePattern is one exclude pattern and where it is written.
+type ExcludePattern struct {
 	Pattern string
 	Pos     Pos
 }
@@ -167,6 +170,7 @@ func Default() *Config {
 		Rules:    map[string]RuleSetting{},
 		Releases: Releases{TagPattern: DefaultTagPattern, TagRegexp: defaultTagRegexp},
 		Shoot:    DefaultStageFiles(),
+		Usages:   Usages{Exclude: DefaultUsageExclude()},
 	}
 }
 
