@@ -40,7 +40,9 @@ func TestMain(m *testing.M) { hermetic.Main(m) }
 // MESSAGE is "exact" or ~"substring"; the applied and skipped lists are
 // complete. Every file of the repository, .git included, that is not a
 // want/ file must be byte-identical after the fix; the want/ files must be
-// exactly as written. A second run must change nothing.
+// exactly as written. The fix's unified diff must apply with git apply and
+// patch -p1 to give those files; no rule may fire after the fix that did
+// not fire before. A second run must change nothing.
 
 type fixCase struct {
 	name            string
@@ -395,15 +397,23 @@ func (c *fixCase) run(t *testing.T) {
 	if len(out.Skipped) == 0 && !c.dryRun && (len(again.Applied) > 0 || len(again.Skipped) > 0) {
 		t.Errorf("the second run still had work: applied %q, skipped %q", appliedLines(again), skippedLines(again))
 	}
-	if len(c.fixed) > 0 {
-		if head != "" {
-			after = runCheck(t, fx.Dir, base, "")
+	if head != "" {
+		if len(c.fixed) == 0 {
+			return // the working tree need not even parse (bad_input)
 		}
-		fired := rulesOf(after.Report)
-		for _, r := range c.fixed {
-			if fired[r] {
-				t.Errorf("%s still fires after the fix", r)
-			}
+		after = runCheck(t, fx.Dir, base, "")
+	}
+	fired, firedBefore := rulesOf(after.Report), rulesOf(before.Report)
+	for _, r := range c.fixed {
+		if fired[r] {
+			t.Errorf("%s still fires after the fix", r)
+		}
+	}
+	// A fix brings no finding of its own (a tombstone the parser finds
+	// malformed, a number reserved twice).
+	for r := range fired {
+		if !firedBefore[r] {
+			t.Errorf("%s fires after the fix but not before", r)
 		}
 	}
 }
