@@ -142,6 +142,7 @@ type checkFlags struct {
 	base, head, format, output, failOn, repo string
 	config                                   string
 	reports                                  []string // --report FORMAT=PATH (reports.go)
+	linkBase                                 string   // --link-base URL (reports.go)
 	fix                                      bool     // check --fix (fix_cmd.go)
 }
 
@@ -193,6 +194,7 @@ func addOutputFlags(cmd *cobra.Command, f *checkFlags) {
 	fl.StringVar(&f.repo, "repo", "", "repository directory (default: the current directory)")
 	addConfigFlag(cmd, &f.config)
 	addReportFlag(cmd, &f.reports)
+	addLinkBaseFlag(cmd, &f.linkBase)
 }
 
 func parseFailOn(s string) (finding.Severity, error) {
@@ -221,6 +223,11 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 	if err != nil {
 		return err
 	}
+	opts, err := reportOptions(f.linkBase, os.Getenv)
+	if err != nil {
+		return err
+	}
+	outputs.configure(opts)
 	res, err := runner(check.Request{
 		Context:    cmd.Context(),
 		Dir:        dirOrCwd(f.repo),

@@ -49,6 +49,9 @@ type Config struct {
 	// Releases says which git tags are releases (lifecycle rules).
 	Releases Releases
 
+	// ReleaseNotes configures `apicheck release-notes`.
+	ReleaseNotes ReleaseNotes
+
 	// Shoot locates the files of the Shoot deprecation stages.
 	Shoot StageFiles
 
@@ -80,6 +83,9 @@ type Vocabulary struct {
 	// case-insensitively and stored as written here (the canonical
 	// lower-case name). Nil accepts any name (stored lower-case).
 	Severities []string
+	// Audiences are the audiences of release notes (user, operator, ...).
+	// Matched like Severities.
+	Audiences []string
 }
 
 // Group is one explicitly listed API group.
