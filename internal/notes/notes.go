@@ -16,6 +16,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,6 +101,12 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule, o Options) 
 	for _, gd := range d.Groups {
 		for _, pd := range gd.Packages {
 			if !pd.External() {
+				continue
+			}
+			if pd.Base == nil || pd.Head == nil {
+				// A version package added or removed as a whole is one
+				// note per audience, not one per kind and field.
+				g.versionChange(gd, pd)
 				continue
 			}
 			pp := newPaths(pd)
@@ -248,6 +255,48 @@ func (g *generator) goOnly(fd *model.FieldDiff) bool {
 		}
 	}
 	return !fd.Has(model.AttrGoType) || rules.WireShapeKept(g.diff, fd)
+}
+
+// versionChange notes a version package that is new at head or gone at
+// head, with its kinds, one line per audience of those kinds.
+func (g *generator) versionChange(gd *model.GroupDiff, pd *model.PackageDiff) {
+	pkg, category, what := pd.Head, "feature", "kind added"
+	if pd.Head == nil {
+		pkg, category, what = pd.Base, "breaking", "kind removed"
+	}
+	byAudience := map[string][]string{}
+	for _, t := range pkg.Types {
+		if t.RootKind && !strings.HasSuffix(t.Name, "List") {
+			a := g.audience(gd, t.Name)
+			byAudience[a] = append(byAudience[a], "`"+t.Name+"`")
+		}
+	}
+	if len(byAudience) == 0 {
+		byAudience[g.audience(gd, "")] = nil
+	}
+	gv := groupVersion(gd, pd)
+	for a, kinds := range byAudience {
+		slices.Sort(kinds)
+		var line string
+		switch {
+		case pd.Head != nil && len(kinds) > 0:
+			line = fmt.Sprintf("New API version `%s` with %s %s.", gv, plural(len(kinds), "kind", "kinds"), strings.Join(kinds, ", "))
+		case pd.Head != nil:
+			line = fmt.Sprintf("New API version `%s`.", gv)
+		case len(kinds) > 0:
+			line = fmt.Sprintf("API version `%s` was removed, with %s %s.", gv, plural(len(kinds), "kind", "kinds"), strings.Join(kinds, ", "))
+		default:
+			line = fmt.Sprintf("API version `%s` was removed.", gv)
+		}
+		g.add(key{category, a, gd.Dir, "@" + pd.Version, "version " + what}, pd.Version, line)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, td *model.TypeDiff) {
