@@ -1,6 +1,6 @@
 // Package check is apicheck's pipeline. `apicheck check` runs
 //
-//	snapshot → config → options → scan → diff → rules → suppress → finalize
+//	snapshot → config → options → scan → diff → rules → suppress → finalize → fixes
 //
 // each step a function of the previous steps' output (see Run). The CLI
 // turns flags into a Request and a Result into reports and an exit code;
@@ -19,6 +19,7 @@ import (
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/fix"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
@@ -114,6 +115,10 @@ type Result struct {
 	Diff                   *model.Diff
 	Report                 *finding.Report
 
+	// Fixes are the safe fixes of the report's findings (set on the
+	// findings too); `apicheck fix` applies them. Nil for audit.
+	Fixes *fix.Plan
+
 	configNotes []string // statements about the configurations read
 }
 
@@ -173,6 +178,9 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	}
 	report.Finalize() // finalize
 	res.Report = report
+	res.Fixes = fix.New(fix.Input{ // fixes
+		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release.Input(),
+	})
 	return res, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/fix"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/par"
 	"github.com/apicheck/apicheck/internal/report"
@@ -151,6 +152,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.AddCommand(newAuditCmd(), newCheckCmd(), newDumpCmd(), newVersionCmd(), newInitCmd(), newReleaseNotesCmd())
 	root.AddCommand(newRulesCmd())
+	root.AddCommand(newFixCmd())
 	return root
 }
 
@@ -172,6 +174,7 @@ type checkFlags struct {
 	trustedConfig                            string   // --trusted-config (check only)
 	reports                                  []string // --report FORMAT=PATH (reports.go)
 	linkBase                                 string   // --link-base URL (reports.go)
+	fix                                      bool     // check --fix (fix_cmd.go)
 }
 
 func newCheckCmd() *cobra.Command {
@@ -192,6 +195,7 @@ func newCheckCmd() *cobra.Command {
 	fl.StringVar(&f.head, "head", "", "head revision (default: the working tree)")
 	fl.StringVar(&f.trustedConfig, "trusted-config", check.TrustHead, "which revision's "+config.FileName+" is in effect: "+
 		check.TrustHead+" (convenient, but a change can relax its own check) or "+check.TrustBase+" (for CI gates: a change cannot)")
+	fl.BoolVar(&f.fix, "fix", false, "after the report, apply the safe fixes to the working tree as apicheck fix does")
 	addOutputFlags(cmd, &f)
 	return cmd
 }
@@ -273,6 +277,13 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 	defer res.Close()
 	if err := outputs.write(cmd.OutOrStdout(), res.Report); err != nil {
 		return failure(err)
+	}
+	var fixErr error
+	if f.fix {
+		fixErr = applyFixes(cmd, res, fix.Options{})
+	}
+	if fixErr != nil {
+		return fixErr
 	}
 	if failOn != 0 && res.Report.Worst() >= failOn {
 		return &exitError{code: ExitFindings}
