@@ -82,6 +82,20 @@ var JSONNameChanged = &Rule{
 	},
 }
 
+// kindOf is the root kind a root-kind type of p stands for: the type
+// itself, or for a List kind the kind it lists; nil for other types.
+func kindOf(p *model.Package, t *model.Type) *model.Type {
+	if !t.RootKind {
+		return nil
+	}
+	if name, ok := strings.CutSuffix(t.Name, "List"); ok {
+		if k := p.Type(name); k != nil && k.RootKind {
+			return k
+		}
+	}
+	return t
+}
+
 // listKindField reports whether fd is the ListMeta or Items field of a
 // List kind (a root kind named *List).
 func listKindField(fd *model.FieldDiff) bool {
@@ -452,7 +466,17 @@ var TypeRemoved = &Rule{
 					Hint:    "keep the type until the API version itself is removed",
 					Related: []string{"base " + td.Base.Pos.String()},
 				}
-				if !td.Base.RootKind {
+				if kind := kindOf(pd.Base, td.Base); kind != nil && kind.Deprecated {
+					if v, ok := kind.Markers.Get("k8s:prerelease-lifecycle-gen:removed"); ok && v != "" {
+						r.Severity = finding.Info
+						r.Message += fmt.Sprintf(" (kind %s is no longer served since %s: +k8s:prerelease-lifecycle-gen:removed=%s)", kind.Name, v, v)
+						r.Hint = "Go clients referring to the type break; the API server stopped serving the kind before"
+					} else {
+						r.Severity = finding.Warning
+						r.Message += fmt.Sprintf("; kind %s was deprecated at base, so the removal was announced", kind.Name)
+						r.Hint = "confirm the deprecation period is over and the removal is in the release note"
+					}
+				} else if !td.Base.RootKind {
 					if users, alive := typeUsers(pd, td.Base.Name); !alive {
 						r.Severity = finding.Info
 						if len(users) > 0 {
