@@ -125,5 +125,5 @@ func writeNew(path string, data []byte, force bool) error {
 		}
 		return f.Close()
 	}
-	return atomicfile.Write(path, data, 0o666)
+	return atomicfile.Write(path, data, 0o644)
 }
