@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,18 +32,62 @@ const (
 	ExitFailure  = 3
 )
 
-// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3";
-// otherwise the module version from the build info is used.
+// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3"
+// (the Makefile does); otherwise the build information of the binary
+// gives it (see versionFrom).
 var Version = ""
 
 func version() string {
-	if Version != "" {
-		return Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	return versionFrom(Version, bi)
+}
+
+// versionFrom chooses apicheck's version: the -ldflags value when set;
+// else the module version of the build (`go install ...@v1.2.3`, or the
+// version the go command derives from the repository's tags and commit);
+// else, for a `go build` of a checkout that did not stamp a version, a
+// pseudo-version made of the commit (vcs.revision, vcs.time) with
+// "+dirty" for uncommitted changes (vcs.modified); "dev" when the binary
+// knows nothing about its origin (a build from a source archive).
+func versionFrom(ldflags string, bi *debug.BuildInfo) string {
+	if ldflags != "" {
+		return ldflags
 	}
-	return "dev"
+	if bi == nil {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v := "v0.0.0-" + rev
+	if t, err := time.Parse(time.RFC3339, at); err == nil {
+		v = "v0.0.0-" + t.UTC().Format("20060102150405") + "-" + rev
+	}
+	if dirty {
+		v += "+dirty"
+	}
+	return v
 }
 
 // exitError carries an exit code through cobra.
