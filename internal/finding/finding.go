@@ -92,8 +92,48 @@ type Finding struct {
 	// toward the exit code.
 	Suppressed string `json:"suppressed,omitempty"`
 	// Related are other positions worth showing (e.g. usages, the base
-	// position of a removed element), as "path:line:col".
-	Related []string `json:"related,omitempty"`
+	// position of a removed element), each with a label saying what it is.
+	Related []Related `json:"related,omitempty"`
+}
+
+// Related is one position related to a finding: a usage, the base
+// position of a removed element, a tombstone. Path is repository-relative
+// with forward slashes, and may name a file of another revision than head
+// (the label says which, e.g. "usage at base"). A Related without Path
+// is information without a place (e.g. "release v1.2.0: Spec.Old = 5").
+type Related struct {
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+	// Label says what the position is, e.g. "usage at base", "base",
+	// "tombstone".
+	Label string `json:"label,omitempty"`
+}
+
+// Position is "path:line:col" ("path:line" without a column, "path"
+// without a line), or "" without a path.
+func (r Related) Position() string {
+	switch {
+	case r.Path == "":
+		return ""
+	case r.Line <= 0:
+		return r.Path
+	case r.Column <= 0:
+		return fmt.Sprintf("%s:%d", r.Path, r.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", r.Path, r.Line, r.Column)
+}
+
+// String is "label path:line:col", or whichever of the two it has.
+func (r Related) String() string {
+	pos := r.Position()
+	switch {
+	case r.Label == "":
+		return pos
+	case pos == "":
+		return r.Label
+	}
+	return r.Label + " " + pos
 }
 
 // ComputeFingerprint fills f.Fingerprint from its identity.

@@ -390,7 +390,7 @@ var TypeRemoved = &Rule{
 				r := Report{
 					Message: fmt.Sprintf("type %s was removed from %s", td.Base.Name, pd.Version),
 					Hint:    "keep the type until the API version itself is removed",
-					Related: []string{"base " + td.Base.Pos.String()},
+					Related: []finding.Related{related("base", td.Base.Pos)},
 				}
 				if !td.Base.RootKind {
 					if users, alive := typeUsers(pd, td.Base.Name); !alive {
@@ -525,7 +525,7 @@ var EnumValueRemoved = &Rule{
 				c.Const(cd, t.Pos, Report{
 					Message: fmt.Sprintf("constant %s (%s = %s) was removed", cd.Base.Name, cd.Base.Type, cd.Base.Value),
 					Hint:    "keep the constant while stored objects may carry the value",
-					Related: []string{"base " + cd.Base.Pos.String()},
+					Related: []finding.Related{related("base", cd.Base.Pos)},
 				})
 			}
 		}

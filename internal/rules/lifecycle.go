@@ -14,13 +14,13 @@ import (
 // maxListed is how many usage positions a finding lists.
 const maxListed = 5
 
-func listPositions(prefix string, ps []model.Pos) []string {
-	var out []string
+func listPositions(label string, ps []model.Pos) []finding.Related {
+	var out []finding.Related
 	for i, p := range ps {
 		if i == maxListed {
 			break
 		}
-		out = append(out, prefix+p.String())
+		out = append(out, related(label, p))
 	}
 	return out
 }
@@ -85,7 +85,7 @@ var FieldRemovedStillUsed = &Rule{
 				Message: fmt.Sprintf("%s.%s was removed, but base still uses it in %s (%s)%s",
 					fd.Type.Name(), fd.Base.Name, places(len(ps)), modeWord(u), shownOf(ps)),
 				Hint:    "drop the usages first and ship them in a release; remove the field after that release",
-				Related: listPositions("usage at base ", ps),
+				Related: listPositions("usage at base", ps),
 			})
 		}
 	},
@@ -134,7 +134,7 @@ var FieldRemovalNotReleased = &Rule{
 				Message: fmt.Sprintf("%s.%s was removed, but release %s still used it in %s (%s)%s: the release dropping the usages has not shipped yet",
 					fd.Type.Name(), fd.Base.Name, rel.Newest.Name, places(len(ps)), modeWord(u), shownOf(ps)),
 				Hint:    fmt.Sprintf("keep the field until a release after %s (which contains the removal of its usages) is tagged", rel.Newest.Name),
-				Related: listPositions("usage at "+rel.Newest.Name+" ", ps),
+				Related: listPositions("usage at "+rel.Newest.Name, ps),
 			})
 		}
 	},
@@ -173,7 +173,7 @@ var FieldRemovedNotDeprecated = &Rule{
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("%s.%s was removed, but release %s did not mark it deprecated", fd.Type.Name(), fd.Base.Name, rel.Newest.Name),
 				Hint:    "add a `Deprecated:` paragraph to the field's doc comment, release it, and remove the field after the deprecation period",
-				Related: []string{rel.Newest.Name + " " + f.Pos.String()},
+				Related: []finding.Related{related(rel.Newest.Name, f.Pos)},
 			})
 		}
 	},
@@ -237,12 +237,12 @@ var ProtoNumberPreviouslyUsed = &Rule{
 			}
 			next := protobuf.NextSafe(used, protobuf.Reserved(td.Head.Tombstones))
 			old := others[0]
-			var related []string
+			var rel []finding.Related
 			for i, ho := range others {
 				if i == maxListed {
 					break
 				}
-				related = append(related, fmt.Sprintf("release %s: %s.%s = %d", ho.Tag, td.Name(), ho.Field, n))
+				rel = append(rel, finding.Related{Label: fmt.Sprintf("release %s: %s.%s = %d", ho.Tag, td.Name(), ho.Field, n)})
 			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("%s.%s takes protobuf number %d, which %s.%s carried at release %s (removed without a tombstone)",
@@ -250,7 +250,7 @@ var ProtoNumberPreviouslyUsed = &Rule{
 				Hint: fmt.Sprintf("use number %d instead, and reserve %d with the tombstone %s never got: the line "+
 					"`// %s is tombstoned to show why %d is reserved protobuf tag.` followed by its commented-out declaration from release %s",
 					next, n, old.Field, old.Field, n, old.Tag),
-				Related: related,
+				Related: rel,
 			})
 		}
 	},

@@ -38,7 +38,7 @@ var FieldRemovedWithoutTombstone = &Rule{
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("field %s.%s (protobuf number %d) was removed without a tombstone", td.Name(), fd.Base.Name, fd.Base.Proto.Number),
 					Hint:    "leave in its place:\n" + tombstoneLine(fd.Base),
-					Related: []string{"base " + fd.Base.Pos.String()},
+					Related: []finding.Related{related("base", fd.Base.Pos)},
 				})
 			}
 		}
@@ -83,7 +83,7 @@ var TombstoneRemoved = &Rule{
 				c.Tombstone(tb, Report{
 					Message: fmt.Sprintf("the tombstone of %s.%s (reserving protobuf number %s) was removed", td.Name(), tb.Base.FieldName, num),
 					Hint:    "restore the tombstone comment from base " + tb.Base.Pos.String(),
-					Related: []string{"base " + tb.Base.Pos.String()},
+					Related: []finding.Related{related("base", tb.Base.Pos)},
 				})
 			}
 		}

@@ -251,7 +251,12 @@ type Report struct {
 	Hint    string
 	// Severity, when set, replaces the rule's default (before profiles).
 	Severity finding.Severity
-	Related  []string
+	Related  []finding.Related
+}
+
+// related is a position worth showing with a finding, labelled.
+func related(label string, p model.Pos) finding.Related {
+	return finding.Related{Path: p.File, Line: p.Line, Column: p.Col, Label: label}
 }
 
 // FieldPos returns where a finding about a field pair is reported.

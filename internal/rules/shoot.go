@@ -199,7 +199,7 @@ var ShootCanonicalizeTooEarly = &Rule{
 				Message: fmt.Sprintf("Canonicalize now forces the defaulted Shoot field .%s to nil, but no release deprecated it yet (newest release: %s)",
 					sc.f.Path, rel.Newest.Name),
 				Hint:    "release the deprecation first; force the field to nil in Canonicalize in the following release",
-				Related: []string{"field " + c.FieldPos(sc.fd).String()},
+				Related: []finding.Related{related("field", c.FieldPos(sc.fd))},
 			})
 		}
 	},
@@ -314,7 +314,7 @@ var ShootFieldRemovedTooEarly = &Rule{
 				Message: fmt.Sprintf("the Shoot field .%s is removed, but %s still lists Kubernetes %s, which %s it (validation forbids it only from %s)",
 					sc.f.Path, st.SupportedVersionsFile(), strings.Join(allowing, ", "), verb, from.From),
 				Hint:    fmt.Sprintf("keep the field until support for Kubernetes versions below %s is dropped", from.From),
-				Related: []string{"validation at base " + from.Pos.String()},
+				Related: []finding.Related{related("validation at base", from.Pos)},
 			})
 		}
 	},
