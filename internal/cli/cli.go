@@ -193,15 +193,17 @@ func newCheckCmd() *cobra.Command {
 		Use:   "check",
 		Short: "Compare the API of two revisions and report checklist violations",
 		Long: "check compares the API packages at --base and --head. Without --base it uses the merge-base " +
-			"of HEAD and the upstream default branch (origin/HEAD, origin/main or origin/master); without " +
-			"--head it reads the working tree, uncommitted and untracked files included.",
+			"of HEAD and the upstream of HEAD's branch (@{upstream}), else the default branch of the remote " +
+			"upstream, else that of origin (<remote>/HEAD, <remote>/main or <remote>/master); the report says " +
+			"which base it chose and why. Without --head it reads the working tree, uncommitted and untracked " +
+			"files included.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCheck(cmd, f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and the upstream default branch)")
+	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and its upstream, else upstream's or origin's default branch)")
 	fl.StringVar(&f.head, "head", "", "head revision (default: the working tree)")
 	addOutputFlags(cmd, &f)
 	return cmd

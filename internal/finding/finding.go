@@ -239,6 +239,24 @@ type Rev struct {
 	Ref string `json:"ref"`
 	// Commit is the resolved SHA; empty for a working tree without HEAD.
 	Commit string `json:"commit"`
+	// Reason says why apicheck chose this revision when the user named
+	// none (the default base), e.g. "upstream/main is the default branch
+	// of the remote upstream, and branch feature has no upstream".
+	Reason string `json:"reason,omitempty"`
+}
+
+// ChoiceNote is the run note saying which revision apicheck chose and
+// why ("" when the user named the revision).
+func (r Rev) ChoiceNote() string {
+	if r.Reason == "" {
+		return ""
+	}
+	commit := r.Commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	return fmt.Sprintf("base: %s (%s), chosen because no --base was given and %s; pass --base REF to compare with another revision",
+		r.Ref, commit, r.Reason)
 }
 
 // Report is the complete result of one check. All formats derive from it.
