@@ -166,6 +166,12 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.AddCommand(newAuditCmd(), newCheckCmd(), newDumpCmd(), newVersionCmd(), newInitCmd(), newReleaseNotesCmd())
 	root.AddCommand(newRulesCmd())
+	// "apicheck chekc": did you mean check? "--bas": did you mean --base?
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(flagError)
+	for _, c := range root.Commands() {
+		registerCompletions(c)
+	}
 	return root
 }
 
@@ -196,7 +202,16 @@ func newCheckCmd() *cobra.Command {
 			"of HEAD and the upstream of HEAD's branch (@{upstream}), else the default branch of the remote " +
 			"upstream, else that of origin (<remote>/HEAD, <remote>/main or <remote>/master); the report says " +
 			"which base it chose and why. Without --head it reads the working tree, uncommitted and untracked " +
-			"files included.",
+			"files included." + exitCodesHelp,
+		Example: `  # the working tree against the merge-base with the upstream
+  apicheck check
+
+  # a pull request in CI: annotations on stdout, SARIF and Markdown reports
+  apicheck check --base "$PULL_BASE_SHA" --head HEAD --format github \
+    --report sarif=apicheck.sarif --report markdown=apicheck.md
+
+  # before make generate: warnings do not fail, errors do
+  apicheck check --fail-on error`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCheck(cmd, f)
@@ -216,7 +231,12 @@ func newAuditCmd() *cobra.Command {
 		Short: "Report every existing violation of the single-revision invariants (for adopting apicheck)",
 		Long: "audit scans one revision and reports every struct that violates a single-revision invariant " +
 			"(" + strings.Join(auditRuleIDs(), ", ") + "), not only what a change introduces. " +
-			"Use it once when adopting apicheck on an existing API; check then ratchets.",
+			"Use it once when adopting apicheck on an existing API; check then ratchets." + exitCodesHelp,
+		Example: `  # every existing violation in the working tree
+  apicheck audit
+
+  # a revision, as JSON, to a file
+  apicheck audit --rev origin/main --format json --output audit.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAndReport(cmd, f, check.Audit)
