@@ -66,7 +66,7 @@ scenario "pull request with findings, SARIF uploaded" -input upload-sarif=true
 expect job=failure output.exit-code=1 step.cache=success/success "step.Save the build cache=skipped/skipped" \
   step.install=success/success step.check=success/success \
   step.sarif=success/success step.upload=success/success "step.Fail on findings=failure/failure" \
-  "summary.first=### apicheck: 9 errors, 1 warning, 0 infos" uploads=1 annotations.error=10 \
+  "summary.heading=### apicheck: 9 errors, 1 warning, 0 infos" uploads=1 annotations.error=10 \
   "error=apicheck found API changes at or above fail-on (see the annotations and the job summary)"
 expect_match "^output\.sarif=$tmp/runner-temp/apicheck\.[A-Za-z0-9]+/apicheck\.sarif$"
 expect_match "^output\.markdown=$tmp/runner-temp/apicheck\.[A-Za-z0-9]+/apicheck\.md$"
@@ -89,7 +89,7 @@ expect job=failure step.upload=failure/success "step.Fail on findings=failure/fa
 
 scenario "clean change" -input "base=$head"
 expect job=success output.exit-code=0 annotations.error=0 step.sarif=skipped/skipped "step.Fail on findings=skipped/skipped" \
-  "summary.first=### apicheck: 0 errors, 0 warnings, 0 infos"
+  "summary.heading=### apicheck: 0 errors, 0 warnings, 0 infos"
 
 scenario "usage error: exit 2, nothing published" -input "args=--config does-not-exist.yaml" -input upload-sarif=true
 expect job=failure output.exit-code=2 output.sarif= output.markdown= summary.bytes=0 uploads=0 \

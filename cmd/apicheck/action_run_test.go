@@ -195,7 +195,7 @@ func TestActionRunsLikeTheRunner(t *testing.T) {
 		}
 		// The Markdown report is the job summary, the outputs name the
 		// reports under RUNNER_TEMP.
-		if !strings.HasPrefix(res.Summary, "### apicheck: ") || !strings.Contains(res.Summary, "NEW_FIELD_NOT_POINTER") {
+		if !strings.HasPrefix(res.Summary, "<!-- apicheck -->\n### apicheck: ") || !strings.Contains(res.Summary, "NEW_FIELD_NOT_POINTER") {
 			t.Errorf("summary: %.200q", res.Summary)
 		}
 		if res.Outputs["exit-code"] != "1" {

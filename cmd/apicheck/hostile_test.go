@@ -228,7 +228,6 @@ exec '`+realGit+`' "$@"
 		`"working-tree entries not read: pkg/apis/core/v1beta1/tracked_fifo.go (named pipe (FIFO), not opened)"`,
 		`"ref": "-h"`,
 		`"rule": "NEW_FIELD_NOT_POINTER"`,
-		`type information is disabled by configuration`,
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("report lacks %s:\n%s", want, r.stdout)

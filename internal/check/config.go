@@ -10,6 +10,7 @@ import (
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/notes"
 	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -52,9 +53,9 @@ func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*confi
 }
 
 // Vocabulary is what a configuration may name: the rule catalogue, the
-// profiles and the severities.
+// profiles, the severities and the release-note audiences.
 func Vocabulary(catalogue []*rules.Rule) config.Vocabulary {
-	v := config.Vocabulary{RuleIDs: ruleIDs(catalogue), Severities: finding.SeverityNames()}
+	v := config.Vocabulary{RuleIDs: ruleIDs(catalogue), Severities: finding.SeverityNames(), Audiences: notes.Audiences}
 	for _, p := range model.Profiles() {
 		v.Profiles = append(v.Profiles, string(p))
 	}
@@ -137,5 +138,8 @@ func OptionsFor(cfg *config.Config, req Request) Options {
 		o.Lifecycle.TagPattern = cfg.Releases.TagPattern
 	}
 	o.Lifecycle.Shoot = cfg.Shoot
+	if o.Lifecycle.UsageExclude == nil {
+		o.Lifecycle.UsageExclude = cfg.Usages.Exclude
+	}
 	return o
 }

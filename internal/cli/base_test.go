@@ -80,8 +80,16 @@ func TestDefaultBaseInReports(t *testing.T) {
 	}
 
 	_, stdout, _ = run(t, "check", "--repo", f.Dir, "--head", "HEAD", "--format", "markdown")
-	if !strings.Contains(stdout, "**Note:** base: merge-base of HEAD and upstream/main") {
-		t.Errorf("Markdown lacks the base note:\n%s", stdout)
+	// The first line names the base; the run notes (collapsed) say why
+	// and that it is behind.
+	for _, want := range []string{
+		"Compared `merge-base of HEAD and upstream/main (" + fork + ")`",
+		"- base: merge-base of HEAD and upstream/main (" + fork + "), chosen because",
+		"- the base " + fork + " is 55 commits behind upstream/main",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, stdout)
+		}
 	}
 
 	// With --base there is no choice to explain.

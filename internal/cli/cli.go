@@ -191,6 +191,7 @@ type checkFlags struct {
 	base, head, format, output, failOn, repo string
 	config                                   string
 	reports                                  []string // --report FORMAT=PATH (reports.go)
+	linkBase                                 string   // --link-base URL (reports.go)
 }
 
 func newCheckCmd() *cobra.Command {
@@ -256,6 +257,7 @@ func addOutputFlags(cmd *cobra.Command, f *checkFlags) {
 	fl.StringVar(&f.repo, "repo", "", "repository directory (default: the current directory)")
 	addConfigFlag(cmd, &f.config)
 	addReportFlag(cmd, &f.reports)
+	addLinkBaseFlag(cmd, &f.linkBase)
 }
 
 func parseFailOn(s string) (finding.Severity, error) {
@@ -284,6 +286,11 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 	if err != nil {
 		return err
 	}
+	opts, err := reportOptions(f.linkBase, os.Getenv)
+	if err != nil {
+		return err
+	}
+	outputs.configure(opts)
 	res, err := runner(check.Request{
 		Context:    cmd.Context(),
 		Dir:        dirOrCwd(f.repo),

@@ -33,6 +33,8 @@ type Shoot struct {
 // ShootSpec is a spec.
 type ShootSpec struct {
 	// Old is old.
+	//
+	// Deprecated: This field will be forbidden starting from Kubernetes 1.30.
 	// +optional
 	Old *string `+"`json:\"old,omitempty\" protobuf:\"bytes,1,opt,name=old\"`"+`
 }

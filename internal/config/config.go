@@ -37,7 +37,7 @@ type Config struct {
 
 	// Exclude are globs of directories that are never API groups (in
 	// addition to the built-in exclusions).
-	Exclude []Glob
+	Exclude []ExcludePattern
 
 	// Groups, when non-empty, list the API groups explicitly and replace
 	// automatic discovery.
@@ -49,8 +49,14 @@ type Config struct {
 	// Releases says which git tags are releases (lifecycle rules).
 	Releases Releases
 
+	// ReleaseNotes configures `apicheck release-notes`.
+	ReleaseNotes ReleaseNotes
+
 	// Shoot locates the files of the Shoot deprecation stages.
 	Shoot StageFiles
+
+	// Usages says which code is not a usage of a removed field.
+	Usages Usages
 
 	// Ignore entries suppress findings, in file order.
 	Ignore []Ignore
@@ -77,6 +83,9 @@ type Vocabulary struct {
 	// case-insensitively and stored as written here (the canonical
 	// lower-case name). Nil accepts any name (stored lower-case).
 	Severities []string
+	// Audiences are the audiences of release notes (user, operator, ...).
+	// Matched like Severities.
+	Audiences []string
 }
 
 // Group is one explicitly listed API group.
@@ -99,8 +108,8 @@ type Group struct {
 	Pos Pos
 }
 
-// Glob is one exclude pattern and where it is written.
-type Glob struct {
+// ExcludePattern is one exclude pattern and where it is written.
+type ExcludePattern struct {
 	Pattern string
 	Pos     Pos
 }
@@ -167,6 +176,7 @@ func Default() *Config {
 		Rules:    map[string]RuleSetting{},
 		Releases: Releases{TagPattern: DefaultTagPattern, TagRegexp: defaultTagRegexp},
 		Shoot:    DefaultStageFiles(),
+		Usages:   Usages{Exclude: DefaultUsageExclude()},
 	}
 }
 

@@ -17,6 +17,7 @@ var testVocab = Vocabulary{
 	},
 	Profiles:   []string{"gardener", "componentconfig"},
 	Severities: []string{"error", "warning", "info"},
+	Audiences:  []string{"user", "operator", "developer", "dependency"},
 }
 
 const fullConfig = `# every key
@@ -34,6 +35,13 @@ rules:
   JSON_NAME_CHANGED: {enabled: true, severity: warning}
 releases:
   tagPattern: "v*.*.0"
+releaseNotes:
+  audiences:
+    - {group: "*.gardener.cloud", kind: Shoot, audience: user}
+    - group: pkg/apis/extensions
+      audience: Developer
+    - kind: "Managed*"
+      audience: operator
 shoot:
   warnings: [pkg/api/core/shoot/warnings.go, pkg/api/core/shoot/more.go]
   validation: pkg/apis/core/validation/shoot.go
@@ -41,6 +49,8 @@ shoot:
   maintenance: [pkg/maintenance/]
   defaults: [pkg/apis/core/v1beta1/defaults_shoot.go]
   supportedVersions: hack/versions.yaml
+usages:
+  exclude: [default, "hack/**"]
 ignore:
   - rule: FIELD_REMOVED_WITHOUT_TOMBSTONE
     type: ShootSpec
@@ -74,6 +84,11 @@ func TestParseEveryKey(t *testing.T) {
 			"JSON_NAME_CHANGED":   {Enabled: boolPtr(true), Severity: "warning", Pos: pos(13, 3)},
 		},
 		Releases: Releases{TagPattern: "v*.*.0"},
+		ReleaseNotes: ReleaseNotes{Audiences: []Audience{
+			{Group: "*.gardener.cloud", Kind: "Shoot", Audience: "user", Pos: pos(18, 7)},
+			{Group: "pkg/apis/extensions", Audience: "developer", Pos: pos(19, 7)},
+			{Kind: "Managed*", Audience: "operator", Pos: pos(21, 7)},
+		}},
 		Shoot: StageFiles{
 			Warnings:          []string{"pkg/api/core/shoot/warnings.go", "pkg/api/core/shoot/more.go"},
 			Validation:        []string{"pkg/apis/core/validation/shoot.go"},
@@ -82,9 +97,10 @@ func TestParseEveryKey(t *testing.T) {
 			Defaults:          []string{"pkg/apis/core/v1beta1/defaults_shoot.go"},
 			SupportedVersions: "hack/versions.yaml",
 		},
+		Usages: Usages{Exclude: append(DefaultUsageExclude(), "hack/**")},
 		Ignore: []Ignore{
-			{Rule: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Type: "ShootSpec", Field: "SeedTemplate", Reason: "never released", Pos: pos(24, 5)},
-			{Rule: "NEW_FIELD_NOT_POINTER", APIPath: "Shoot.spec.replicas", Package: "pkg/apis/core/v1beta1", Group: "pkg/apis/core", Reason: "defaulted, see #123", Pos: pos(28, 5)},
+			{Rule: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Type: "ShootSpec", Field: "SeedTemplate", Reason: "never released", Pos: pos(33, 5)},
+			{Rule: "NEW_FIELD_NOT_POINTER", APIPath: "Shoot.spec.replicas", Package: "pkg/apis/core/v1beta1", Group: "pkg/apis/core", Reason: "defaulted, see #123", Pos: pos(37, 5)},
 		},
 	}
 	if diff := cmp.Diff(want, cfg, cmpopts.IgnoreFields(Releases{}, "TagRegexp")); diff != "" {
@@ -123,7 +139,7 @@ func TestDefaults(t *testing.T) {
 		})
 	}
 	d := Default()
-	if d.Shoot.Validation[0] != "pkg/apis/core/validation/shoot.go" || d.Shoot.Warnings[0] != "pkg/api/core/shoot/warnings.go" ||
+	if d.Shoot.Validation[0] != "pkg/api/core/validation/shoot.go" || d.Shoot.Warnings[0] != "pkg/api/core/shoot/warnings.go" ||
 		d.Shoot.Strategy[0] != "pkg/apiserver/registry/core/shoot/strategy.go" ||
 		d.Shoot.Maintenance[0] != "pkg/controllermanager/controller/shoot/maintenance/" ||
 		d.Shoot.SupportedVersions != "supported-kubernetes-versions.yaml" || d.Shoot.Defaults != nil {
@@ -195,9 +211,9 @@ func TestErrors(t *testing.T) {
 		{"unclosed flow", "rules: {}\ngroups: [\n", []string{`^c\.yaml:2: invalid YAML: `}},
 		{"unclosed quote", "releases:\n  tagPattern: 'v*\n", []string{`^c\.yaml:2: invalid YAML: `}},
 		{"two documents", "rules: {}\n---\nrules: {}\n", []string{`^c\.yaml:2:1: a second YAML document`}},
-		{"not a mapping", "- a\n- b\n", []string{`^c\.yaml:1:1: want a mapping with keys profile, versionSkew, exclude, groups, rules, releases, shoot, ignore, got a list`}},
+		{"not a mapping", "- a\n- b\n", []string{`^c\.yaml:1:1: want a mapping with keys profile, versionSkew, exclude, groups, rules, releases, releaseNotes, shoot, usages, ignore, got a list`}},
 		{"unknown top key", "grups: []\nfoo: 1\n", []string{
-			`^c\.yaml:1:1: grups: unknown key "grups" \(did you mean "groups"\?\); known keys: profile, versionSkew, exclude, groups, rules, releases, shoot, ignore$`,
+			`^c\.yaml:1:1: grups: unknown key "grups" \(did you mean "groups"\?\); known keys: profile, versionSkew, exclude, groups, rules, releases, releaseNotes, shoot, usages, ignore$`,
 			`^c\.yaml:2:1: foo: unknown key "foo"; known keys: `,
 		}},
 		{"duplicate key", "rules: {}\nrules: {}\n", []string{`^c\.yaml:2:1: rules: duplicate key "rules" \(first at line 1\)`}},
@@ -224,6 +240,30 @@ func TestErrors(t *testing.T) {
 			`^c\.yaml:2:20: shoot\.warnings\[1\]: "/b.go": want a repository-relative path`,
 			`^c\.yaml:3:22: shoot\.supportedVersions: want a string, got a list`,
 		}},
+		{"release-note audiences", "releaseNotes:\n  audiences:\n    - {group: 'a.[', audience: user}\n    - {kind: Shoot, audience: users}\n" +
+			"    - {audience: user}\n    - {kind: Shoot}\n    - {group: '/abs', kind: '[', audiences: user}\n  audience: x\n", []string{
+			`^c\.yaml:3:15: releaseNotes\.audiences\[0\]\.group: "a\.\[": syntax error in pattern$`,
+			`^c\.yaml:4:31: releaseNotes\.audiences\[1\]\.audience: unknown audience "users" \(want user, operator, developer or dependency\)$`,
+			`^c\.yaml:5:7: releaseNotes\.audiences\[2\]: needs group or kind`,
+			`^c\.yaml:6:7: releaseNotes\.audiences\[3\]\.audience: missing audience \(user, operator, developer or dependency\)$`,
+			`^c\.yaml:7:7: releaseNotes\.audiences\[4\]\.audience: missing audience`,
+			`^c\.yaml:7:15: releaseNotes\.audiences\[4\]\.group: "/abs": want a repository-relative pattern`,
+			`^c\.yaml:7:29: releaseNotes\.audiences\[4\]\.kind: "\[": syntax error in pattern$`,
+			`^c\.yaml:7:34: releaseNotes\.audiences\[4\]\.audiences: unknown key "audiences" \(did you mean "audience"\?\); known keys: group, kind, audience$`,
+			`^c\.yaml:8:3: releaseNotes\.audience: unknown key "audience" \(did you mean "audiences"\?\); known keys: audiences$`,
+		}},
+		{"release-note audiences of the wrong kind", "releaseNotes: [x]\n", []string{`^c\.yaml:1:15: releaseNotes: want a mapping with keys audiences, got a list$`}},
+		{"unknown usages key", "usages:\n  excludes: [a]\n", []string{`^c\.yaml:2:3: usages\.excludes: unknown key "excludes" \(did you mean "exclude"\?\); known keys: exclude$`}},
+		{"bad usage globs", "usages:\n  exclude: [ok/**, /abs, a/../b, 'x/[', 'pkg/a**', dir/, ~, [x]]\n", []string{
+			`^c\.yaml:2:20: usages\.exclude\[1\]: "/abs": want a repository-relative pattern`,
+			`^c\.yaml:2:26: usages\.exclude\[2\]: "a/../b": want a clean pattern`,
+			`^c\.yaml:2:34: usages\.exclude\[3\]: "x/\[": syntax error in pattern$`,
+			`^c\.yaml:2:41: usages\.exclude\[4\]: "pkg/a\*\*": \*\* must be a whole segment$`,
+			`^c\.yaml:2:52: usages\.exclude\[5\]: "dir/": a trailing / matches nothing; write "dir/\*\*"`,
+			`^c\.yaml:2:58: usages\.exclude\[6\]: want a string, got null$`,
+			`^c\.yaml:2:61: usages\.exclude\[7\]: want a string, got a list$`,
+		}},
+		{"usage globs not a list", "usages:\n  exclude: {a: b}\n", []string{`^c\.yaml:2:12: usages\.exclude: want a glob or a list of globs, got a mapping$`}},
 		{"ignore without reason", "ignore:\n  - rule: PROTO_TAG_MISSING\n    type: T\n", []string{`^c\.yaml:2:5: ignore\[0\]\.reason: missing reason`}},
 		{"ignore with empty reason", "ignore:\n  - rule: PROTO_TAG_MISSING\n    type: T\n    reason: '  '\n", []string{`^c\.yaml:4:13: ignore\[0\]\.reason: empty reason`}},
 		{"ignore without rule", "ignore:\n  - type: T\n    reason: r\n", []string{`^c\.yaml:2:5: ignore\[0\]: missing rule`}},
@@ -244,7 +284,7 @@ func TestErrors(t *testing.T) {
 			`^c\.yaml:7:12: releases\.foo: unknown key "foo"; known keys: tagPattern$`,
 			`^c\.yaml:9:3: shoot\.foo: unknown key "foo"; known keys: warnings, validation, strategy, maintenance, defaults, supportedVersions$`,
 			`^c\.yaml:15:5: ignore\[1\]\.foo: unknown key "foo"; known keys: rule, type, field, apiPath, package, group, reason$`,
-			`^c\.yaml:16:1: foo: unknown key "foo"; known keys: profile, versionSkew, exclude, groups, rules, releases, shoot, ignore$`,
+			`^c\.yaml:16:1: foo: unknown key "foo"; known keys: profile, versionSkew, exclude, groups, rules, releases, releaseNotes, shoot, usages, ignore$`,
 		}},
 		{"unknown keys in flow style", "groups: [{dir: a, dri: b}]\nrules: {PROTO_TAG_MISSING: {severty: info}}\n", []string{
 			`^c\.yaml:1:19: groups\[0\]\.dri: unknown key "dri" \(did you mean "dir"\?\)`,

@@ -18,14 +18,16 @@ import (
 // problems; the validation pass, which knows the key paths, reports them.
 type (
 	rawConfig struct {
-		Profile     str                               `yaml:"profile"`
-		VersionSkew str                               `yaml:"versionSkew"`
-		Exclude     globs                             `yaml:"exclude"`
-		Groups      strict[[]*strict[rawGroup]]       `yaml:"groups"`
-		Rules       strict[map[node]*strict[rawRule]] `yaml:"rules"`
-		Releases    strict[rawReleases]               `yaml:"releases"`
-		Shoot       strict[rawShoot]                  `yaml:"shoot"`
-		Ignore      strict[[]*strict[rawIgnore]]      `yaml:"ignore"`
+		Profile      str                               `yaml:"profile"`
+		VersionSkew  str                               `yaml:"versionSkew"`
+		Exclude      globs                             `yaml:"exclude"`
+		Groups       strict[[]*strict[rawGroup]]       `yaml:"groups"`
+		Rules        strict[map[node]*strict[rawRule]] `yaml:"rules"`
+		Releases     strict[rawReleases]               `yaml:"releases"`
+		ReleaseNotes strict[rawReleaseNotes]           `yaml:"releaseNotes"`
+		Shoot        strict[rawShoot]                  `yaml:"shoot"`
+		Usages       strict[rawUsages]                 `yaml:"usages"`
+		Ignore       strict[[]*strict[rawIgnore]]      `yaml:"ignore"`
 	}
 	rawGroup struct {
 		Dir      dirPath `yaml:"dir"`
@@ -40,6 +42,14 @@ type (
 	rawReleases struct {
 		TagPattern str `yaml:"tagPattern"`
 	}
+	rawReleaseNotes struct {
+		Audiences strict[[]*strict[rawAudience]] `yaml:"audiences"`
+	}
+	rawAudience struct {
+		Group    text `yaml:"group"`
+		Kind     text `yaml:"kind"`
+		Audience text `yaml:"audience"`
+	}
 	rawShoot struct {
 		Warnings          paths    `yaml:"warnings"`
 		Validation        paths    `yaml:"validation"`
@@ -47,6 +57,9 @@ type (
 		Maintenance       paths    `yaml:"maintenance"`
 		Defaults          paths    `yaml:"defaults"`
 		SupportedVersions filePath `yaml:"supportedVersions"`
+	}
+	rawUsages struct {
+		Exclude usageGlobs `yaml:"exclude"`
 	}
 	rawIgnore struct {
 		Rule    text   `yaml:"rule"`
@@ -289,14 +302,22 @@ func kindName(n *yaml.Node) string {
 	return "an unsupported value"
 }
 
-// globs is a list of path patterns (path.Match syntax per segment, "**"
-// for any number of segments); a single pattern is accepted too.
+// globs is a list of path patterns (CompileGlob; a trailing "/" is
+// dropped); a single pattern is accepted too.
 type globs struct {
 	leaf
 	V []string
 }
 
-func (g *globs) UnmarshalYAML(n *yaml.Node) error {
+func (g *globs) UnmarshalYAML(n *yaml.Node) error { return g.decode(n, false) }
+
+// usageGlobs is globs that may also hold the entry "default" (the default
+// usage exclusions). A list is never nil, so "[]" means none.
+type usageGlobs struct{ globs }
+
+func (g *usageGlobs) UnmarshalYAML(n *yaml.Node) error { return g.decode(n, true) }
+
+func (g *globs) decode(n *yaml.Node, allowDefault bool) error {
 	g.n = n
 	var items []*yaml.Node
 	switch n.Kind {
@@ -318,11 +339,19 @@ func (g *globs) UnmarshalYAML(n *yaml.Node) error {
 		if !ok {
 			continue
 		}
-		if err := checkGlob(s); err != nil {
+		s = strings.TrimSpace(s)
+		if allowDefault && s == UsageExcludeDefaultEntry {
+			g.V = append(g.V, s)
+			continue
+		}
+		if !allowDefault {
+			s = strings.TrimSuffix(s, "/")
+		}
+		if _, err := CompileGlob(s); err != nil {
 			g.fail(el, sub, "%v", err)
 			continue
 		}
-		g.V = append(g.V, strings.TrimSuffix(s, "/"))
+		g.V = append(g.V, s)
 	}
 	return nil
 }

@@ -150,6 +150,13 @@ shoot:
 `)
 	}
 	b.WriteString(`
+# Code that is not a usage of a removed field (FIELD_REMOVED_STILL_USED,
+# FIELD_REMOVAL_NOT_RELEASED): globs of files. The entry "default" stands for
+# the default list (tests, mocks and fakes, generated code, and code that runs
+# in or with the API server); a list without it replaces the defaults.
+# usages:
+#   exclude: [default, "hack/**"]
+
 # Accepted findings. Each entry names the rule, what it applies to (type and
 # optional field, or apiPath; optionally package or group) and why. Suppressed
 # findings stay in every report but never fail the check. In code, a

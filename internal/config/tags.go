@@ -80,54 +80,21 @@ func globToRegexp(g string) string {
 	return b.String()
 }
 
-// checkGlob validates an exclude pattern: path.Match syntax per segment,
-// "**" alone for any number of segments, repository-relative.
-func checkGlob(s string) error {
-	s = strings.TrimSpace(s)
-	switch {
-	case s == "":
-		return errors.New("empty pattern")
-	case strings.HasPrefix(s, "/") || strings.Contains(s, "\\"):
-		return fmt.Errorf("%q: want a repository-relative pattern with forward slashes", s)
-	}
-	for _, seg := range strings.Split(strings.TrimSuffix(s, "/"), "/") {
-		if seg == "**" {
-			continue
-		}
-		if seg == ".." || seg == "." || seg == "" {
-			return fmt.Errorf("%q: want a clean pattern (no \"..\", \"./\" or \"//\")", s)
-		}
-		if _, err := path.Match(seg, ""); err != nil {
-			return fmt.Errorf("%q: %v", s, err)
-		}
-	}
-	return nil
-}
-
-// MatchGlob reports whether a slash path matches an exclude pattern (see
-// checkGlob): a pattern matches the directory it names and everything
-// below it.
-func MatchGlob(pattern, p string) bool {
-	return matchSegs(strings.Split(strings.TrimSuffix(pattern, "/"), "/"), strings.Split(p, "/"))
-}
-
-func matchSegs(pat, segs []string) bool {
-	if len(pat) == 0 {
-		return true // a matched directory covers what is below it
-	}
-	if pat[0] == "**" {
-		for i := 0; i <= len(segs); i++ {
-			if matchSegs(pat[1:], segs[i:]) {
-				return true
-			}
-		}
+// MatchGlob reports whether a directory (a slash path) is excluded by a
+// pattern of the exclude key (CompileGlob syntax): the pattern matches the
+// directory or one of its parents, so a matched directory covers
+// everything below it. An invalid pattern matches nothing (the
+// configuration rejects such patterns when it is read).
+func MatchGlob(pattern, dir string) bool {
+	g, err := CompileGlob(strings.TrimSuffix(pattern, "/"))
+	if err != nil {
 		return false
 	}
-	if len(segs) == 0 {
-		return false
+	parts := strings.Split(dir, "/")
+	for i := len(parts); i > 0; i-- {
+		if g.MatchSegments(parts[:i]) {
+			return true
+		}
 	}
-	if ok, _ := path.Match(pat[0], segs[0]); !ok {
-		return false
-	}
-	return matchSegs(pat[1:], segs[1:])
+	return false
 }

@@ -170,13 +170,15 @@ func (v *validator) config(raw *strict[rawConfig]) {
 			items = []*yaml.Node{ex.n}
 		}
 		for i, pat := range ex.V {
-			v.cfg.Exclude = append(v.cfg.Exclude, Glob{Pattern: pat, Pos: v.pos(items[min(i, len(items)-1)])})
+			v.cfg.Exclude = append(v.cfg.Exclude, ExcludePattern{Pattern: pat, Pos: v.pos(items[min(i, len(items)-1)])})
 		}
 	}
 	v.groups(&raw.V.Groups)
 	v.rules(&raw.V.Rules)
 	v.releases(&raw.V.Releases)
+	v.releaseNotes(&raw.V.ReleaseNotes)
 	v.shoot(&raw.V.Shoot)
+	v.usages(&raw.V.Usages)
 	v.ignores(&raw.V.Ignore)
 }
 
@@ -282,6 +284,12 @@ func (v *validator) shoot(s *strict[rawShoot]) {
 	}
 	if in.SupportedVersions.set() {
 		out.SupportedVersions = in.SupportedVersions.V
+	}
+}
+
+func (v *validator) usages(s *strict[rawUsages]) {
+	if ex := s.V.Exclude; usable(v, s, "usages") && ex.set() {
+		v.cfg.Usages.Exclude = ExpandUsageExclude(ex.V)
 	}
 }
 

@@ -141,7 +141,10 @@ func listSemantics(f *model.Field, c *model.Contract, inListKind bool) *model.Li
 				c.Conflicts = append(c.Conflicts, "+listType=map without +listMapKey")
 			}
 		case "atomic", "set":
-			if len(keys) > 0 {
+			// +k8s:unique=map with +k8s:listMapKey names the keys that
+			// declarative validation keeps unique; the list stays atomic.
+			_, uniqueByKey := markerValue(f.Markers, "k8s:unique")
+			if len(keys) > 0 && !uniqueByKey {
 				c.Conflicts = append(c.Conflicts, fmt.Sprintf("+listMapKey on a +listType=%s list", lt))
 			}
 		default:
@@ -205,6 +208,7 @@ var constraintMarkers = map[string]string{
 	"k8s:format":             "format",
 	"k8s:immutable":          "immutable",
 	"k8s:enum":               "enum",
+	"k8s:unique":             "unique",
 	"k8s:validation:pattern": "pattern",
 	"validation:Minimum":     "minimum",
 	"validation:Maximum":     "maximum",
@@ -222,6 +226,7 @@ func constraints(field, typ model.Markers) []model.Constraint {
 	var out []model.Constraint
 	for _, ms := range []model.Markers{typ, field} {
 		for _, m := range ms {
+			m = unwrapStaged(m)
 			kind, ok := constraintMarkers[m.Key]
 			if !ok {
 				continue
@@ -237,6 +242,22 @@ func constraints(field, typ model.Markers) []model.Constraint {
 	})
 	// One constraint per kind and value (field and type may repeat it).
 	return slices.CompactFunc(out, func(a, b model.Constraint) bool { return a.Kind == b.Kind && a.Value == b.Value })
+}
+
+// unwrapStaged returns the tag inside a Kubernetes stability wrapper:
+// "+k8s:alpha(since: "1.36")=+k8s:maxItems=32" stages the declarative
+// rule +k8s:maxItems=32 behind the hand-written validation that stays
+// authoritative, so it is the same constraint as the unwrapped tag.
+func unwrapStaged(m model.Marker) model.Marker {
+	if m.Key != "k8s:alpha" && m.Key != "k8s:beta" {
+		return m
+	}
+	_, inner, ok := strings.Cut(m.Value, "=+")
+	if !ok {
+		return m
+	}
+	key, value, _ := strings.Cut(inner, "=")
+	return model.Marker{Key: strings.TrimSpace(key), Value: strings.TrimSpace(value)}
 }
 
 // normalizeConstraint puts a value in a canonical form: numbers as exact
@@ -273,7 +294,14 @@ func normalizeConstraint(kind, v string) string {
 	return v
 }
 
+// unquote removes a marker value's quotes. Double-quoted values are Go
+// string literals in both marker grammars ("^\\d+$" is the pattern ^\d+$).
 func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
 	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '`' && s[len(s)-1] == '`') {
 		return s[1 : len(s)-1]
 	}

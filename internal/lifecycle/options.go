@@ -1,10 +1,6 @@
 package lifecycle
 
-import (
-	"os"
-
-	"github.com/apicheck/apicheck/internal/config"
-)
+import "github.com/apicheck/apicheck/internal/config"
 
 // Options configure the lifecycle analysis. They are plain data; the
 // configuration file maps onto them. A nil list takes its default, an
@@ -18,13 +14,14 @@ type Options struct {
 	// Shoot locates the Shoot deprecation stages; unset locations take
 	// their defaults (config.StageFiles.WithDefaults).
 	Shoot config.StageFiles
-	// TypeInfo controls the exact usage search: TypeInfoAuto confirms
-	// syntactic candidates with go/packages when the module's
-	// dependencies load offline; TypeInfoOff (the default) never tries.
-	// Empty means TypeInfoAuto if the environment variable
-	// APICHECK_TYPE_INFO is "auto", else TypeInfoOff. Auto runs the go
-	// command on the repository: not for untrusted code.
+	// TypeInfo controls the usage search: TypeInfoAuto (the default)
+	// resolves receivers by type-checking the candidate packages in-process
+	// from the revision's sources; TypeInfoOff matches every reference by
+	// its field path only.
 	TypeInfo string
+	// UsageExclude lists the globs of files that hold no usages
+	// (config.Usages.Exclude); nil means config.DefaultUsageExclude.
+	UsageExclude []string
 	// CacheDir holds the protobuf-number history cache; empty means
 	// os.UserCacheDir()/apicheck (or os.TempDir() when there is none).
 	// "-" disables the cache. A directory inside the repository is never
@@ -44,10 +41,7 @@ func (o Options) withDefaults() Options {
 		o.TagPattern = config.DefaultTagPattern
 	}
 	if o.TypeInfo == "" {
-		o.TypeInfo = TypeInfoOff
-		if os.Getenv("APICHECK_TYPE_INFO") == TypeInfoAuto {
-			o.TypeInfo = TypeInfoAuto
-		}
+		o.TypeInfo = TypeInfoAuto
 	}
 	o.Shoot = o.Shoot.WithDefaults()
 	return o

@@ -409,6 +409,20 @@ type Tombstone struct {
 	Pos     Pos    `json:"pos"`
 }
 
+// Name names what a tombstone reserves: the Go name of its declaration,
+// else the json name a marker or prose names, else its number.
+func (t *Tombstone) Name() string {
+	switch {
+	case t.FieldName != "":
+		return t.FieldName
+	case t.JSONName != "":
+		return fmt.Sprintf("%q", t.JSONName)
+	case t.Proto != nil:
+		return fmt.Sprintf("number %d", t.Proto.Number)
+	}
+	return "?"
+}
+
 // Const is a constant of a named type declared in an API package.
 type Const struct {
 	Name  string `json:"name"`

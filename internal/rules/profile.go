@@ -35,6 +35,11 @@ type Policy struct {
 	// DefaultsAreDocumentation: default markers document defaulting done
 	// in Go code (built-in types); adding one is info.
 	DefaultsAreDocumentation bool
+	// DeclarativeValidationMirrors: "+k8s:" validation tags restate
+	// hand-written validation, which stays authoritative while the
+	// project migrates to declarative validation; a change to such tags
+	// alone is info.
+	DeclarativeValidationMirrors bool
 }
 
 // Policies are the profiles' policies.
@@ -42,7 +47,7 @@ var Policies = map[model.Profile]Policy{
 	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true},
 	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
-		DefaultsAreDocumentation: true},
+		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true},
 	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true},
 }
 

@@ -242,7 +242,7 @@ var ProtoNumberReused = &Rule{
 					if fd.Head != nil && fd.Head.Name == name && !reported[fd] {
 						reported[fd] = true
 						c.Field(fd, Report{
-							Message: fmt.Sprintf("%s.%s uses protobuf number %d, which the tombstone of %s reserves", td.Name(), name, tb.Proto.Number, tb.FieldName),
+							Message: fmt.Sprintf("%s.%s uses protobuf number %d, which the tombstone of %s reserves", td.Name(), name, tb.Proto.Number, tb.Name()),
 							Hint:    fmt.Sprintf("use the next safe number %d", nextSafe(td)),
 							Related: []finding.Related{related("tombstone", tb.Pos)},
 						})

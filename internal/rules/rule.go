@@ -290,6 +290,11 @@ func (c *Context) Type(td *model.TypeDiff, r Report) {
 	c.emit(td.Pkg, td.Name(), "", c.typeAPIPath(td.Pkg, td.Name()), c.typePos(td), r, false)
 }
 
+// TypeAt reports on a type at an explicit position.
+func (c *Context) TypeAt(td *model.TypeDiff, pos model.Pos, r Report) {
+	c.emit(td.Pkg, td.Name(), "", c.typeAPIPath(td.Pkg, td.Name()), pos, r, false)
+}
+
 // Tombstone reports on a tombstone pair.
 func (c *Context) Tombstone(tb *model.TombstoneDiff, r Report) {
 	td := tb.Type

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/regexlang"
 )
 
 // constraintChange is one difference between the validation of a field
@@ -16,6 +17,8 @@ type constraintChange struct {
 	kind, marker string
 	old, new     string // "" when absent
 	tighter      bool
+	// example is a value the change rejects, when one is known.
+	example string
 }
 
 func (ch constraintChange) String() string {
@@ -36,7 +39,11 @@ func (ch constraintChange) String() string {
 	case ch.new == "":
 		return show(ch.old) + " removed"
 	}
-	return fmt.Sprintf("%s changed from %s to %s", ch.marker, ch.old, ch.new)
+	s := fmt.Sprintf("%s changed from %s to %s", ch.marker, ch.old, ch.new)
+	if ch.example != "" {
+		s += " (" + ch.example + ")"
+	}
+	return s
 }
 
 // lowerBounds and upperBounds are the constraints whose value bounds from
@@ -89,30 +96,45 @@ func constraintChanges(base, head []model.Constraint) []constraintChange {
 			if ok1 && ok2 {
 				tighter = (lowerBounds[k] && hv.Cmp(bv) > 0) || (upperBounds[k] && hv.Cmp(bv) < 0)
 			}
-			out = append(out, constraintChange{k, marker, bs[0].Value, hs[0].Value, tighter})
+			out = append(out, constraintChange{kind: k, marker: marker, old: bs[0].Value, new: hs[0].Value, tighter: tighter})
 		case k == "enum" && len(bs) == 1 && len(hs) == 1:
 			bvals, hvals := strings.Split(bs[0].Value, ";"), strings.Split(hs[0].Value, ";")
 			removed := slices.ContainsFunc(bvals, func(v string) bool { return !slices.Contains(hvals, v) })
 			if bs[0].Value != hs[0].Value {
-				out = append(out, constraintChange{k, marker, bs[0].Value, hs[0].Value, removed})
+				out = append(out, constraintChange{kind: k, marker: marker, old: bs[0].Value, new: hs[0].Value, tighter: removed})
 			}
-		case (k == "pattern" || k == "format") && len(bs) == 1 && len(hs) == 1:
+		case k == "pattern" && len(bs) == 1 && len(hs) == 1:
+			if bs[0].Value == hs[0].Value {
+				continue
+			}
+			// The patterns' languages decide: a pattern that accepts every
+			// value the old one did loosens, whatever its spelling.
+			ch := constraintChange{kind: k, marker: marker, old: bs[0].Value, new: hs[0].Value, tighter: true}
+			switch verdict, witness := regexlang.Compare(bs[0].Value, hs[0].Value); verdict {
+			case regexlang.Same:
+				continue
+			case regexlang.Wider:
+				ch.tighter = false
+			case regexlang.Narrower:
+				ch.example = fmt.Sprintf("%s was valid and is rejected now", regexlang.Describe(witness))
+			}
+			out = append(out, ch)
+		case k == "format" && len(bs) == 1 && len(hs) == 1:
 			if bs[0].Value != hs[0].Value {
-				// Whether one regular expression accepts more than another is
-				// not decidable here: a changed pattern may reject values.
-				out = append(out, constraintChange{k, marker, bs[0].Value, hs[0].Value, true})
+				// Formats are named checks; another name may reject values.
+				out = append(out, constraintChange{kind: k, marker: marker, old: bs[0].Value, new: hs[0].Value, tighter: true})
 			}
 		default:
 			// Sets of constraints (CEL rules, repeated markers): each one
 			// added tightens, each one removed loosens.
 			for _, hc := range hs {
 				if !slices.ContainsFunc(bs, func(x model.Constraint) bool { return x.Value == hc.Value }) {
-					out = append(out, constraintChange{k, hc.Marker, "", hc.Value, true})
+					out = append(out, constraintChange{kind: k, marker: hc.Marker, new: hc.Value, tighter: true})
 				}
 			}
 			for _, bc := range bs {
 				if !slices.ContainsFunc(hs, func(x model.Constraint) bool { return x.Value == bc.Value }) {
-					out = append(out, constraintChange{k, bc.Marker, bc.Value, "", false})
+					out = append(out, constraintChange{kind: k, marker: bc.Marker, old: bc.Value})
 				}
 			}
 		}
@@ -127,9 +149,11 @@ func validationCheck(tighter bool) func(c *Context) {
 				continue
 			}
 			var what []string
+			mirrors := c.Policy(fd.Type.Pkg).DeclarativeValidationMirrors
 			for _, ch := range constraintChanges(contractOf(fd.Base).Validation, contractOf(fd.Head).Validation) {
 				if ch.tighter == tighter {
 					what = append(what, ch.String())
+					mirrors = mirrors && strings.HasPrefix(ch.marker, "+k8s:")
 				}
 			}
 			if len(what) == 0 {
@@ -139,10 +163,19 @@ func validationCheck(tighter bool) func(c *Context) {
 			if !tighter {
 				verb, hint = "loosened", "older API servers reject values newer clients may now send; fine once every server accepts them"
 			}
-			c.Field(fd, Report{
+			r := Report{
 				Message: fmt.Sprintf("validation of %s.%s %s: %s", fd.Type.Name(), fd.Name(), verb, strings.Join(what, "; ")),
 				Hint:    hint,
-			})
+			}
+			if mirrors {
+				// Declarative tags restate the hand-written validation
+				// this profile's API server enforces; apicheck cannot see
+				// that code, so the tags alone change no contract it knows.
+				r.Severity = finding.Info
+				r.Hint = "declarative validation tags restate the hand-written validation, which stays authoritative; " +
+					"make sure the hand-written rule already " + map[bool]string{true: "rejected", false: "accepted"}[tighter] + " these values"
+			}
+			c.Field(fd, r)
 		}
 	}
 }

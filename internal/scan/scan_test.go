@@ -361,12 +361,21 @@ func TestParseMarkers(t *testing.T) {
 		"+kubebuilder:default={\"a\": 1}",
 		"+k8s:validation:minimum=1 // a trailing comment",
 		"+apicheck:ignore=PROTO_NUMBER_CHANGED approved in review",
+		"+k8s:maximum=1000000000 # HighestUserDefinablePriority",
+		"+kubebuilder:validation:Pattern=`^#[a-f0-9]{6} //x$` // a comment",
+		"+k8s:validation:pattern=\"a # b\" # the comment",
+		"+kubebuilder:validation:Pattern=^a #b$",
 		"not +a marker",
 	})
 	want := model.Markers{
 		{Key: "optional"}, {Key: "listType", Value: "map"}, {Key: "listMapKey", Value: "name"},
 		{Key: "kubebuilder:default", Value: `{"a": 1}`}, {Key: "k8s:validation:minimum", Value: "1"},
 		{Key: "apicheck:ignore", Value: "PROTO_NUMBER_CHANGED approved in review"},
+		// "# comment" ends Kubernetes tags only, never inside quotes.
+		{Key: "k8s:maximum", Value: "1000000000"},
+		{Key: "kubebuilder:validation:Pattern", Value: "`^#[a-f0-9]{6} //x$`"},
+		{Key: "k8s:validation:pattern", Value: `"a # b"`},
+		{Key: "kubebuilder:validation:Pattern", Value: "^a #b$"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("markers (-want +got):\n%s", d)

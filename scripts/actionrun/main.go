@@ -16,7 +16,7 @@
 // Output lines: job=success|failure; step.ID=outcome/conclusion for
 // every step (ID, else name); output.NAME=value; annotations.LEVEL=N;
 // notice=MESSAGE for every notice; error=MESSAGE for every error that is
-// not a finding; summary.bytes=N; summary.first=FIRST LINE; uploads=N.
+// not a finding; summary.bytes=N; summary.heading=FIRST HEADING; uploads=N.
 package main
 
 import (
@@ -170,8 +170,14 @@ func main() {
 			fmt.Printf("error=%s\n", oneLine(e.Message))
 		}
 	}
-	first, _, _ := strings.Cut(res.Summary, "\n")
-	fmt.Printf("summary.bytes=%d\nsummary.first=%s\nuploads=%d\n", len(res.Summary), first, uploads)
+	heading := ""
+	for _, l := range strings.Split(res.Summary, "\n") {
+		if strings.HasPrefix(l, "#") {
+			heading = l
+			break
+		}
+	}
+	fmt.Printf("summary.bytes=%d\nsummary.heading=%s\nuploads=%d\n", len(res.Summary), heading, uploads)
 }
 
 // restoreCache stands in for actions/cache/restore of apicheck's build
