@@ -207,6 +207,10 @@ type Type struct {
 	// +k8s:prerelease-lifecycle-gen:deprecated= or removed= marker, or a
 	// "Deprecated:" paragraph in its doc comment.
 	Deprecated bool `json:"deprecated,omitempty"`
+	// Alpha is true for a type that only alpha fields of its package use
+	// (directly or through other such types): its fields and values are
+	// part of an alpha feature.
+	Alpha bool `json:"alpha,omitempty"`
 	// Skipped says why the scanner did not read the type's fields and
 	// tombstones (a struct above its field limit); the diff then pairs no
 	// fields of the type.

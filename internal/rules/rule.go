@@ -291,12 +291,12 @@ func (c *Context) FieldAt(fd *model.FieldDiff, pos model.Pos, r Report) {
 // Type reports on a type pair at its head position (for a removed type,
 // the nearest place that exists at head).
 func (c *Context) Type(td *model.TypeDiff, r Report) {
-	c.emit(td.Pkg, td.Name(), "", c.typeAPIPath(td.Pkg, td.Name()), c.typePos(td), r, false)
+	c.emit(td.Pkg, td.Name(), "", c.typeAPIPath(td.Pkg, td.Name()), c.typePos(td), r, typeAlpha(td))
 }
 
 // TypeAt reports on a type at an explicit position.
 func (c *Context) TypeAt(td *model.TypeDiff, pos model.Pos, r Report) {
-	c.emit(td.Pkg, td.Name(), "", c.typeAPIPath(td.Pkg, td.Name()), pos, r, false)
+	c.emit(td.Pkg, td.Name(), "", c.typeAPIPath(td.Pkg, td.Name()), pos, r, typeAlpha(td))
 }
 
 // Tombstone reports on a tombstone pair.
@@ -330,7 +330,13 @@ func (c *Context) Const(cd *model.ConstDiff, pos model.Pos, r Report) {
 	} else {
 		typ = cd.Head.Type
 	}
-	c.emit(cd.Pkg, typ, "", "", pos, r, false)
+	alpha := false
+	if cd.Pkg.Base != nil {
+		if t := cd.Pkg.Base.Type(typ); t != nil {
+			alpha = t.Alpha
+		}
+	}
+	c.emit(cd.Pkg, typ, "", "", pos, r, alpha)
 }
 
 func tombstoneJSON(tb *model.TombstoneDiff) string {
@@ -384,9 +390,18 @@ func isAlpha(pd *model.PackageDiff) bool {
 // fieldAlpha reports a field marked alpha at base (or, when new, at head).
 func fieldAlpha(fd *model.FieldDiff) bool {
 	if fd.Base != nil {
-		return fd.Base.Alpha
+		return fd.Base.Alpha || fd.Type.Base != nil && fd.Type.Base.Alpha
 	}
-	return fd.Head != nil && fd.Head.Alpha
+	return fd.Head != nil && (fd.Head.Alpha || fd.Type.Head != nil && fd.Type.Head.Alpha)
+}
+
+// typeAlpha reports a type that only alpha fields use, at base (or, when
+// new, at head).
+func typeAlpha(td *model.TypeDiff) bool {
+	if td.Base != nil {
+		return td.Base.Alpha
+	}
+	return td.Head != nil && td.Head.Alpha
 }
 
 // fieldPos is the head position of a field, or for a removed field the

@@ -116,6 +116,7 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		}
 	}
 	sort.Strings(pkg.Files)
+	propagateAlpha(pkg)
 	return pkg, nil
 }
 
@@ -504,4 +505,50 @@ func structTombstones(pf *parsedFile, st *ast.StructType) []*model.Tombstone {
 		return nil
 	}
 	return protobuf.ParseTombstones(groups)
+}
+
+// typeIdent matches the identifiers of a type expression that are not
+// package-qualified ("X", "*X", "[]X", "map[string]X", not "v1.X").
+var typeIdent = regexp.MustCompile(`(?:^|[^.\w])([A-Za-z_]\w*)`)
+
+// propagateAlpha marks the types of pkg that only alpha fields use
+// (Kubernetes documents a feature's field as alpha, not the structs and
+// enums below it): a type is alpha when it is not a root kind, some field
+// of the package refers to it, and every such field is alpha or belongs to
+// an alpha type.
+func propagateAlpha(pkg *model.Package) {
+	users := map[string][]*model.Field{}
+	owner := map[*model.Field]*model.Type{}
+	for _, t := range pkg.Types {
+		for _, f := range t.Fields {
+			owner[f] = t
+			for _, m := range typeIdent.FindAllStringSubmatch(f.Type, -1) {
+				users[m[1]] = append(users[m[1]], f)
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, t := range pkg.Types {
+			if t.Alpha || t.RootKind || len(users[t.Name]) == 0 {
+				continue
+			}
+			alpha, others := true, 0
+			for _, f := range users[t.Name] {
+				o := owner[f]
+				if o == t {
+					continue // a recursive type's own fields do not decide
+				}
+				others++
+				if !f.Alpha && !o.Alpha {
+					alpha = false
+					break
+				}
+			}
+			alpha = alpha && others > 0
+			if alpha {
+				t.Alpha, changed = true, true
+			}
+		}
+	}
 }
