@@ -320,7 +320,7 @@ func TestHistoryCache(t *testing.T) {
 	if diff := cmp.Diff(fc.want, runs[1]); diff != "" {
 		t.Errorf("second (cached) run differs (-want +got):\n%s", diff)
 	}
-	entries, err := filepath.Glob(filepath.Join(cache, "apicheck-protohist-v1", "*", "*"))
+	entries, err := filepath.Glob(filepath.Join(cache, "structs-v3", "*", "*"))
 	if err != nil || len(entries) == 0 {
 		t.Errorf("nothing cached under %s: %v", cache, err)
 	}

@@ -6,37 +6,329 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
-	"path/filepath"
+	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
 	"github.com/apicheck/apicheck/internal/protobuf"
 	"github.com/apicheck/apicheck/internal/scan"
 )
 
-// The protobuf-number history answers "which fields of struct T in
-// package directory D carried number N at some release tag" without
-// scanning whole revisions:
+// The struct history answers "which fields did struct T of package
+// directory D have at each release" without scanning whole revisions:
 //
 //  1. one `git cat-file --batch` process resolves "<tag commit>:<dir>" for
-//     every release tag and affected package directory straight to the
-//     directory's tree object (a struct is followed by package directory
-//     and type name, so moving a type between files does not matter);
+//     every release tag (Release.All) and package directory asked for,
+//     straight to the directory's tree object (a struct is followed by
+//     package directory and type name, so moving a type between files
+//     does not matter);
 //  2. each distinct Go file (blob) of those trees is judged once: most
 //     files are the same from one release to the next. A blob judged by an
 //     earlier run is read from the on-disk cache, keyed by its object id
 //     (content-addressed, so an entry never goes stale);
 //  3. the remaining blobs are read in one more batch and parsed in
-//     parallel (syntax only); only struct type declarations and their
-//     protobuf tags are kept.
+//     parallel (syntax only); only struct declarations are kept: each
+//     field's Go name, json name, protobuf number, line and whether its
+//     doc comment has a "Deprecated:" paragraph.
+//
+// A struct's history runs from the newest release back and stops at the
+// first release that does not have the struct in that directory, and at
+// an identity break: a release whose struct shares no field (json name
+// and protobuf number) with the struct of the next newer release (or, for
+// the newest, with the struct at base) is a different struct that had
+// the same name, e.g. a nested type renamed while a new kind took its
+// name. Nothing from there on counts.
 
-// dirNumbers maps type name -> protobuf number -> Go field name for the
-// structs of one file or package directory.
-type dirNumbers map[string]map[int]string
+// relField is a field of a struct at a release.
+type relField struct {
+	Name       string `json:"n"`
+	JSON       string `json:"j,omitempty"` // wire name; "" inline or skipped
+	Number     int    `json:"p,omitempty"` // protobuf number; 0 none
+	Deprecated bool   `json:"d,omitempty"`
+	Line       int    `json:"l"`
+	Col        int    `json:"c"`
+}
+
+// fileStructs maps type name -> fields for the structs of one Go file.
+type fileStructs map[string][]relField
+
+// ReleaseStruct is a struct at one release.
+type ReleaseStruct struct {
+	Tag    string
+	File   string // repository-relative path of the declaring file
+	fields []relField
+}
+
+// Field returns the named field of the struct at that release.
+func (s ReleaseStruct) Field(name string) (ReleaseField, bool) {
+	for _, f := range s.fields {
+		if f.Name == name {
+			return ReleaseField{Tag: s.Tag, Name: f.Name, Deprecated: f.Deprecated, Pos: model.Pos{File: s.File, Line: f.Line, Col: f.Col}}, true
+		}
+	}
+	return ReleaseField{}, false
+}
+
+// ReleaseField is a field of a struct at a release.
+type ReleaseField struct {
+	Tag        string
+	Name       string
+	Deprecated bool
+	Pos        model.Pos
+}
+
+// identity keys of a struct: the (json name, protobuf number) pairs of
+// its fields that have a json name.
+type shapeKey struct {
+	json   string
+	number int
+}
+
+func shapeOf(fs []relField) map[shapeKey]bool {
+	out := map[shapeKey]bool{}
+	for _, f := range fs {
+		if f.JSON != "" && f.JSON != "-" {
+			out[shapeKey{f.JSON, f.Number}] = true
+		}
+	}
+	return out
+}
+
+func overlaps(a, b map[shapeKey]bool) bool {
+	for k := range a {
+		if b[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// modelShape is the identity shape of a scanned struct.
+func modelShape(t *model.Type) map[shapeKey]bool {
+	out := map[shapeKey]bool{}
+	for _, f := range t.Fields {
+		n := 0
+		if f.Proto != nil {
+			n = f.Proto.Number
+		}
+		if w := f.WireName(); w != "" && w != "-" {
+			out[shapeKey{w, n}] = true
+		}
+	}
+	return out
+}
+
+// structHistory is the memoised reading of release trees and files.
+type structHistory struct {
+	tags  []git.Tag                // Release.All
+	trees map[string][]string      // dir -> per tag: tree oid ("" absent)
+	files map[string][]treeFile    // tree oid -> Go files
+	blobs map[string]fileStructs   // blob oid -> structs
+	cache *blobCache               // on-disk cache of blobs
+	reads int                      // blobs read from git (for tests)
+	hists map[string]StructHistory // dir + "\x00" + type -> history
+}
+
+type treeFile struct{ name, oid string }
+
+// StructHistory is a struct's history over the releases, newest first
+// (see the comment at the top of this file).
+type StructHistory struct {
+	Releases []ReleaseStruct
+	// Break names the newest release whose same-named struct is a
+	// different struct (an identity break); "" when there was none.
+	Break string
+}
+
+// StructAt returns the struct's history over Release.All: the releases,
+// newest first, at which package directory dir had the same struct typ
+// (see the top of this file). The identity of the newest release's
+// struct is judged against the struct at base (at head when base has
+// none). It reads release trees once per directory and run.
+func (e *History) StructAt(dir, typ string) (StructHistory, error) {
+	sh, err := e.loadStructs([]string{dir})
+	if err != nil {
+		return StructHistory{}, err
+	}
+	key := dir + "\x00" + typ
+	if h, ok := sh.hists[key]; ok {
+		return h, nil
+	}
+	ref := e.refShape(dir, typ)
+	var h StructHistory
+	prev := ref
+	for i, t := range sh.tags {
+		fs, file, ok := sh.structAt(i, dir, typ)
+		if !ok {
+			break
+		}
+		shape := shapeOf(fs)
+		if prev != nil && !overlaps(shape, prev) {
+			h.Break = t.Name
+			break
+		}
+		h.Releases = append(h.Releases, ReleaseStruct{Tag: t.Name, File: file, fields: fs})
+		prev = shape
+	}
+	sh.hists[key] = h
+	return h, nil
+}
+
+// loadStructs reads the release trees of the directories (once per run
+// and directory).
+func (e *History) loadStructs(dirs []string) (*structHistory, error) {
+	rel, prob := e.Release()
+	if prob != "" {
+		return nil, fmt.Errorf("%s", prob)
+	}
+	if e.structs == nil {
+		e.structs = &structHistory{tags: rel.All, trees: map[string][]string{}, files: map[string][]treeFile{},
+			blobs: map[string]fileStructs{}, hists: map[string]StructHistory{},
+			cache: e.cache()}
+	}
+	if err := e.structs.load(e.in.Repo, dirs); err != nil {
+		return nil, err
+	}
+	return e.structs, nil
+}
+
+// refShape is the identity shape of struct typ of package directory dir
+// at base, or at head when base has none (nil when neither has it).
+func (e *History) refShape(dir, typ string) map[shapeKey]bool {
+	for _, m := range []*model.Model{e.in.BaseModel, e.in.HeadModel} {
+		if m == nil {
+			continue
+		}
+		for _, g := range m.Groups {
+			for _, p := range g.Packages() {
+				if p.Dir == dir {
+					if t := p.Type(typ); t != nil {
+						return modelShape(t)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// structAt returns the fields of struct typ in dir at tag i.
+func (sh *structHistory) structAt(i int, dir, typ string) ([]relField, string, bool) {
+	tree := sh.trees[dir][i]
+	if tree == "" {
+		return nil, "", false
+	}
+	for _, f := range sh.files[tree] {
+		if fs, ok := sh.blobs[f.oid][typ]; ok {
+			return fs, dir + "/" + f.name, true
+		}
+	}
+	return nil, "", false
+}
+
+// load reads the trees of the directories not read yet at every release
+// tag, and the files of those trees not judged yet.
+func (sh *structHistory) load(repo *git.Repo, dirs []string) error {
+	var todo []string
+	for _, d := range dirs {
+		if _, ok := sh.trees[d]; !ok {
+			todo = append(todo, d)
+		}
+	}
+	sort.Strings(todo)
+	if len(todo) == 0 {
+		return nil
+	}
+	for _, d := range todo {
+		sh.trees[d] = make([]string, len(sh.tags))
+	}
+	if len(sh.tags) == 0 {
+		return nil
+	}
+	objects, err := repo.NewObjectReader()
+	if err != nil {
+		return err
+	}
+	defer objects.Close()
+
+	// 1. Each (tag, dir) to its tree.
+	var names []string
+	for _, t := range sh.tags {
+		for _, d := range todo {
+			names = append(names, t.Commit+":"+d)
+		}
+	}
+	trees, err := objects.Get(names)
+	if err != nil {
+		return fmt.Errorf("reading release trees: %w", err)
+	}
+
+	// 2. The Go files of every new tree; cached blobs are judged.
+	var toRead []string
+	claimed := map[string]bool{}
+	for k, o := range trees {
+		if o.Missing || o.Type != "tree" {
+			continue
+		}
+		sh.trees[todo[k%len(todo)]][k/len(todo)] = o.OID
+		if _, ok := sh.files[o.OID]; ok {
+			continue
+		}
+		entries, err := git.ParseTree(o.Data, len(o.OID)/2)
+		if err != nil {
+			return fmt.Errorf("tree %s: %w", o.OID, err)
+		}
+		var fs []treeFile
+		for _, en := range entries {
+			if (en.Mode != "100644" && en.Mode != "100755") || !scan.Scannable(en.Name) {
+				continue
+			}
+			fs = append(fs, treeFile{name: en.Name, oid: en.OID})
+			if _, ok := sh.blobs[en.OID]; ok || claimed[en.OID] {
+				continue
+			}
+			if st, ok := sh.cache.get(en.OID); ok {
+				sh.blobs[en.OID] = st
+				continue
+			}
+			claimed[en.OID] = true
+			toRead = append(toRead, en.OID)
+		}
+		sh.files[o.OID] = fs
+	}
+
+	// 3. Read and parse the other blobs, in parallel.
+	if len(toRead) == 0 {
+		return nil
+	}
+	objs, err := objects.Get(toRead)
+	if err != nil {
+		return fmt.Errorf("reading release files: %w", err)
+	}
+	sh.reads += len(toRead)
+	parsed, err := par.Map(len(objs), func(i int) (fileStructs, error) {
+		if objs[i].Missing {
+			return nil, nil
+		}
+		return parseStructs(objs[i].Data), nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, b := range toRead {
+		sh.blobs[b] = parsed[i]
+		if !objs[i].Missing {
+			sh.cache.put(b, parsed[i])
+		}
+	}
+	sh.cache.trim()
+	return nil
+}
 
 // Holder is a field that carried a number at a release.
 type Holder struct {
@@ -50,6 +342,7 @@ type ProtoNumbers struct {
 	Tags []string
 	// byStruct maps dir -> type -> number -> holders (newest tag first).
 	byStruct map[string]map[string]map[int][]Holder
+	breaks   map[string]map[string]string
 }
 
 // Holders returns the fields that carried number n in struct typ of
@@ -68,26 +361,31 @@ func (h *ProtoNumbers) Numbers(dir, typ string) []int {
 	return out
 }
 
-// ProtoHistory returns the history of the given structs (package
-// directory -> type names) over every release tag reachable from base. It
+// Break names the newest release at which struct typ of dir was a
+// different struct of the same name ("" when none): its numbers are not
+// in the history.
+func (h *ProtoNumbers) Break(dir, typ string) string { return h.breaks[dir][typ] }
+
+// ProtoHistory returns the protobuf-number history of the given structs
+// (package directory -> type names) over Release.All: every release up to
+// the release before head, each struct back to its identity break. It
 // runs once per History; later calls return the first result.
 func (e *History) ProtoHistory(structs map[string][]string) (*ProtoNumbers, error) {
 	if e.histDone {
 		return e.hist, e.histErr
 	}
 	e.histDone = true
-	rel, prob := e.Release()
-	if prob != "" {
-		e.histErr = fmt.Errorf("%s", prob)
-		return nil, e.histErr
-	}
-	e.hist, e.histErr = protoHistory(e.in.Repo, rel.All, structs, newBlobCache(e.opts.CacheDir, e.in.Repo.Root))
+	e.hist, e.histErr = e.protoHistory(structs)
 	return e.hist, e.histErr
 }
 
-func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, cache *blobCache) (*ProtoNumbers, error) {
-	h := &ProtoNumbers{byStruct: map[string]map[string]map[int][]Holder{}}
-	for _, t := range tags {
+func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, error) {
+	rel, prob := e.Release()
+	if prob != "" {
+		return nil, fmt.Errorf("%s", prob)
+	}
+	h := &ProtoNumbers{byStruct: map[string]map[string]map[int][]Holder{}, breaks: map[string]map[string]string{}}
+	for _, t := range rel.All {
 		h.Tags = append(h.Tags, t.Name)
 	}
 	dirs := make([]string, 0, len(structs))
@@ -95,104 +393,33 @@ func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, c
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	if len(tags) == 0 || len(dirs) == 0 {
-		return h, nil
-	}
-	objects, err := repo.NewObjectReader()
-	if err != nil {
+	if _, err := e.loadStructs(dirs); err != nil { // one batch for every directory
 		return nil, err
 	}
-	defer objects.Close()
-
-	// 1. Each (tag, dir) to its tree.
-	var names []string
-	for _, t := range tags {
-		for _, d := range dirs {
-			names = append(names, t.Commit+":"+d)
-		}
-	}
-	trees, err := objects.Get(names)
-	if err != nil {
-		return nil, fmt.Errorf("reading release trees: %w", err)
-	}
-
-	// 2. The Go blobs of every distinct tree; cached blobs are judged.
-	treeBlobs := map[string][]string{}
-	byBlob := map[string]dirNumbers{}
-	var toRead []string
-	for _, o := range trees {
-		if o.Missing || o.Type != "tree" {
-			continue
-		}
-		if _, ok := treeBlobs[o.OID]; ok {
-			continue
-		}
-		entries, err := git.ParseTree(o.Data, len(o.OID)/2)
-		if err != nil {
-			return nil, fmt.Errorf("tree %s: %w", o.OID, err)
-		}
-		var bs []string
-		for _, en := range entries {
-			if (en.Mode != "100644" && en.Mode != "100755") || !scan.Scannable(en.Name) {
-				continue
+	for _, d := range dirs {
+		for _, typ := range structs[d] {
+			sh, err := e.StructAt(d, typ)
+			if err != nil {
+				return nil, err
 			}
-			bs = append(bs, en.OID)
-			if _, ok := byBlob[en.OID]; ok {
-				continue
+			if sh.Break != "" {
+				if h.breaks[d] == nil {
+					h.breaks[d] = map[string]string{}
+				}
+				h.breaks[d][typ] = sh.Break
 			}
-			if dn, ok := cache.get(en.OID); ok {
-				byBlob[en.OID] = dn
-				continue
-			}
-			byBlob[en.OID] = nil // claimed: read below
-			toRead = append(toRead, en.OID)
-		}
-		treeBlobs[o.OID] = bs
-	}
-
-	// 3. Read and parse the other blobs, in parallel.
-	if len(toRead) > 0 {
-		objs, err := objects.Get(toRead)
-		if err != nil {
-			return nil, fmt.Errorf("reading release files: %w", err)
-		}
-		parsed, err := par.Map(len(objs), func(i int) (dirNumbers, error) {
-			if objs[i].Missing {
-				return nil, nil
-			}
-			return structNumbers(objs[i].Data), nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		for i, b := range toRead {
-			byBlob[b] = parsed[i]
-			if !objs[i].Missing {
-				cache.put(b, parsed[i])
-			}
-		}
-	}
-
-	// 4. The history of the wanted structs, newest tag first.
-	i := 0
-	for _, t := range tags {
-		for _, d := range dirs {
-			o := trees[i]
-			i++
-			if o.Missing || o.Type != "tree" {
-				continue
-			}
-			for _, b := range treeBlobs[o.OID] {
-				for _, typ := range structs[d] {
-					for n, f := range byBlob[b][typ] {
-						if h.byStruct[d] == nil {
-							h.byStruct[d] = map[string]map[int][]Holder{}
-						}
-						if h.byStruct[d][typ] == nil {
-							h.byStruct[d][typ] = map[int][]Holder{}
-						}
-						h.byStruct[d][typ][n] = append(h.byStruct[d][typ][n], Holder{Tag: t.Name, Field: f})
+			for _, rs := range sh.Releases {
+				for _, f := range rs.fields {
+					if f.Number <= 0 {
+						continue
 					}
+					if h.byStruct[d] == nil {
+						h.byStruct[d] = map[string]map[int][]Holder{}
+					}
+					if h.byStruct[d][typ] == nil {
+						h.byStruct[d][typ] = map[int][]Holder{}
+					}
+					h.byStruct[d][typ][f.Number] = append(h.byStruct[d][typ][f.Number], Holder{Tag: rs.Tag, Field: f.Name})
 				}
 			}
 		}
@@ -200,17 +427,53 @@ func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, c
 	return h, nil
 }
 
-// structNumbers parses one Go file and returns the protobuf numbers of its
-// struct types' fields. A file that does not parse contributes nothing.
-func structNumbers(src []byte) dirNumbers {
-	if !bytes.Contains(src, []byte("protobuf:")) {
-		return nil
+// LastRelease returns the field a removed field was at the newest
+// release that had it, among the releases from the release before head
+// down to the release before base: for a pull request that is the release
+// before base; for a comparison that spans releases, the last release
+// that shipped the field. ok is false when none of them had it: the field
+// was never released (added and removed between two releases).
+func (e *History) LastRelease(fd *model.FieldDiff) (ReleaseField, bool, error) {
+	rel, prob := e.Release()
+	if prob != "" {
+		return ReleaseField{}, false, fmt.Errorf("%s", prob)
 	}
-	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
+		return ReleaseField{}, false, nil
+	}
+	sh, err := e.StructAt(fd.Type.Pkg.Base.Dir, fd.Type.Base.Name)
 	if err != nil {
-		return nil
+		return ReleaseField{}, false, err
 	}
-	out := dirNumbers{}
+	consider := map[string]bool{rel.Newest.Name: true}
+	for _, t := range rel.Spanned {
+		consider[t.Name] = true
+	}
+	for _, rs := range sh.Releases {
+		if !consider[rs.Tag] {
+			continue
+		}
+		if f, ok := rs.Field(fd.Base.Name); ok {
+			return f, true, nil
+		}
+	}
+	return ReleaseField{}, false, nil
+}
+
+var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
+
+// parseStructs parses one Go file and returns its struct types' fields.
+// A file that does not parse contributes nothing.
+func parseStructs(src []byte) fileStructs {
+	if !bytes.Contains(src, []byte("struct")) {
+		return fileStructs{}
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution|parser.ParseComments)
+	if err != nil {
+		return fileStructs{}
+	}
+	out := fileStructs{}
 	for _, decl := range f.Decls {
 		gd, ok := decl.(*ast.GenDecl)
 		if !ok || gd.Tok != token.TYPE {
@@ -219,31 +482,62 @@ func structNumbers(src []byte) dirNumbers {
 		for _, spec := range gd.Specs {
 			ts := spec.(*ast.TypeSpec)
 			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
+			if !ok || ts.Assign.IsValid() {
 				continue
 			}
+			fields := []relField{}
 			for _, fld := range st.Fields.List {
-				if fld.Tag == nil {
-					continue
+				fields = append(fields, relFields(fset, fld)...)
+			}
+			out[ts.Name.Name] = fields
+		}
+	}
+	return out
+}
+
+// relFields describes one field declaration (one entry per name).
+func relFields(fset *token.FileSet, fld *ast.Field) []relField {
+	var tag reflect.StructTag
+	if fld.Tag != nil {
+		if s, err := strconv.Unquote(fld.Tag.Value); err == nil {
+			tag = reflect.StructTag(s)
+		}
+	}
+	number := 0
+	if pt, ok, err := protobuf.FromStructTag(string(tag)); ok && err == nil && pt != nil {
+		number = pt.Number
+	}
+	deprecated := false
+	if fld.Doc != nil {
+		for _, c := range fld.Doc.List {
+			for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "//"), "/*"), "*/"), "\n") {
+				if deprecatedLine.MatchString(strings.TrimPrefix(strings.TrimSpace(l), "* ")) {
+					deprecated = true
 				}
-				tag, err := strconv.Unquote(fld.Tag.Value)
-				if err != nil {
-					continue
-				}
-				pt, ok, err := protobuf.FromStructTag(tag)
-				if !ok || err != nil || pt == nil {
-					continue
-				}
-				name := embeddedName(fld.Type)
-				if len(fld.Names) > 0 {
-					name = fld.Names[0].Name
-				}
-				if out[ts.Name.Name] == nil {
-					out[ts.Name.Name] = map[int]string{}
-				}
-				out[ts.Name.Name][pt.Number] = name
 			}
 		}
+	}
+	jsonName, hasJSON := tag.Lookup("json")
+	jsonName, _, _ = strings.Cut(jsonName, ",")
+	wire := func(goName string, embedded bool) string {
+		switch {
+		case hasJSON && jsonName != "":
+			return jsonName
+		case embedded:
+			return ""
+		}
+		return goName
+	}
+	if len(fld.Names) == 0 {
+		name := embeddedName(fld.Type)
+		p := fset.Position(fld.Type.Pos())
+		return []relField{{Name: name, JSON: wire(name, true), Number: number, Deprecated: deprecated, Line: p.Line, Col: p.Column}}
+	}
+	var out []relField
+	for _, n := range fld.Names {
+		p := fset.Position(n.Pos())
+		out = append(out, relField{Name: n.Name, JSON: wire(n.Name, false), Number: number, Deprecated: deprecated,
+			Line: p.Line, Col: p.Column})
 	}
 	return out
 }
@@ -256,102 +550,10 @@ func embeddedName(x ast.Expr) string {
 		return t.Sel.Name
 	case *ast.Ident:
 		return t.Name
+	case *ast.IndexExpr:
+		return embeddedName(t.X)
+	case *ast.IndexListExpr:
+		return embeddedName(t.X)
 	}
 	return ""
-}
-
-// blobCache stores judged Go files on disk, under the user's cache
-// directory (never inside the repository). An entry is a header line and
-// one "<type> <number> <field>" line per protobuf-tagged field.
-type blobCache struct {
-	dir string // "" = disabled
-}
-
-// cacheVersion changes whenever what an entry holds changes.
-const cacheVersion = "apicheck-protohist-v1"
-
-func newBlobCache(configured, repoRoot string) *blobCache {
-	if configured == "-" {
-		return &blobCache{}
-	}
-	dir := configured
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil || base == "" {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "apicheck")
-	}
-	abs, err := filepath.Abs(filepath.Join(dir, cacheVersion))
-	if err != nil {
-		return &blobCache{}
-	}
-	if r, err := filepath.Abs(repoRoot); err == nil && (abs == r || strings.HasPrefix(abs, r+string(filepath.Separator))) {
-		return &blobCache{} // never write into the repository
-	}
-	return &blobCache{dir: abs}
-}
-
-func (c *blobCache) path(oid string) string {
-	return filepath.Join(c.dir, oid[:2], oid[2:])
-}
-
-func (c *blobCache) get(oid string) (dirNumbers, bool) {
-	if c.dir == "" || len(oid) < 4 {
-		return nil, false
-	}
-	data, err := os.ReadFile(c.path(oid))
-	if err != nil {
-		return nil, false
-	}
-	header, rest, ok := strings.Cut(string(data), "\n")
-	if !ok || header != cacheVersion {
-		return nil, false
-	}
-	dn := dirNumbers{}
-	for _, line := range strings.Split(rest, "\n") {
-		if line == "" {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			return nil, false
-		}
-		n, err := strconv.Atoi(f[1])
-		if err != nil {
-			return nil, false
-		}
-		if dn[f[0]] == nil {
-			dn[f[0]] = map[int]string{}
-		}
-		dn[f[0]][n] = f[2]
-	}
-	return dn, true
-}
-
-// put stores an entry atomically; a failure only costs a later parse.
-func (c *blobCache) put(oid string, dn dirNumbers) {
-	if c.dir == "" || len(oid) < 4 {
-		return
-	}
-	var b strings.Builder
-	b.WriteString(cacheVersion + "\n")
-	for typ, nums := range dn {
-		for n, f := range nums {
-			fmt.Fprintf(&b, "%s %d %s\n", typ, n, f)
-		}
-	}
-	p := c.path(oid)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.WriteString(b.String())
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
-		os.Remove(tmp.Name())
-	}
 }

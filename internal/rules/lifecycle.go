@@ -97,7 +97,7 @@ var FieldRemovalNotReleased = &Rule{
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
 	Requires: []Input{InputRelease, InputUsages},
-	Summary:  "A field removed from an external version had usages at the newest release tag reachable from base (step 1 not yet released).",
+	Summary:  "A field removed from an external version had usages at the release before base (step 1 not yet released).",
 	Why: "The release that dropped the usages must be the one running before the field disappears; otherwise the " +
 		"previous release's components still use a field the new API server no longer has.",
 	Fix: "Keep the field until a release without its usages has been tagged; remove it after that release.",
@@ -128,6 +128,11 @@ var FieldRemovalNotReleased = &Rule{
 			if len(ps) == 0 || len(atBase.Of(fd)) > 0 {
 				continue
 			}
+			// A field the release did not have was never released: what
+			// matched there is not a usage of it.
+			if _, released, err := c.Release().ReleaseField(fd); err != nil || !released {
+				continue
+			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("%s.%s was removed, but release %s still used it in %s (%s)%s: the release dropping the usages has not shipped yet",
 					fd.Type.Name(), fd.Base.Name, rel.Newest.Name, places(len(ps)), modeWord(u), shownOf(ps)),
@@ -145,7 +150,7 @@ var FieldRemovedNotDeprecated = &Rule{
 	Severity: finding.Warning,
 	Relax:    relaxedToInfo,
 	Requires: []Input{InputRelease},
-	Summary:  "A field removed from an external version had no `Deprecated:` paragraph at the newest release tag reachable from base.",
+	Summary:  "A field removed from an external version had no `Deprecated:` paragraph at the last release that shipped it.",
 	Why:      "Users need a deprecation period to stop setting a field before it disappears; a release must have announced it.",
 	Fix:      "Mark the field deprecated (a `Deprecated:` paragraph in its doc comment) in a release before removing it.",
 	Check: func(c *Context) {
@@ -153,13 +158,14 @@ var FieldRemovedNotDeprecated = &Rule{
 		if len(fields) == 0 {
 			return
 		}
-		rel, prob := c.Release().Release()
-		if prob != "" {
+		if _, prob := c.Release().Release(); prob != "" {
 			c.Skip(prob)
 			return
 		}
 		for _, fd := range fields {
-			f, ok, err := c.Release().ReleaseField(fd)
+			// The newest release up to the release before head that had
+			// the field: the release before base for a pull request.
+			f, ok, err := c.Release().LastRelease(fd)
 			if err != nil {
 				c.Skip(err.Error())
 				return
@@ -168,9 +174,9 @@ var FieldRemovedNotDeprecated = &Rule{
 				continue // never released, or deprecated as it should be
 			}
 			c.Field(fd, Report{
-				Message: fmt.Sprintf("%s.%s was removed, but release %s did not mark it deprecated", fd.Type.Name(), fd.Base.Name, rel.Newest.Name),
+				Message: fmt.Sprintf("%s.%s was removed, but release %s did not mark it deprecated", fd.Type.Name(), fd.Base.Name, f.Tag),
 				Hint:    "add a `Deprecated:` paragraph to the field's doc comment, release it, and remove the field after the deprecation period",
-				Related: []string{rel.Newest.Name + " " + f.Pos.String()},
+				Related: []string{f.Tag + " " + f.Pos.String()},
 			})
 		}
 	},
