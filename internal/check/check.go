@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/config"
@@ -125,12 +126,33 @@ func run(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	report := newReport(res, req, out)
+	report.Releases = releasesUsed(an.Release)
 	if err := suppressFindings(res, report); err != nil { // suppress
 		return nil, err
 	}
 	report.Finalize() // finalize
 	res.Report = report
 	return res, nil
+}
+
+// releasesUsed names the releases the rules judged against, if any.
+func releasesUsed(h *lifecycle.History) *finding.Releases {
+	rel, ok := h.Used()
+	if !ok {
+		return nil
+	}
+	ref := func(t git.Tag) *finding.Release {
+		r := &finding.Release{Tag: t.Name, Commit: t.Commit}
+		if !t.Date.IsZero() {
+			r.Date = t.Date.Format(time.DateOnly)
+		}
+		return r
+	}
+	out := &finding.Releases{NewestBeforeBase: ref(rel.Newest)}
+	if rel.Head.Name != rel.Newest.Name {
+		out.NewestBeforeHead = ref(rel.Head)
+	}
+	return out
 }
 
 // Audit is `apicheck audit`: the single-revision invariants (rules with

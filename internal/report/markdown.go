@@ -38,6 +38,9 @@ func markdownReport(r *finding.Report, limit int) string {
 	var head strings.Builder
 	head.WriteString("### apicheck: " + SummaryLine(r) + "\n\n")
 	fmt.Fprintf(&head, "Compared %s with %s.\n", mdCode(revLabel(r.Base)), mdCode(revLabel(r.Head)))
+	if u := r.Releases.Used(); u != "" {
+		fmt.Fprintf(&head, "%s.\n", mdCell(strings.ToUpper(u[:1])+u[1:], markdownCellMax))
+	}
 	for i, n := range r.Notes {
 		// Notes never take more than a quarter of the comment.
 		if i == markdownNotesMax || head.Len() > limit/4 {

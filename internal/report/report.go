@@ -55,6 +55,9 @@ func JSON(w io.Writer, r *finding.Report) error {
 func Text(w io.Writer, r *finding.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "apicheck: comparing %s with %s\n", revLabel(r.Base), revLabel(r.Head))
+	if u := r.Releases.Used(); u != "" {
+		fmt.Fprintf(&b, "%s\n", u)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
