@@ -25,7 +25,19 @@ var (
 // umask (0666 for reports, like any file a program creates), replacing
 // whatever was at path — a symlink at path is replaced, never followed.
 // On failure path is unchanged and no temporary file is left.
-func Write(path string, data []byte, perm fs.FileMode) (err error) {
+func Write(path string, data []byte, perm fs.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// WriteCache is Write without flushing the file to disk before the
+// rename: for cache entries, whose readers check them (a checksum) and
+// recompute a damaged one. Other processes see the whole file or none;
+// only a crash of the machine can leave a damaged file behind.
+func WriteCache(path string, data []byte, perm fs.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+func write(path string, data []byte, perm fs.FileMode, sync bool) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -44,8 +56,10 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 	if _, err = f.Write(data); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	if sync {
+		if err = f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err = f.Close(); err != nil {
 		return err

@@ -88,3 +88,19 @@ func TestCleanup(t *testing.T) {
 		t.Errorf("Cleanup left %s: %v", name, err)
 	}
 }
+
+func TestWriteCache(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "entry")
+	for _, content := range []string{"one", "two"} {
+		if err := WriteCache(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != content {
+			t.Errorf("content = %q, want %q", b, content)
+		}
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("left behind: %v", es)
+	}
+}

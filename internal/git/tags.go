@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -189,24 +190,37 @@ type releaseLine struct {
 }
 
 // ReleaseTags lists the tags that match accepts (every tag when nil) and
-// that carry a version, with one `git for-each-ref` for all tags (plus one
-// `git cat-file` when tags of tags need peeling).
+// that carry a version. Two git processes read them whatever the number
+// of tags: `git for-each-ref` lists the names (from packed refs, without
+// reading any object), and one `git cat-file --batch` reads the objects
+// of the accepted tags only (peeling annotated tags and tags of tags to
+// their commit, and taking the tag's date).
 func (r *Repo) ReleaseTags(match func(name string) bool) (*ReleaseTags, error) {
-	all, err := r.Tags("")
+	out, err := r.run("for-each-ref", "--format=%(refname)", "refs/tags")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list tags: %w", err)
 	}
 	rs := &ReleaseTags{repo: r}
-	for _, t := range all {
-		if match != nil && !match(t.Name) {
+	var names []string
+	for _, ref := range strings.Split(string(out), "\n") {
+		name, ok := strings.CutPrefix(ref, "refs/tags/")
+		if !ok || name == "" || (match != nil && !match(name)) {
 			continue
 		}
 		rs.Matched++
-		v, ok := TagVersion(t.Name)
-		if !ok {
-			rs.NotVersions = append(rs.NotVersions, t.Name)
+		if _, ok := TagVersion(name); !ok {
+			rs.NotVersions = append(rs.NotVersions, name)
 			continue
 		}
+		names = append(names, name)
+	}
+	sort.Strings(rs.NotVersions)
+	tags, err := r.peelTags(names)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tags {
+		v, _ := TagVersion(t.Name)
 		rs.Tags = append(rs.Tags, ReleaseTag{Tag: t, Version: v})
 	}
 	sort.SliceStable(rs.Tags, func(i, j int) bool {
@@ -228,6 +242,106 @@ func (r *Repo) ReleaseTags(match func(name string) bool) (*ReleaseTags, error) {
 		rs.lines[i], rs.lines[j] = rs.lines[j], rs.lines[i]
 	}
 	return rs, nil
+}
+
+// peelTags reads the named tags' objects with one cat-file process and
+// returns, for each tag that ends at a commit, the commit and the date
+// (tagger date of an annotated tag, committer date of a lightweight one).
+// Tags of a tree or blob are left out.
+func (r *Repo) peelTags(names []string) ([]Tag, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	o, err := r.NewObjectReader()
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	tags := make([]Tag, len(names))
+	pending := make([]int, len(names)) // tags whose object to read next
+	req := make([]string, len(names))
+	for i, n := range names {
+		tags[i].Name = n
+		pending[i] = i
+		req[i] = "refs/tags/" + n
+	}
+	for depth := 0; len(pending) > 0; depth++ {
+		if depth == 10 {
+			return nil, fmt.Errorf("list tags: tags of tags nested more than 10 deep")
+		}
+		objs, err := o.Get(req)
+		if err != nil {
+			return nil, fmt.Errorf("list tags: %w", err)
+		}
+		var next []int
+		var nextReq []string
+		for k, i := range pending {
+			obj := objs[k]
+			switch {
+			case obj.Missing:
+			case obj.Type == "commit":
+				tags[i].Commit = obj.OID
+				if tags[i].Date.IsZero() {
+					tags[i].Date = identDate(obj.Data, "committer ")
+				}
+			case obj.Type == "tag":
+				target := headerValue(obj.Data, "object ")
+				if tags[i].Date.IsZero() {
+					tags[i].Date = identDate(obj.Data, "tagger ")
+				}
+				if target != "" {
+					next = append(next, i)
+					nextReq = append(nextReq, target)
+				}
+			}
+		}
+		pending, req = next, nextReq
+	}
+	out := tags[:0]
+	for _, t := range tags {
+		if t.Commit != "" {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// headerValue returns the value of the first header line of a commit or
+// tag object that starts with key ("object ", "tagger ").
+func headerValue(obj []byte, key string) string {
+	for _, l := range strings.Split(string(obj), "\n") {
+		if l == "" {
+			return "" // end of the header
+		}
+		if v, ok := strings.CutPrefix(l, key); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// identDate reads the date of an ident header line ("tagger Name <mail>
+// 1700000000 +0100"), in its own time zone; zero when absent.
+func identDate(obj []byte, key string) time.Time {
+	f := strings.Fields(headerValue(obj, key))
+	if len(f) < 2 {
+		return time.Time{}
+	}
+	secs, err := strconv.ParseInt(f[len(f)-2], 10, 64)
+	tz := f[len(f)-1]
+	if err != nil || len(tz) != 5 || (tz[0] != '+' && tz[0] != '-') {
+		return time.Time{}
+	}
+	hh, err1 := strconv.Atoi(tz[1:3])
+	mm, err2 := strconv.Atoi(tz[3:5])
+	if err1 != nil || err2 != nil {
+		return time.Time{}
+	}
+	off := hh*3600 + mm*60
+	if tz[0] == '-' {
+		off = -off
+	}
+	return time.Unix(secs, 0).In(time.FixedZone(tz, off))
 }
 
 // Oldest returns the first release of the lowest line (zero when none).

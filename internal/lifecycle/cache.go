@@ -19,39 +19,41 @@ import (
 	"github.com/apicheck/apicheck/internal/atomicfile"
 )
 
-// The struct cache keeps what a Go file (a blob, by object id) declares
-// (see protohist.go) so that a later run need not read and parse it
-// again. It lives in os.UserCacheDir()/apicheck/structs-v3 (or
-// Options.CacheDir, or $APICHECK_CACHE_DIR), never inside the repository
-// and never in a shared directory such as /tmp: without a user cache
-// directory there is no cache.
+// The struct cache keeps what a release's package directory (a tree, by
+// object id) says about a struct type (see protohist.go) so that a later
+// run need not read and parse its files again. It lives in
+// os.UserCacheDir()/apicheck/structs-v5 (or Options.CacheDir, or
+// $APICHECK_CACHE_DIR), never inside the repository and never in a
+// shared directory such as /tmp: without a user cache directory there is
+// no cache.
 //
 // Safety: the cache directory and its subdirectory must be real
 // directories (not symlinks) owned by the current user and writable by
 // nobody else (checked on Unix; created 0700), else the cache is off for
-// the run, silently. An entry is written atomically (internal/atomicfile)
-// and carries a format line, the blob id and a SHA-256 of both and the
-// content; an entry that is truncated, garbled, of another format, for
-// another blob or over the size limit is a miss: the file is parsed
-// again and the entry rewritten. So a bad entry costs time, never a wrong
-// or missing finding. Concurrent runs write distinct temporary files and
-// rename them into place; readers see whole entries or none.
+// the run, silently. An entry is written atomically
+// (internal/atomicfile.WriteCache) and carries a format line, the tree id
+// and type name, and a SHA-256 of those and the content; an entry that is
+// truncated, garbled, of another format, for another tree or type or over
+// the size limit is a miss: the files are read again and the entry
+// rewritten. So a bad entry costs time, never a wrong or missing finding.
+// Concurrent runs write distinct temporary files and rename them into
+// place; readers see whole entries or none.
 //
 // Size: entries go into 256 shard directories by the first byte of the
-// blob id; a shard holds at most cacheShardBytes (evicting the oldest
+// tree id; a shard holds at most cacheShardBytes (evicting the oldest
 // entries after a run wrote to it), so the cache stays under
 // 256 × cacheShardBytes = 128 MiB. Entries larger than cacheEntryMax are
 // not cached.
 
 // cacheFormat is the first line of every entry; it changes whenever what
 // an entry holds changes.
-const cacheFormat = "apicheck struct cache 3"
+const cacheFormat = "apicheck struct cache 5"
 
 // cacheSubdir is the directory of this format under the cache root.
-const cacheSubdir = "structs-v3"
+const cacheSubdir = "structs-v5"
 
 const (
-	cacheEntryMax   = 64 << 10  // bytes of one entry
+	cacheEntryMax   = 256 << 10 // bytes of one entry
 	cacheShardBytes = 512 << 10 // bytes of one shard directory
 )
 
@@ -119,8 +121,13 @@ func privateDir(d string) error {
 	return ownerCheck(fi)
 }
 
-func (c *blobCache) path(oid string) string {
-	return filepath.Join(c.dir, oid[:2], oid[2:])
+// entryName is the file of the entry of (oid, typ), or "" when it
+// cannot have one.
+func (c *blobCache) entryName(oid, typ string) string {
+	if c == nil || c.dir == "" || !validOID(oid) || !validTypeName(typ) {
+		return ""
+	}
+	return filepath.Join(c.dir, oid[:2], oid[2:]+"."+typ)
 }
 
 func validOID(oid string) bool {
@@ -131,97 +138,117 @@ func validOID(oid string) bool {
 	return err == nil && strings.ToLower(oid) == oid
 }
 
-// entrySum is the checksum of an entry's blob id and content.
-func entrySum(oid string, body []byte) string {
+// validTypeName accepts ASCII Go identifiers of a sane length (others
+// are never cached).
+func validTypeName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// entryKey is the second line of an entry: what it is about.
+func entryKey(oid, typ string) string { return oid + " " + typ }
+
+// entrySum is the checksum of an entry's key and content.
+func entrySum(key string, body []byte) string {
 	h := sha256.New()
-	io.WriteString(h, cacheFormat+"\n"+oid+"\n")
+	io.WriteString(h, cacheFormat+"\n"+key+"\n")
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// encodeEntry renders an entry: format, blob id, checksum, content.
-func encodeEntry(oid string, st fileStructs) ([]byte, error) {
-	body, err := json.Marshal(st)
+// encodeEntry renders an entry: format, key, checksum, content.
+func encodeEntry(oid, typ string, d decl) ([]byte, error) {
+	body, err := json.Marshal(d)
 	if err != nil {
 		return nil, err
 	}
+	key := entryKey(oid, typ)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n%s\n%s\n", cacheFormat, oid, entrySum(oid, body))
+	fmt.Fprintf(&b, "%s\n%s\n%s\n", cacheFormat, key, entrySum(key, body))
 	b.Write(body)
 	return b.Bytes(), nil
 }
 
 // decodeEntry checks and reads an entry; any flaw is an error.
-func decodeEntry(oid string, data []byte) (fileStructs, error) {
+func decodeEntry(oid, typ string, data []byte) (decl, error) {
 	parts := bytes.SplitN(data, []byte("\n"), 4)
 	if len(parts) != 4 {
-		return nil, errors.New("truncated header")
+		return decl{}, errors.New("truncated header")
 	}
 	if string(parts[0]) != cacheFormat {
-		return nil, fmt.Errorf("format %q", parts[0])
+		return decl{}, fmt.Errorf("format %q", parts[0])
 	}
-	if string(parts[1]) != oid {
-		return nil, fmt.Errorf("entry of blob %q", parts[1])
+	key := entryKey(oid, typ)
+	if string(parts[1]) != key {
+		return decl{}, fmt.Errorf("entry of %q", parts[1])
 	}
 	body := parts[3]
-	if string(parts[2]) != entrySum(oid, body) {
-		return nil, errors.New("checksum mismatch")
+	if string(parts[2]) != entrySum(key, body) {
+		return decl{}, errors.New("checksum mismatch")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	var st fileStructs
-	if err := dec.Decode(&st); err != nil {
-		return nil, err
+	var d decl
+	if err := dec.Decode(&d); err != nil {
+		return decl{}, err
 	}
 	if dec.More() {
-		return nil, errors.New("trailing data")
+		return decl{}, errors.New("trailing data")
 	}
-	if st == nil {
-		st = fileStructs{}
+	if d.Found && d.Fields == nil {
+		d.Fields = []relField{}
 	}
-	return st, nil
+	return d, nil
 }
 
-// get returns the cached structs of a blob; any problem is a miss.
-func (c *blobCache) get(oid string) (fileStructs, bool) {
-	if c == nil || c.dir == "" || !validOID(oid) {
-		return nil, false
+// get returns the cached judgement of (oid, typ); any problem is a miss.
+func (c *blobCache) get(oid, typ string) (decl, bool) {
+	p := c.entryName(oid, typ)
+	if p == "" {
+		return decl{}, false
 	}
-	f, err := os.Open(c.path(oid))
+	f, err := os.Open(p)
 	if err != nil {
-		return nil, false
+		return decl{}, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > cacheEntryMax {
-		return nil, false
+		return decl{}, false
 	}
 	data, err := io.ReadAll(io.LimitReader(f, cacheEntryMax+1))
 	if err != nil {
-		return nil, false
+		return decl{}, false
 	}
-	st, err := decodeEntry(oid, data)
+	d, err := decodeEntry(oid, typ, data)
 	if err != nil {
-		return nil, false
+		return decl{}, false
 	}
-	return st, true
+	return d, true
 }
 
 // put stores an entry atomically; a failure only costs a later parse.
-func (c *blobCache) put(oid string, st fileStructs) {
-	if c == nil || c.dir == "" || !validOID(oid) {
+func (c *blobCache) put(oid, typ string, d decl) {
+	p := c.entryName(oid, typ)
+	if p == "" {
 		return
 	}
-	data, err := encodeEntry(oid, st)
+	data, err := encodeEntry(oid, typ, d)
 	if err != nil || len(data) > cacheEntryMax {
 		return
 	}
-	p := c.path(oid)
 	shard := filepath.Dir(p)
 	if err := os.Mkdir(shard, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return
 	}
-	if atomicfile.Write(p, data, 0o600) != nil {
+	if atomicfile.WriteCache(p, data, 0o600) != nil {
 		return
 	}
 	c.mu.Lock()

@@ -13,9 +13,11 @@ import (
 
 const testOID = "0123456789abcdef0123456789abcdef01234567"
 
-var testStructs = fileStructs{"ShootSpec": {
-	{Name: "Region", JSON: "region", Number: 1, Line: 5},
-	{Name: "Legacy", JSON: "legacy", Number: 3, Deprecated: true, Line: 9},
+const testType = "ShootSpec"
+
+var testStructs = decl{Found: true, Fields: []relField{
+	{Name: "Region", JSON: "region", Number: 1, Line: 5, Col: 2},
+	{Name: "Legacy", JSON: "legacy", Number: 3, Deprecated: true, Line: 9, Col: 2},
 }}
 
 func TestBlobCacheLocation(t *testing.T) {
@@ -105,45 +107,47 @@ func TestBlobCacheBadEntries(t *testing.T) {
 	if c.dir == "" {
 		t.Fatal("cache disabled")
 	}
-	if _, ok := c.get(testOID); ok {
+	if _, ok := c.get(testOID, testType); ok {
 		t.Fatal("hit in an empty cache")
 	}
-	c.put(testOID, testStructs)
-	got, ok := c.get(testOID)
+	c.put(testOID, testType, testStructs)
+	got, ok := c.get(testOID, testType)
 	if !ok || !reflect.DeepEqual(got, testStructs) {
 		t.Fatalf("got %v %v, want %v", got, ok, testStructs)
 	}
-	good, err := os.ReadFile(c.path(testOID))
+	good, err := os.ReadFile(c.entryName(testOID, testType))
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := "fedcba9876543210fedcba9876543210fedcba98"
-	entryOfOther, _ := encodeEntry(other, testStructs)
+	entryOfOther, _ := encodeEntry(other, testType, testStructs)
+	entryOfOtherType, _ := encodeEntry(testOID, "SeedSpec", testStructs)
 	for name, data := range map[string][]byte{
 		"empty":          {},
 		"truncated":      good[:len(good)/2],
 		"header only":    good[:bytes.IndexByte(good, '\n')+1],
 		"garbage":        []byte("\x00\xff garbage {"),
 		"wrong checksum": bytes.Replace(good, []byte(`"Legacy"`), []byte(`"Legac2"`), 1),
-		"wrong version":  bytes.Replace(good, []byte(cacheFormat), []byte("apicheck struct cache 1"), 1),
+		"wrong version":  bytes.Replace(good, []byte(cacheFormat), []byte("apicheck struct cache 4"), 1),
 		"other blob":     entryOfOther,
+		"other type":     entryOfOtherType,
 		"trailing data":  append(append([]byte(nil), good...), "{}"...),
 		"too large":      append(append([]byte(nil), good...), bytes.Repeat([]byte(" "), cacheEntryMax)...),
 	} {
-		if err := os.WriteFile(c.path(testOID), data, 0o600); err != nil {
+		if err := os.WriteFile(c.entryName(testOID, testType), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if st, ok := c.get(testOID); ok {
+		if st, ok := c.get(testOID, testType); ok {
 			t.Errorf("%s: entry read as a hit: %v", name, st)
 		}
-		c.put(testOID, testStructs)
-		if got, ok := c.get(testOID); !ok || !reflect.DeepEqual(got, testStructs) {
+		c.put(testOID, testType, testStructs)
+		if got, ok := c.get(testOID, testType); !ok || !reflect.DeepEqual(got, testStructs) {
 			t.Errorf("%s: not rewritten: %v %v", name, got, ok)
 		}
 	}
 	// A checksum over other content is not enough: recomputing it is
 	// what a valid entry needs.
-	if _, err := decodeEntry(testOID, good); err != nil {
+	if _, err := decodeEntry(testOID, testType, good); err != nil {
 		t.Errorf("good entry rejected: %v", err)
 	}
 }
@@ -160,8 +164,8 @@ func TestBlobCacheConcurrent(t *testing.T) {
 			c := openBlobCache(dir, t.TempDir())
 			for range 50 {
 				if w%2 == 0 {
-					c.put(testOID, testStructs)
-				} else if got, ok := c.get(testOID); ok && !reflect.DeepEqual(got, testStructs) {
+					c.put(testOID, testType, testStructs)
+				} else if got, ok := c.get(testOID, testType); ok && !reflect.DeepEqual(got, testStructs) {
 					t.Errorf("partial entry read: %v", got)
 				}
 			}
@@ -201,28 +205,55 @@ func TestTrimShard(t *testing.T) {
 	}
 }
 
-func TestParseStructs(t *testing.T) {
-	src := []byte("package v1\n\ntype S struct {\n" +
+func TestFindStruct(t *testing.T) {
+	src := "package v1\n\n// +genclient\ntype S struct {\n" +
 		"\tmeta.TypeMeta `json:\",inline\"`\n" +
 		"\tmeta.ObjectMeta `json:\"metadata\" protobuf:\"bytes,1,opt,name=metadata\"`\n" +
 		"\t// A is a.\n\t//\n\t// Deprecated: use B.\n" +
 		"\tA *string `json:\"a\" protobuf:\"bytes,2,opt,name=a\"`\n" +
 		"\tB, C string\n" +
 		"\t// Gone is tombstoned to show why 3 is reserved protobuf tag.\n" +
-		"\t// Gone *string `protobuf:\"bytes,3,opt,name=gone\"`\n}\n\n" +
-		"type T string\n\ntype U = S\n")
-	got := parseStructs(src)
-	want := fileStructs{"S": {
-		{Name: "TypeMeta", Line: 4, Col: 2},
-		{Name: "ObjectMeta", JSON: "metadata", Number: 1, Line: 5, Col: 2},
-		{Name: "A", JSON: "a", Number: 2, Deprecated: true, Line: 9, Col: 2},
-		{Name: "B", JSON: "B", Line: 10, Col: 2},
-		{Name: "C", JSON: "C", Line: 10, Col: 5},
-	}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %+v\nwant %+v", got, want)
+		"\t// Gone *string `protobuf:\"bytes,3,opt,name=gone\"`\n" +
+		"\tNested struct { X int }\n}\n\n" +
+		"type T string\n\ntype U = S\n\n" +
+		"type (\n\tV int\n\t// W is grouped.\n\tW[P any] struct {\n\t\tD /* old */ string `json:\"d\"`\n\t}\n)\n\n" +
+		"var s = `type X struct { Fake int }`\n\n" +
+		"// type Y struct { Commented int }\n\n" +
+		"func f() {\n\ttype Z struct{ Local int }\n}\n\n" +
+		"type Arr [4]struct{ E int }\n"
+	want := map[string]decl{
+		"S": {Found: true, Fields: []relField{
+			{Name: "TypeMeta", Line: 5, Col: 2},
+			{Name: "ObjectMeta", JSON: "metadata", Number: 1, Line: 6, Col: 2},
+			{Name: "A", JSON: "a", Number: 2, Deprecated: true, Line: 10, Col: 2},
+			{Name: "B", JSON: "B", Line: 11, Col: 2},
+			{Name: "C", JSON: "C", Line: 11, Col: 5},
+			{Name: "Nested", JSON: "Nested", Line: 14, Col: 2},
+		}},
+		"W":      {Found: true, Fields: []relField{{Name: "D", JSON: "d", Line: 25, Col: 3}}},
+		"T":      {},
+		"U":      {},
+		"V":      {},
+		"X":      {},
+		"Y":      {},
+		"Z":      {},
+		"Arr":    {},
+		"Nested": {},
+		"Absent": {},
 	}
-	if st := parseStructs([]byte("package x\nfunc {")); len(st) != 0 {
-		t.Error("broken file gave structs")
+	for typ, w := range want {
+		got := findStruct([]byte(src), typ)
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("findStruct(%s) = %+v\nwant %+v", typ, got, w)
+		}
+	}
+	// A declaration on the first lines, and a file that does not parse
+	// elsewhere: the declaration alone counts.
+	if got := findStruct([]byte("package p; type Q struct { A int `json:\"a\"` }\nfunc {"), "Q"); !got.Found ||
+		len(got.Fields) != 1 || got.Fields[0].Line != 1 {
+		t.Errorf("findStruct(Q) = %+v", got)
+	}
+	if got := findStruct([]byte("package x\ntype R struct {"), "R"); got.Found {
+		t.Errorf("unterminated struct found: %+v", got)
 	}
 }

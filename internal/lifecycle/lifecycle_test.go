@@ -301,27 +301,67 @@ func TestCatalogOrder(t *testing.T) {
 	}
 }
 
-// TestHistoryCache: the protobuf history is cached by blob under the
-// configured directory, and a second run gives the same findings from it.
+// TestHistoryCache: the struct history is cached by blob under the
+// configured directory; a second run gives the same findings from it, and
+// so does a run after every entry was truncated, garbled or replaced by
+// another entry (each bad entry is recomputed and rewritten).
 func TestHistoryCache(t *testing.T) {
 	ar, fc := loadFixture(t, "testdata/proto_previously_used_fires.txtar")
 	fx := gitfixture.FromTxtar(t, withPrelude(ar))
 	cache := t.TempDir()
-	var runs [][]string
-	for i := 0; i < 2; i++ {
+	run := func() []string {
 		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
 			Lifecycle: lifecycle.Options{CacheDir: cache}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, findingLines(res))
-		res.Close()
+		defer res.Close()
+		return findingLines(res)
 	}
-	if diff := cmp.Diff(fc.want, runs[1]); diff != "" {
-		t.Errorf("second (cached) run differs (-want +got):\n%s", diff)
+	entries := func() map[string][]byte {
+		files, err := filepath.Glob(filepath.Join(cache, "*", "*", "*"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("nothing cached under %s: %v", cache, err)
+		}
+		out := map[string][]byte{}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[f] = b
+		}
+		return out
 	}
-	entries, err := filepath.Glob(filepath.Join(cache, "structs-v3", "*", "*"))
-	if err != nil || len(entries) == 0 {
-		t.Errorf("nothing cached under %s: %v", cache, err)
+	if diff := cmp.Diff(fc.want, run()); diff != "" {
+		t.Errorf("first run differs (-want +got):\n%s", diff)
+	}
+	good := entries()
+	var names []string
+	for f := range good {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, damage := range []struct {
+		name string
+		f    func(i int, b []byte) []byte
+	}{
+		{"cached", func(_ int, b []byte) []byte { return b }},
+		{"truncated", func(_ int, b []byte) []byte { return b[:len(b)/2] }},
+		{"garbage", func(_ int, b []byte) []byte { return []byte("\x00garbage{") }},
+		{"swapped", func(i int, _ []byte) []byte { return good[names[(i+1)%len(names)]] }},
+		{"empty", func(int, []byte) []byte { return nil }},
+	} {
+		for i, f := range names {
+			if err := os.WriteFile(f, damage.f(i, good[f]), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if diff := cmp.Diff(fc.want, run()); diff != "" {
+			t.Errorf("%s entries: findings differ (-want +got):\n%s", damage.name, diff)
+		}
+		if diff := cmp.Diff(good, entries()); diff != "" {
+			t.Errorf("%s entries were not rewritten:\n%s", damage.name, diff)
+		}
 	}
 }

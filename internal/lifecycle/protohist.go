@@ -1,21 +1,13 @@
 package lifecycle
 
 import (
-	"bytes"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"reflect"
-	"regexp"
+	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
-	"github.com/apicheck/apicheck/internal/protobuf"
 	"github.com/apicheck/apicheck/internal/scan"
 )
 
@@ -27,14 +19,15 @@ import (
 //     straight to the directory's tree object (a struct is followed by
 //     package directory and type name, so moving a type between files
 //     does not matter);
-//  2. each distinct Go file (blob) of those trees is judged once: most
-//     files are the same from one release to the next. A blob judged by an
-//     earlier run is read from the on-disk cache, keyed by its object id
-//     (content-addressed, so an entry never goes stale);
-//  3. the remaining blobs are read in one more batch and parsed in
-//     parallel (syntax only); only struct declarations are kept: each
-//     field's Go name, json name, protobuf number, line and whether its
-//     doc comment has a "Deprecated:" paragraph.
+//  2. each distinct tree is judged once per struct: most directories are
+//     the same from one release to the next. A judgement of an earlier
+//     run is read from the on-disk cache, keyed by tree id and type name
+//     (content-addressed, so an entry never goes stale; see cache.go);
+//  3. for the other trees, each distinct Go file (blob) is read, in one
+//     more batch, and searched in parallel for the struct's declaration,
+//     which alone is parsed (see structdecl.go): each field's Go name,
+//     json name, protobuf number, position and whether its doc comment
+//     has a "Deprecated:" paragraph.
 //
 // A struct's history runs from the newest release back and stops at the
 // first release that does not have the struct in that directory, and at
@@ -43,19 +36,6 @@ import (
 // the newest, with the struct at base) is a different struct that had
 // the same name, e.g. a nested type renamed while a new kind took its
 // name. Nothing from there on counts.
-
-// relField is a field of a struct at a release.
-type relField struct {
-	Name       string `json:"n"`
-	JSON       string `json:"j,omitempty"` // wire name; "" inline or skipped
-	Number     int    `json:"p,omitempty"` // protobuf number; 0 none
-	Deprecated bool   `json:"d,omitempty"`
-	Line       int    `json:"l"`
-	Col        int    `json:"c"`
-}
-
-// fileStructs maps type name -> fields for the structs of one Go file.
-type fileStructs map[string][]relField
 
 // ReleaseStruct is a struct at one release.
 type ReleaseStruct struct {
@@ -128,11 +108,14 @@ type structHistory struct {
 	tags  []git.Tag                // Release.All
 	trees map[string][]string      // dir -> per tag: tree oid ("" absent)
 	files map[string][]treeFile    // tree oid -> Go files
-	blobs map[string]fileStructs   // blob oid -> structs
-	cache *blobCache               // on-disk cache of blobs
+	decls map[declKey]decl         // what a tree says about a type
+	cache *blobCache               // on-disk cache of decls
 	reads int                      // blobs read from git (for tests)
 	hists map[string]StructHistory // dir + "\x00" + type -> history
 }
+
+// declKey names a tree (or a blob) and a type.
+type declKey struct{ oid, typ string }
 
 type treeFile struct{ name, oid string }
 
@@ -151,7 +134,7 @@ type StructHistory struct {
 // struct is judged against the struct at base (at head when base has
 // none). It reads release trees once per directory and run.
 func (e *History) StructAt(dir, typ string) (StructHistory, error) {
-	sh, err := e.loadStructs([]string{dir})
+	sh, err := e.loadStructs(map[string][]string{dir: {typ}})
 	if err != nil {
 		return StructHistory{}, err
 	}
@@ -179,19 +162,18 @@ func (e *History) StructAt(dir, typ string) (StructHistory, error) {
 	return h, nil
 }
 
-// loadStructs reads the release trees of the directories (once per run
-// and directory).
-func (e *History) loadStructs(dirs []string) (*structHistory, error) {
+// loadStructs reads what the release trees of each directory say about
+// the given structs (dir -> type names), once per run and struct.
+func (e *History) loadStructs(structs map[string][]string) (*structHistory, error) {
 	rel, prob := e.Release()
 	if prob != "" {
 		return nil, fmt.Errorf("%s", prob)
 	}
 	if e.structs == nil {
 		e.structs = &structHistory{tags: rel.All, trees: map[string][]string{}, files: map[string][]treeFile{},
-			blobs: map[string]fileStructs{}, hists: map[string]StructHistory{},
-			cache: e.cache()}
+			decls: map[declKey]decl{}, hists: map[string]StructHistory{}, cache: e.cache()}
 	}
-	if err := e.structs.load(e.in.Repo, dirs); err != nil {
+	if err := e.structs.load(e.in.Repo, structs); err != nil {
 		return nil, err
 	}
 	return e.structs, nil
@@ -223,108 +205,167 @@ func (sh *structHistory) structAt(i int, dir, typ string) ([]relField, string, b
 	if tree == "" {
 		return nil, "", false
 	}
-	for _, f := range sh.files[tree] {
-		if fs, ok := sh.blobs[f.oid][typ]; ok {
-			return fs, dir + "/" + f.name, true
-		}
+	if d := sh.decls[declKey{tree, typ}]; d.Found {
+		return d.Fields, dir + "/" + d.File, true
 	}
 	return nil, "", false
 }
 
 // load reads the trees of the directories not read yet at every release
-// tag, and the files of those trees not judged yet.
-func (sh *structHistory) load(repo *git.Repo, dirs []string) error {
+// tag, and judges the files of the directories' trees for the types not
+// judged yet.
+func (sh *structHistory) load(repo *git.Repo, structs map[string][]string) error {
+	dirs := make([]string, 0, len(structs))
+	for d := range structs {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
 	var todo []string
 	for _, d := range dirs {
 		if _, ok := sh.trees[d]; !ok {
 			todo = append(todo, d)
+			sh.trees[d] = make([]string, len(sh.tags))
 		}
-	}
-	sort.Strings(todo)
-	if len(todo) == 0 {
-		return nil
-	}
-	for _, d := range todo {
-		sh.trees[d] = make([]string, len(sh.tags))
 	}
 	if len(sh.tags) == 0 {
 		return nil
 	}
-	objects, err := repo.NewObjectReader()
+	var objects *git.ObjectReader
+	reader := func() (*git.ObjectReader, error) {
+		var err error
+		if objects == nil {
+			objects, err = repo.NewObjectReader()
+		}
+		return objects, err
+	}
+	defer func() {
+		if objects != nil {
+			objects.Close()
+		}
+	}()
+
+	// 1. Each new (tag, dir) to its tree, and the Go files of new trees.
+	if len(todo) > 0 {
+		var names []string
+		for _, t := range sh.tags {
+			for _, d := range todo {
+				names = append(names, t.Commit+":"+d)
+			}
+		}
+		o, err := reader()
+		if err != nil {
+			return err
+		}
+		trees, err := o.Get(names)
+		if err != nil {
+			return fmt.Errorf("reading release trees: %w", err)
+		}
+		for k, o := range trees {
+			if o.Missing || o.Type != "tree" {
+				continue
+			}
+			sh.trees[todo[k%len(todo)]][k/len(todo)] = o.OID
+			if _, ok := sh.files[o.OID]; ok {
+				continue
+			}
+			entries, err := git.ParseTree(o.Data, len(o.OID)/2)
+			if err != nil {
+				return fmt.Errorf("tree %s: %w", o.OID, err)
+			}
+			fs := []treeFile{}
+			for _, en := range entries {
+				if (en.Mode == "100644" || en.Mode == "100755") && scan.Scannable(en.Name) {
+					fs = append(fs, treeFile{name: en.Name, oid: en.OID})
+				}
+			}
+			sh.files[o.OID] = fs
+		}
+	}
+
+	// 2. The (tree, type) pairs not judged yet: from the cache, or from
+	// the tree's files.
+	type job struct {
+		tree, typ string
+		files     []treeFile
+	}
+	var jobs []job
+	for _, d := range dirs {
+		for _, tree := range sh.trees[d] {
+			if tree == "" {
+				continue
+			}
+			for _, typ := range structs[d] {
+				k := declKey{tree, typ}
+				if _, ok := sh.decls[k]; ok {
+					continue
+				}
+				if dc, ok := sh.cache.get(tree, typ); ok {
+					sh.decls[k] = dc
+					continue
+				}
+				sh.decls[k] = decl{} // claimed: judged below
+				jobs = append(jobs, job{tree, typ, sh.files[tree]})
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+
+	// 3. Read the files of those trees (each blob once) and judge them,
+	// in parallel.
+	want := map[string][]string{} // blob -> types to judge
+	var toRead []string
+	for _, j := range jobs {
+		for _, f := range j.files {
+			if want[f.oid] == nil {
+				toRead = append(toRead, f.oid)
+			}
+			if !slices.Contains(want[f.oid], j.typ) {
+				want[f.oid] = append(want[f.oid], j.typ)
+			}
+		}
+	}
+	o, err := reader()
 	if err != nil {
 		return err
 	}
-	defer objects.Close()
-
-	// 1. Each (tag, dir) to its tree.
-	var names []string
-	for _, t := range sh.tags {
-		for _, d := range todo {
-			names = append(names, t.Commit+":"+d)
-		}
-	}
-	trees, err := objects.Get(names)
-	if err != nil {
-		return fmt.Errorf("reading release trees: %w", err)
-	}
-
-	// 2. The Go files of every new tree; cached blobs are judged.
-	var toRead []string
-	claimed := map[string]bool{}
-	for k, o := range trees {
-		if o.Missing || o.Type != "tree" {
-			continue
-		}
-		sh.trees[todo[k%len(todo)]][k/len(todo)] = o.OID
-		if _, ok := sh.files[o.OID]; ok {
-			continue
-		}
-		entries, err := git.ParseTree(o.Data, len(o.OID)/2)
-		if err != nil {
-			return fmt.Errorf("tree %s: %w", o.OID, err)
-		}
-		var fs []treeFile
-		for _, en := range entries {
-			if (en.Mode != "100644" && en.Mode != "100755") || !scan.Scannable(en.Name) {
-				continue
-			}
-			fs = append(fs, treeFile{name: en.Name, oid: en.OID})
-			if _, ok := sh.blobs[en.OID]; ok || claimed[en.OID] {
-				continue
-			}
-			if st, ok := sh.cache.get(en.OID); ok {
-				sh.blobs[en.OID] = st
-				continue
-			}
-			claimed[en.OID] = true
-			toRead = append(toRead, en.OID)
-		}
-		sh.files[o.OID] = fs
-	}
-
-	// 3. Read and parse the other blobs, in parallel.
-	if len(toRead) == 0 {
-		return nil
-	}
-	objs, err := objects.Get(toRead)
+	objs, err := o.Get(toRead)
 	if err != nil {
 		return fmt.Errorf("reading release files: %w", err)
 	}
 	sh.reads += len(toRead)
-	parsed, err := par.Map(len(objs), func(i int) (fileStructs, error) {
+	judged, err := par.Map(len(objs), func(i int) ([]decl, error) {
+		ts := want[toRead[i]]
+		out := make([]decl, len(ts))
 		if objs[i].Missing {
-			return nil, nil
+			return out, nil
 		}
-		return parseStructs(objs[i].Data), nil
+		for k, typ := range ts {
+			out[k] = findStruct(objs[i].Data, typ)
+		}
+		return out, nil
 	})
 	if err != nil {
 		return err
 	}
+	byBlob := map[declKey]decl{}
 	for i, b := range toRead {
-		sh.blobs[b] = parsed[i]
-		if !objs[i].Missing {
-			sh.cache.put(b, parsed[i])
+		for k, typ := range want[b] {
+			byBlob[declKey{b, typ}] = judged[i][k]
 		}
+	}
+	for _, j := range jobs {
+		d := decl{}
+		for _, f := range j.files { // the first file declaring it
+			if bd := byBlob[declKey{f.oid, j.typ}]; bd.Found {
+				d = bd
+				d.File = f.name
+				break
+			}
+		}
+		sh.decls[declKey{j.tree, j.typ}] = d
+		sh.cache.put(j.tree, j.typ, d)
 	}
 	sh.cache.trim()
 	return nil
@@ -393,7 +434,7 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	if _, err := e.loadStructs(dirs); err != nil { // one batch for every directory
+	if _, err := e.loadStructs(structs); err != nil { // one batch for every struct
 		return nil, err
 	}
 	for _, d := range dirs {
@@ -458,102 +499,4 @@ func (e *History) LastRelease(fd *model.FieldDiff) (ReleaseField, bool, error) {
 		}
 	}
 	return ReleaseField{}, false, nil
-}
-
-var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
-
-// parseStructs parses one Go file and returns its struct types' fields.
-// A file that does not parse contributes nothing.
-func parseStructs(src []byte) fileStructs {
-	if !bytes.Contains(src, []byte("struct")) {
-		return fileStructs{}
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution|parser.ParseComments)
-	if err != nil {
-		return fileStructs{}
-	}
-	out := fileStructs{}
-	for _, decl := range f.Decls {
-		gd, ok := decl.(*ast.GenDecl)
-		if !ok || gd.Tok != token.TYPE {
-			continue
-		}
-		for _, spec := range gd.Specs {
-			ts := spec.(*ast.TypeSpec)
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok || ts.Assign.IsValid() {
-				continue
-			}
-			fields := []relField{}
-			for _, fld := range st.Fields.List {
-				fields = append(fields, relFields(fset, fld)...)
-			}
-			out[ts.Name.Name] = fields
-		}
-	}
-	return out
-}
-
-// relFields describes one field declaration (one entry per name).
-func relFields(fset *token.FileSet, fld *ast.Field) []relField {
-	var tag reflect.StructTag
-	if fld.Tag != nil {
-		if s, err := strconv.Unquote(fld.Tag.Value); err == nil {
-			tag = reflect.StructTag(s)
-		}
-	}
-	number := 0
-	if pt, ok, err := protobuf.FromStructTag(string(tag)); ok && err == nil && pt != nil {
-		number = pt.Number
-	}
-	deprecated := false
-	if fld.Doc != nil {
-		for _, c := range fld.Doc.List {
-			for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "//"), "/*"), "*/"), "\n") {
-				if deprecatedLine.MatchString(strings.TrimPrefix(strings.TrimSpace(l), "* ")) {
-					deprecated = true
-				}
-			}
-		}
-	}
-	jsonName, hasJSON := tag.Lookup("json")
-	jsonName, _, _ = strings.Cut(jsonName, ",")
-	wire := func(goName string, embedded bool) string {
-		switch {
-		case hasJSON && jsonName != "":
-			return jsonName
-		case embedded:
-			return ""
-		}
-		return goName
-	}
-	if len(fld.Names) == 0 {
-		name := embeddedName(fld.Type)
-		p := fset.Position(fld.Type.Pos())
-		return []relField{{Name: name, JSON: wire(name, true), Number: number, Deprecated: deprecated, Line: p.Line, Col: p.Column}}
-	}
-	var out []relField
-	for _, n := range fld.Names {
-		p := fset.Position(n.Pos())
-		out = append(out, relField{Name: n.Name, JSON: wire(n.Name, false), Number: number, Deprecated: deprecated,
-			Line: p.Line, Col: p.Column})
-	}
-	return out
-}
-
-func embeddedName(x ast.Expr) string {
-	switch t := x.(type) {
-	case *ast.StarExpr:
-		return embeddedName(t.X)
-	case *ast.SelectorExpr:
-		return t.Sel.Name
-	case *ast.Ident:
-		return t.Name
-	case *ast.IndexExpr:
-		return embeddedName(t.X)
-	case *ast.IndexListExpr:
-		return embeddedName(t.X)
-	}
-	return ""
 }

@@ -30,6 +30,13 @@ type Spec struct {
 	// Tags is the number of releases (v1.1.0 ... v1.<Tags>.0); each
 	// changes two of the six types files of the API package.
 	Tags int
+	// ReleaseBranches puts every release on its own branch, on a
+	// "prepare release" commit after the main commit it branches from
+	// (the layout of Gardener and k8s.io/api); otherwise main is tagged.
+	ReleaseBranches bool
+	// OtherTags adds that many tags that are not releases
+	// ("nightly-<n>") spread over main.
+	OtherTags int
 }
 
 // Repo is a generated repository. Base and Head are branch names.
@@ -47,11 +54,16 @@ type Repo struct {
 const typesFiles = 6
 
 // Commit is one commit of a history: files to write (a nil value deletes
-// the path), lightweight tags, and branches to point at it.
+// the path), lightweight and annotated tags, and branches to point at it.
 type Commit struct {
-	Files    map[string][]byte
-	Tags     []string
-	Branches []string
+	Files         map[string][]byte
+	Tags          []string
+	AnnotatedTags []string
+	Branches      []string
+	// Parents are the indexes of the parent commits in the list (the
+	// first parent's tree is the starting point); nil means the previous
+	// commit, and an empty non-nil list a root commit.
+	Parents []int
 }
 
 // FastImport builds a repository under tb.TempDir() from commits with one
@@ -63,12 +75,27 @@ func FastImport(tb testing.TB, commits []Commit, checkout string) string {
 	dir := filepath.Join(tb.TempDir(), "repo")
 	var s bytes.Buffer
 	for i, c := range commits {
+		if c.Parents != nil && len(c.Parents) == 0 && i > 0 {
+			s.WriteString("reset refs/heads/main\n\n") // a root commit
+		}
 		fmt.Fprintf(&s, "commit refs/heads/main\nmark :%d\ncommitter bench <bench@apicheck.invalid> %d +0000\n", i+1, 1700000000+i*60)
 		msg := fmt.Sprintf("step %d", i)
 		fmt.Fprintf(&s, "data %d\n%s\n", len(msg), msg)
-		if i > 0 {
-			fmt.Fprintf(&s, "from :%d\n", i)
+		parents := c.Parents
+		if parents == nil && i > 0 {
+			parents = []int{i - 1}
 		}
+		for k, p := range parents {
+			if p < 0 || p >= i {
+				tb.Fatalf("commit %d: parent %d is not an earlier commit", i, p)
+			}
+			if k == 0 {
+				fmt.Fprintf(&s, "from :%d\n", p+1)
+			} else {
+				fmt.Fprintf(&s, "merge :%d\n", p+1)
+			}
+		}
+
 		paths := make([]string, 0, len(c.Files))
 		for p := range c.Files {
 			paths = append(paths, p)
@@ -85,6 +112,10 @@ func FastImport(tb testing.TB, commits []Commit, checkout string) string {
 		}
 		for _, t := range c.Tags {
 			fmt.Fprintf(&s, "reset refs/tags/%s\nfrom :%d\n", t, i+1)
+		}
+		for _, t := range c.AnnotatedTags {
+			msg := "release " + t
+			fmt.Fprintf(&s, "tag %s\nfrom :%d\ntagger bench <bench@apicheck.invalid> %d +0000\ndata %d\n%s\n", t, i+1, 1700000000+i*60+30, len(msg), msg)
 		}
 		for _, br := range c.Branches {
 			fmt.Fprintf(&s, "reset refs/heads/%s\nfrom :%d\n", br, i+1)
@@ -106,6 +137,7 @@ func FastImport(tb testing.TB, commits []Commit, checkout string) string {
 	}
 	run(nil, "init", "-q", "-b", "main")
 	run(s.Bytes(), "fast-import", "--quiet")
+	run(nil, "pack-refs", "--all") // as in a clone
 	if checkout != "" {
 		run(nil, "checkout", "-q", "-f", checkout)
 	}
@@ -191,10 +223,13 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 		files[fmt.Sprintf("%s/file%d.go", pkg, i)] = []byte(src)
 	}
 	commits := []Commit{{Files: files}}
+	mainTip := 0
+	var mainCommits []int
 	extra := make([]int, typesFiles)
 	dropped := make([]bool, typesFiles)
 	for rel := 1; rel <= spec.Tags; rel++ {
-		c := Commit{Files: map[string][]byte{}, Tags: []string{fmt.Sprintf("v1.%d.0", rel)}}
+		tag := fmt.Sprintf("v1.%d.0", rel)
+		c := Commit{Files: map[string][]byte{}, Parents: []int{mainTip}}
 		for _, f := range []int{rel % typesFiles, (rel + 3) % typesFiles} {
 			extra[f] = rel
 			// Release 2 adds Type5_1.Dropped (number 99); the next
@@ -202,9 +237,29 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 			dropped[f] = rel == 2 && f == 5
 			c.Files[fmt.Sprintf("%s/types_%d.go", APIDir, f)] = typesFile(f, extra[f], dropped[f])
 		}
+		if !spec.ReleaseBranches {
+			c.Tags = []string{tag}
+		}
 		commits = append(commits, c)
+		mainTip = len(commits) - 1
+		mainCommits = append(mainCommits, mainTip)
+		if spec.ReleaseBranches {
+			commits = append(commits, Commit{
+				Files:         map[string][]byte{"VERSION": []byte(tag + "\n")},
+				AnnotatedTags: []string{tag},
+				Branches:      []string{"release-" + strings.TrimSuffix(tag, ".0")},
+				Parents:       []int{mainTip},
+			})
+		}
 	}
-	commits = append(commits, Commit{Files: map[string][]byte{"README.md": []byte("base\n")}, Branches: []string{r.Base}})
+	for i := 0; i < spec.OtherTags; i++ {
+		at := 0
+		if len(mainCommits) > 0 {
+			at = mainCommits[i%len(mainCommits)]
+		}
+		commits[at].Tags = append(commits[at].Tags, fmt.Sprintf("nightly-%d", i))
+	}
+	commits = append(commits, Commit{Files: map[string][]byte{"README.md": []byte("base\n")}, Branches: []string{r.Base}, Parents: []int{mainTip}})
 	head := Commit{Files: map[string][]byte{
 		APIDir + "/types.go": []byte(strings.Replace(shootTypes,
 			"\t// SeedTemplate is old.\n\t// +optional\n\tSeedTemplate *string `json:\"seedTemplate,omitempty\" protobuf:\"bytes,2,opt,name=seedTemplate\"`\n",
