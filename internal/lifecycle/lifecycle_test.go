@@ -33,6 +33,9 @@ import (
 //	messages:
 //	RULE some text               (that rule's finding says it, in its
 //	                              message or related positions)
+//	release:
+//	release used: v1.2.0         (the report's release line contains it;
+//	                              "none" when the report names none)
 //
 // The harness adds to the first step a go.mod (module example.com/api), a
 // tiny pkg/meta package (TypeMeta, so root kinds need no dependency) and a
@@ -40,7 +43,7 @@ import (
 
 type fixtureCase struct {
 	want, notes, notNotes, messages []string
-	typeInfo                        string
+	typeInfo, release               string
 }
 
 func loadFixture(t *testing.T, file string) (*txtar.Archive, fixtureCase) {
@@ -56,7 +59,7 @@ func loadFixture(t *testing.T, file string) (*txtar.Archive, fixtureCase) {
 		l = strings.TrimSpace(l)
 		switch {
 		case l == "" || strings.HasPrefix(l, "#"):
-		case l == "want:" || l == "notes:" || l == "messages:":
+		case l == "want:" || l == "notes:" || l == "messages:" || l == "release:":
 			section = l
 		case strings.HasPrefix(l, "options:"):
 			for _, o := range strings.Fields(strings.TrimPrefix(l, "options:")) {
@@ -73,6 +76,8 @@ func loadFixture(t *testing.T, file string) (*txtar.Archive, fixtureCase) {
 			fc.notes = append(fc.notes, l)
 		case section == "messages:":
 			fc.messages = append(fc.messages, l)
+		case section == "release:":
+			fc.release = l
 		}
 	}
 	if section == "" {
@@ -153,6 +158,7 @@ func dump(res *check.Result) string {
 	for _, n := range res.Report.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
+	fmt.Fprintf(&b, "  %s\n", res.Report.Releases.Used())
 	return b.String()
 }
 
@@ -189,6 +195,10 @@ func TestFixtures(t *testing.T) {
 				if hasNote(res, n) {
 					t.Errorf("a note contains %q; report:\n%s", n, dump(res))
 				}
+			}
+			if used := res.Report.Releases.Used(); fc.release == "none" && used != "" ||
+				fc.release != "" && fc.release != "none" && !strings.Contains(used, fc.release) {
+				t.Errorf("report names %q, want %q", used, fc.release)
 			}
 		})
 	}
