@@ -105,13 +105,19 @@ func modelShape(t *model.Type) map[shapeKey]bool {
 
 // structHistory is the memoised reading of release trees and files.
 type structHistory struct {
-	tags  []git.Tag                // Release.All
-	trees map[string][]string      // dir -> per tag: tree oid ("" absent)
-	files map[string][]treeFile    // tree oid -> Go files
-	decls map[declKey]decl         // what a tree says about a type
-	cache *blobCache               // on-disk cache of decls
-	reads int                      // blobs read from git (for tests)
-	hists map[string]StructHistory // dir + "\x00" + type -> history
+	tags   []git.Tag             // Release.All
+	trees  map[string][]string   // dir -> per tag: tree oid ("" absent)
+	loaded map[string]int        // dir -> how many newest tags' trees are read
+	files  map[string][]treeFile // tree oid -> Go files
+	decls  map[declKey]decl      // what a tree says about a type
+	cache  *blobCache            // on-disk cache of decls
+	reads  int                   // blobs read from git (for tests)
+	hists  map[histKey]StructHistory
+}
+
+type histKey struct {
+	dir, typ string
+	n        int // over the n newest releases
 }
 
 // declKey names a tree (or a blob) and a type.
@@ -134,18 +140,28 @@ type StructHistory struct {
 // struct is judged against the struct at base (at head when base has
 // none). It reads release trees once per directory and run.
 func (e *History) StructAt(dir, typ string) (StructHistory, error) {
-	sh, err := e.loadStructs(map[string][]string{dir: {typ}})
+	rel, prob := e.Release()
+	if prob != "" {
+		return StructHistory{}, fmt.Errorf("%s", prob)
+	}
+	return e.structHistory(map[string][]string{dir: {typ}}, dir, typ, len(rel.All))
+}
+
+// structHistory loads structs over the n newest releases and returns the
+// history of one of them.
+func (e *History) structHistory(structs map[string][]string, dir, typ string, n int) (StructHistory, error) {
+	sh, err := e.loadStructs(structs, n)
 	if err != nil {
 		return StructHistory{}, err
 	}
-	key := dir + "\x00" + typ
+	key := histKey{dir, typ, n}
 	if h, ok := sh.hists[key]; ok {
 		return h, nil
 	}
 	ref := e.refShape(dir, typ)
 	var h StructHistory
 	prev := ref
-	for i, t := range sh.tags {
+	for i, t := range sh.tags[:n] {
 		fs, file, ok := sh.structAt(i, dir, typ)
 		if !ok {
 			break
@@ -162,18 +178,19 @@ func (e *History) StructAt(dir, typ string) (StructHistory, error) {
 	return h, nil
 }
 
-// loadStructs reads what the release trees of each directory say about
-// the given structs (dir -> type names), once per run and struct.
-func (e *History) loadStructs(structs map[string][]string) (*structHistory, error) {
+// loadStructs reads what the trees of the n newest releases of each
+// directory say about the given structs (dir -> type names), once per
+// run, tree and struct.
+func (e *History) loadStructs(structs map[string][]string, n int) (*structHistory, error) {
 	rel, prob := e.Release()
 	if prob != "" {
 		return nil, fmt.Errorf("%s", prob)
 	}
 	if e.structs == nil {
-		e.structs = &structHistory{tags: rel.All, trees: map[string][]string{}, files: map[string][]treeFile{},
-			decls: map[declKey]decl{}, hists: map[string]StructHistory{}, cache: e.cache()}
+		e.structs = &structHistory{tags: rel.All, trees: map[string][]string{}, loaded: map[string]int{},
+			files: map[string][]treeFile{}, decls: map[declKey]decl{}, hists: map[histKey]StructHistory{}, cache: e.cache()}
 	}
-	if err := e.structs.load(e.in.Repo, structs); err != nil {
+	if err := e.structs.load(e.in.Repo, structs, min(n, len(rel.All))); err != nil {
 		return nil, err
 	}
 	return e.structs, nil
@@ -211,23 +228,30 @@ func (sh *structHistory) structAt(i int, dir, typ string) ([]relField, string, b
 	return nil, "", false
 }
 
-// load reads the trees of the directories not read yet at every release
-// tag, and judges the files of the directories' trees for the types not
+// load reads the directories' trees at the n newest release tags (those
+// not read yet), and judges the files of those trees for the types not
 // judged yet.
-func (sh *structHistory) load(repo *git.Repo, structs map[string][]string) error {
+func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int) error {
 	dirs := make([]string, 0, len(structs))
 	for d := range structs {
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	var todo []string
+	type span struct {
+		dir      string
+		from, to int // tag indexes to read
+	}
+	var todo []span
 	for _, d := range dirs {
-		if _, ok := sh.trees[d]; !ok {
-			todo = append(todo, d)
+		if sh.trees[d] == nil {
 			sh.trees[d] = make([]string, len(sh.tags))
 		}
+		if sh.loaded[d] < n {
+			todo = append(todo, span{d, sh.loaded[d], n})
+			sh.loaded[d] = n
+		}
 	}
-	if len(sh.tags) == 0 {
+	if n == 0 {
 		return nil
 	}
 	var objects *git.ObjectReader
@@ -247,9 +271,15 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string) error
 	// 1. Each new (tag, dir) to its tree, and the Go files of new trees.
 	if len(todo) > 0 {
 		var names []string
-		for _, t := range sh.tags {
-			for _, d := range todo {
-				names = append(names, t.Commit+":"+d)
+		type at struct {
+			dir string
+			tag int
+		}
+		var ats []at
+		for _, sp := range todo {
+			for i := sp.from; i < sp.to; i++ {
+				names = append(names, sh.tags[i].Commit+":"+sp.dir)
+				ats = append(ats, at{sp.dir, i})
 			}
 		}
 		o, err := reader()
@@ -264,7 +294,7 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string) error
 			if o.Missing || o.Type != "tree" {
 				continue
 			}
-			sh.trees[todo[k%len(todo)]][k/len(todo)] = o.OID
+			sh.trees[ats[k].dir][ats[k].tag] = o.OID
 			if _, ok := sh.files[o.OID]; ok {
 				continue
 			}
@@ -290,7 +320,7 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string) error
 	}
 	var jobs []job
 	for _, d := range dirs {
-		for _, tree := range sh.trees[d] {
+		for _, tree := range sh.trees[d][:n] {
 			if tree == "" {
 				continue
 			}
@@ -434,12 +464,12 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	if _, err := e.loadStructs(structs); err != nil { // one batch for every struct
+	if _, err := e.loadStructs(structs, len(rel.All)); err != nil { // one batch for every struct
 		return nil, err
 	}
 	for _, d := range dirs {
 		for _, typ := range structs[d] {
-			sh, err := e.StructAt(d, typ)
+			sh, err := e.structHistory(structs, d, typ, len(rel.All))
 			if err != nil {
 				return nil, err
 			}
@@ -475,28 +505,54 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 // that shipped the field. ok is false when none of them had it: the field
 // was never released (added and removed between two releases).
 func (e *History) LastRelease(fd *model.FieldDiff) (ReleaseField, bool, error) {
-	rel, prob := e.Release()
-	if prob != "" {
-		return ReleaseField{}, false, fmt.Errorf("%s", prob)
-	}
-	if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
-		return ReleaseField{}, false, nil
-	}
-	sh, err := e.StructAt(fd.Type.Pkg.Base.Dir, fd.Type.Base.Name)
+	fs, oks, err := e.LastReleases([]*model.FieldDiff{fd})
 	if err != nil {
 		return ReleaseField{}, false, err
 	}
-	consider := map[string]bool{rel.Newest.Name: true}
-	for _, t := range rel.Spanned {
-		consider[t.Name] = true
+	return fs[0], oks[0], nil
+}
+
+// LastReleases is LastRelease for several fields, reading the release
+// trees of all their structs in one batch.
+func (e *History) LastReleases(fds []*model.FieldDiff) ([]ReleaseField, []bool, error) {
+	rel, prob := e.Release()
+	if prob != "" {
+		return nil, nil, fmt.Errorf("%s", prob)
 	}
-	for _, rs := range sh.Releases {
-		if !consider[rs.Tag] {
+	// The releases from head's back to base's are the newest of All.
+	n := len(rel.All)
+	for i, t := range rel.All {
+		if t.Name == rel.Newest.Name {
+			n = i + 1
+			break
+		}
+	}
+	structs := map[string][]string{}
+	for _, fd := range fds {
+		if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
 			continue
 		}
-		if f, ok := rs.Field(fd.Base.Name); ok {
-			return f, true, nil
+		d, typ := fd.Type.Pkg.Base.Dir, fd.Type.Base.Name
+		if !slices.Contains(structs[d], typ) {
+			structs[d] = append(structs[d], typ)
 		}
 	}
-	return ReleaseField{}, false, nil
+	out := make([]ReleaseField, len(fds))
+	oks := make([]bool, len(fds))
+	for i, fd := range fds {
+		if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
+			continue
+		}
+		sh, err := e.structHistory(structs, fd.Type.Pkg.Base.Dir, fd.Type.Base.Name, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, rs := range sh.Releases {
+			if f, ok := rs.Field(fd.Base.Name); ok {
+				out[i], oks[i] = f, true
+				break
+			}
+		}
+	}
+	return out, oks, nil
 }

@@ -162,14 +162,15 @@ var FieldRemovedNotDeprecated = &Rule{
 			c.Skip(prob)
 			return
 		}
-		for _, fd := range fields {
-			// The newest release up to the release before head that had
-			// the field: the release before base for a pull request.
-			f, ok, err := c.Release().LastRelease(fd)
-			if err != nil {
-				c.Skip(err.Error())
-				return
-			}
+		// The newest release up to the release before head that had each
+		// field: the release before base for a pull request.
+		last, released, err := c.Release().LastReleases(fields)
+		if err != nil {
+			c.Skip(err.Error())
+			return
+		}
+		for i, fd := range fields {
+			f, ok := last[i], released[i]
 			if !ok || f.Deprecated {
 				continue // never released, or deprecated as it should be
 			}
