@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +22,7 @@ import (
 // The struct cache keeps what a release's package directory (a tree, by
 // object id) says about a struct type (see protohist.go) so that a later
 // run need not read and parse its files again. It lives in
-// os.UserCacheDir()/apicheck/structs-v5 (or Options.CacheDir, or
+// os.UserCacheDir()/apicheck/structs-v6 (or Options.CacheDir, or
 // $APICHECK_CACHE_DIR), never inside the repository and never in a
 // shared directory such as /tmp: without a user cache directory there is
 // no cache.
@@ -47,10 +47,10 @@ import (
 
 // cacheFormat is the first line of every entry; it changes whenever what
 // an entry holds changes.
-const cacheFormat = "apicheck struct cache 5"
+const cacheFormat = "apicheck struct cache 6"
 
 // cacheSubdir is the directory of this format under the cache root.
-const cacheSubdir = "structs-v5"
+const cacheSubdir = "structs-v6"
 
 const (
 	cacheEntryMax   = 256 << 10 // bytes of one entry
@@ -62,6 +62,7 @@ type blobCache struct {
 
 	mu      sync.Mutex
 	touched map[string]bool // shard directories written this run
+	shards  map[string]bool // shard directories known to exist
 }
 
 // CacheEnv names the environment variable that sets the cache root when
@@ -102,7 +103,7 @@ func openBlobCache(configured, repoRoot string) *blobCache {
 			return &blobCache{}
 		}
 	}
-	return &blobCache{dir: dir, touched: map[string]bool{}}
+	return &blobCache{dir: dir, touched: map[string]bool{}, shards: map[string]bool{}}
 }
 
 // privateDir checks that d is a directory, not a symlink, that only the
@@ -163,16 +164,28 @@ func entrySum(key string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// encodeEntry renders an entry: format, key, checksum, content.
+// encodeEntry renders an entry: format, key, checksum, then the content
+// as lines of tab-separated values: "found" or "absent" and the file
+// name, then one line per field (Go name, json name, protobuf number,
+// deprecated 0/1, line, column). Names are Go-quoted.
 func encodeEntry(oid, typ string, d decl) ([]byte, error) {
-	body, err := json.Marshal(d)
-	if err != nil {
-		return nil, err
+	var body bytes.Buffer
+	state := "absent"
+	if d.Found {
+		state = "found"
+	}
+	fmt.Fprintf(&body, "%s\t%s\n", state, strconv.Quote(d.File))
+	for _, f := range d.Fields {
+		dep := 0
+		if f.Deprecated {
+			dep = 1
+		}
+		fmt.Fprintf(&body, "%s\t%s\t%d\t%d\t%d\t%d\n", strconv.Quote(f.Name), strconv.Quote(f.JSON), f.Number, dep, f.Line, f.Col)
 	}
 	key := entryKey(oid, typ)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n%s\n%s\n", cacheFormat, key, entrySum(key, body))
-	b.Write(body)
+	fmt.Fprintf(&b, "%s\n%s\n%s\n", cacheFormat, key, entrySum(key, body.Bytes()))
+	b.Write(body.Bytes())
 	return b.Bytes(), nil
 }
 
@@ -193,17 +206,44 @@ func decodeEntry(oid, typ string, data []byte) (decl, error) {
 	if string(parts[2]) != entrySum(key, body) {
 		return decl{}, errors.New("checksum mismatch")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
+	lines := strings.Split(string(body), "\n")
+	if len(lines) < 2 || lines[len(lines)-1] != "" {
+		return decl{}, errors.New("unterminated content")
+	}
+	lines = lines[:len(lines)-1]
+	head := strings.Split(lines[0], "\t")
+	if len(head) != 2 || (head[0] != "found" && head[0] != "absent") {
+		return decl{}, fmt.Errorf("bad state line %q", lines[0])
+	}
 	var d decl
-	if err := dec.Decode(&d); err != nil {
-		return decl{}, err
+	var err error
+	d.Found = head[0] == "found"
+	if d.File, err = strconv.Unquote(head[1]); err != nil {
+		return decl{}, fmt.Errorf("bad file name %q", head[1])
 	}
-	if dec.More() {
-		return decl{}, errors.New("trailing data")
+	if d.Found {
+		d.Fields = make([]relField, 0, len(lines)-1)
 	}
-	if d.Found && d.Fields == nil {
-		d.Fields = []relField{}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		if len(f) != 6 || !d.Found {
+			return decl{}, fmt.Errorf("bad field line %q", l)
+		}
+		var rf relField
+		var nums [4]int
+		if rf.Name, err = strconv.Unquote(f[0]); err != nil {
+			return decl{}, fmt.Errorf("bad field line %q", l)
+		}
+		if rf.JSON, err = strconv.Unquote(f[1]); err != nil {
+			return decl{}, fmt.Errorf("bad field line %q", l)
+		}
+		for i := range nums {
+			if nums[i], err = strconv.Atoi(f[2+i]); err != nil {
+				return decl{}, fmt.Errorf("bad field line %q", l)
+			}
+		}
+		rf.Number, rf.Deprecated, rf.Line, rf.Col = nums[0], nums[1] == 1, nums[2], nums[3]
+		d.Fields = append(d.Fields, rf)
 	}
 	return d, nil
 }
@@ -245,14 +285,20 @@ func (c *blobCache) put(oid, typ string, d decl) {
 		return
 	}
 	shard := filepath.Dir(p)
-	if err := os.Mkdir(shard, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return
+	c.mu.Lock()
+	made := c.shards[shard]
+	c.mu.Unlock()
+	if !made {
+		if err := os.Mkdir(shard, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return
+		}
 	}
 	if atomicfile.WriteCache(p, data, 0o600) != nil {
 		return
 	}
 	c.mu.Lock()
 	c.touched[shard] = true
+	c.shards[shard] = true
 	c.mu.Unlock()
 }
 

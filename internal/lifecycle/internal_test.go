@@ -128,10 +128,10 @@ func TestBlobCacheBadEntries(t *testing.T) {
 		"header only":    good[:bytes.IndexByte(good, '\n')+1],
 		"garbage":        []byte("\x00\xff garbage {"),
 		"wrong checksum": bytes.Replace(good, []byte(`"Legacy"`), []byte(`"Legac2"`), 1),
-		"wrong version":  bytes.Replace(good, []byte(cacheFormat), []byte("apicheck struct cache 4"), 1),
+		"wrong version":  bytes.Replace(good, []byte(cacheFormat), []byte("apicheck struct cache 5"), 1),
 		"other blob":     entryOfOther,
 		"other type":     entryOfOtherType,
-		"trailing data":  append(append([]byte(nil), good...), "{}"...),
+		"trailing data":  append(append([]byte(nil), good...), "x"...),
 		"too large":      append(append([]byte(nil), good...), bytes.Repeat([]byte(" "), cacheEntryMax)...),
 	} {
 		if err := os.WriteFile(c.entryName(testOID, testType), data, 0o600); err != nil {
@@ -255,5 +255,27 @@ func TestFindStruct(t *testing.T) {
 	}
 	if got := findStruct([]byte("package x\ntype R struct {"), "R"); got.Found {
 		t.Errorf("unterminated struct found: %+v", got)
+	}
+}
+
+// TestCacheEntryRoundTrip: every decl survives encoding, odd names too.
+func TestCacheEntryRoundTrip(t *testing.T) {
+	for _, d := range []decl{
+		{},
+		{Found: true, File: "types.go", Fields: []relField{}},
+		testStructs,
+		{Found: true, File: "odd \t\"name\"\n.go", Fields: []relField{
+			{Name: "A", JSON: "a\tb\n\"c\"", Number: 536870911, Deprecated: true, Line: 1 << 30, Col: 7},
+			{Name: "Ünï", JSON: "", Line: 2, Col: 1},
+		}},
+	} {
+		data, err := encodeEntry(testOID, testType, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeEntry(testOID, testType, data)
+		if err != nil || !reflect.DeepEqual(got, d) {
+			t.Errorf("round trip of %+v: %+v, %v", d, got, err)
+		}
 	}
 }

@@ -23,11 +23,13 @@ import (
 //     the same from one release to the next. A judgement of an earlier
 //     run is read from the on-disk cache, keyed by tree id and type name
 //     (content-addressed, so an entry never goes stale; see cache.go);
-//  3. for the other trees, each distinct Go file (blob) is read, in one
-//     more batch, and searched in parallel for the struct's declaration,
-//     which alone is parsed (see structdecl.go): each field's Go name,
-//     json name, protobuf number, position and whether its doc comment
-//     has a "Deprecated:" paragraph.
+//  3. for the other trees, Go files (blobs) are read, each once, and
+//     searched in parallel for the struct's declaration, which alone is
+//     parsed (see structdecl.go): each field's Go name, json name,
+//     protobuf number, position and whether its doc comment has a
+//     "Deprecated:" paragraph. A package declares a type once, so the
+//     file that declared it in one release is read first in the others;
+//     the other files only where it is not there.
 //
 // A struct's history runs from the newest release back and stops at the
 // first release that does not have the struct in that directory, and at
@@ -312,92 +314,190 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int
 		}
 	}
 
-	// 2. The (tree, type) pairs not judged yet: from the cache, or from
-	// the tree's files.
-	type job struct {
-		tree, typ string
-		files     []treeFile
+	// 2. The (tree, type) pairs to judge, newest release first, in
+	// windows of growing size: a struct's history ends at the first
+	// release without it, so the trees of older releases are judged only
+	// while the struct is still there. Judgements come from memory, the
+	// cache, or the tree's files.
+	type pair struct {
+		dir, typ string
+		pos      int // the newest release not known to have the struct
+		done     bool
 	}
-	var jobs []job
+	var pairs []*pair
 	for _, d := range dirs {
-		for _, tree := range sh.trees[d][:n] {
-			if tree == "" {
-				continue
-			}
-			for _, typ := range structs[d] {
-				k := declKey{tree, typ}
-				if _, ok := sh.decls[k]; ok {
-					continue
-				}
-				if dc, ok := sh.cache.get(tree, typ); ok {
-					sh.decls[k] = dc
-					continue
-				}
-				sh.decls[k] = decl{} // claimed: judged below
-				jobs = append(jobs, job{tree, typ, sh.files[tree]})
-			}
+		for _, typ := range structs[d] {
+			pairs = append(pairs, &pair{dir: d, typ: typ})
 		}
 	}
-	if len(jobs) == 0 {
-		return nil
+	decided := func(tree, typ string) (decl, bool) {
+		k := declKey{tree, typ}
+		if dc, ok := sh.decls[k]; ok {
+			return dc, true
+		}
+		if dc, ok := sh.cache.get(tree, typ); ok {
+			sh.decls[k] = dc
+			return dc, true
+		}
+		return decl{}, false
 	}
-
-	// 3. Read the files of those trees (each blob once) and judge them,
-	// in parallel.
-	want := map[string][]string{} // blob -> types to judge
-	var toRead []string
-	for _, j := range jobs {
-		for _, f := range j.files {
-			if want[f.oid] == nil {
-				toRead = append(toRead, f.oid)
+	known := map[[2]string]string{} // (dir, type) -> a file that declared it
+	for window := 4; ; window *= 4 {
+		var jobs []job
+		queued := map[declKey]bool{}
+		for _, p := range pairs {
+			taken := 0
+			for i := p.pos; i < n && !p.done && taken < window; i++ {
+				tree := sh.trees[p.dir][i]
+				if tree == "" {
+					p.done = i == p.pos
+					break
+				}
+				dc, ok := decided(tree, p.typ)
+				switch {
+				case ok && !dc.Found:
+					p.done = i == p.pos
+				case ok:
+					if known[[2]string{p.dir, p.typ}] == "" {
+						known[[2]string{p.dir, p.typ}] = dc.File
+					}
+					if i == p.pos {
+						p.pos++
+					}
+					continue
+				case !queued[declKey{tree, p.typ}]:
+					queued[declKey{tree, p.typ}] = true
+					jobs = append(jobs, job{p.dir, tree, p.typ, sh.files[tree]})
+				}
+				if ok && !dc.Found {
+					break
+				}
+				taken++
 			}
-			if !slices.Contains(want[f.oid], j.typ) {
+		}
+		if len(jobs) == 0 {
+			break
+		}
+		if err := sh.judge(reader, jobs, known); err != nil {
+			return err
+		}
+	}
+	sh.cache.trim()
+	return nil
+}
+
+type job struct {
+	dir, tree, typ string
+	files          []treeFile
+}
+
+// judge decides jobs from their files, reading each blob once, in
+// rounds: a package declares a type once, so where a struct was found in
+// one release's directory is where to look first in the others. Round 1
+// reads, for each (dir, type) nothing is known about, all files of its
+// first tree; round 2 reads, in the other trees, the file of that name;
+// round 3 reads all files of the trees where that file did not declare
+// the struct (it moved, or did not exist yet).
+func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []job, known map[[2]string]string) error {
+	byBlob := map[declKey]decl{}
+	read := func(pick func(j job) []treeFile) error {
+		want := map[string][]string{} // blob -> types to judge
+		var toRead []string
+		for _, j := range jobs {
+			for _, f := range pick(j) {
+				k := declKey{f.oid, j.typ}
+				if _, ok := byBlob[k]; ok || slices.Contains(want[f.oid], j.typ) {
+					continue
+				}
+				if want[f.oid] == nil {
+					toRead = append(toRead, f.oid)
+				}
 				want[f.oid] = append(want[f.oid], j.typ)
 			}
 		}
-	}
-	o, err := reader()
-	if err != nil {
-		return err
-	}
-	objs, err := o.Get(toRead)
-	if err != nil {
-		return fmt.Errorf("reading release files: %w", err)
-	}
-	sh.reads += len(toRead)
-	judged, err := par.Map(len(objs), func(i int) ([]decl, error) {
-		ts := want[toRead[i]]
-		out := make([]decl, len(ts))
-		if objs[i].Missing {
+		if len(toRead) == 0 {
+			return nil
+		}
+		o, err := reader()
+		if err != nil {
+			return err
+		}
+		objs, err := o.Get(toRead)
+		if err != nil {
+			return fmt.Errorf("reading release files: %w", err)
+		}
+		sh.reads += len(toRead)
+		judged, err := par.Map(len(objs), func(i int) ([]decl, error) {
+			ts := want[toRead[i]]
+			out := make([]decl, len(ts))
+			if objs[i].Missing {
+				return out, nil
+			}
+			for k, typ := range ts {
+				out[k] = findStruct(objs[i].Data, typ)
+			}
 			return out, nil
+		})
+		if err != nil {
+			return err
 		}
-		for k, typ := range ts {
-			out[k] = findStruct(objs[i].Data, typ)
-		}
-		return out, nil
-	})
-	if err != nil {
-		return err
-	}
-	byBlob := map[declKey]decl{}
-	for i, b := range toRead {
-		for k, typ := range want[b] {
-			byBlob[declKey{b, typ}] = judged[i][k]
-		}
-	}
-	for _, j := range jobs {
-		d := decl{}
-		for _, f := range j.files { // the first file declaring it
-			if bd := byBlob[declKey{f.oid, j.typ}]; bd.Found {
-				d = bd
-				d.File = f.name
-				break
+		for i, b := range toRead {
+			for k, typ := range want[b] {
+				byBlob[declKey{b, typ}] = judged[i][k]
 			}
 		}
+		return nil
+	}
+	// found returns the decl of the file of j's tree that declares j's
+	// struct, as far as the blobs judged so far tell.
+	found := func(j job) (decl, bool) {
+		for _, f := range j.files {
+			if bd := byBlob[declKey{f.oid, j.typ}]; bd.Found {
+				bd.File = f.name
+				return bd, true
+			}
+		}
+		return decl{}, false
+	}
+	firsts := map[[2]string]bool{}
+	if err := read(func(j job) []treeFile { // round 1
+		key := [2]string{j.dir, j.typ}
+		if known[key] != "" || firsts[key] {
+			return nil
+		}
+		firsts[key] = true
+		return j.files
+	}); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if d, ok := found(j); ok && known[[2]string{j.dir, j.typ}] == "" {
+			known[[2]string{j.dir, j.typ}] = d.File
+		}
+	}
+	if err := read(func(j job) []treeFile { // round 2
+		for _, f := range j.files {
+			if f.name == known[[2]string{j.dir, j.typ}] {
+				return []treeFile{f}
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := read(func(j job) []treeFile { // round 3
+		if _, ok := found(j); ok {
+			return nil
+		}
+		return j.files
+	}); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		d, _ := found(j)
 		sh.decls[declKey{j.tree, j.typ}] = d
 		sh.cache.put(j.tree, j.typ, d)
 	}
-	sh.cache.trim()
 	return nil
 }
 

@@ -22,21 +22,20 @@ import (
 
 // relField is a field of a struct at a release.
 type relField struct {
-	Name       string `json:"n"`
-	JSON       string `json:"j,omitempty"` // wire name; "" inline or skipped
-	Number     int    `json:"p,omitempty"` // protobuf number; 0 none
-	Deprecated bool   `json:"d,omitempty"`
-	Line       int    `json:"l"`
-	Col        int    `json:"c"`
+	Name       string
+	JSON       string // wire name; "" inline or skipped
+	Number     int    // protobuf number; 0 none
+	Deprecated bool
+	Line, Col  int
 }
 
 // decl is what a file, or a directory (tree), says about one struct
 // type: whether it declares it, in which file (for a tree), and its
 // fields.
 type decl struct {
-	Found  bool       `json:"f,omitempty"`
-	File   string     `json:"n,omitempty"`
-	Fields []relField `json:"x,omitempty"`
+	Found  bool
+	File   string
+	Fields []relField
 }
 
 // mayDeclare reports whether src contains text that may start the
