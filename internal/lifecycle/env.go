@@ -5,15 +5,17 @@
 // maintenance, Canonicalize, final removal).
 //
 // This package is the release history (History: release tags, the
-// newest release before base, its model, protobuf numbers at earlier
-// releases and their cache). Its sub-packages hold the other analyses:
+// release before base and before head (git.ReleaseTags.Before), the
+// release's model, and the struct history over earlier releases with its
+// on-disk cache: protobuf numbers, deprecations, identity breaks). Its sub-packages hold the other analyses:
 // usage (usages of removed fields) and shoot (the code of the Shoot
 // deprecation stages). The rules that judge with them live in
 // internal/rules and declare what they require; check builds the analyses
 // once per comparison. Every analysis runs lazily, once, and only when a
 // rule needs it: a change without removed or new protobuf fields never
-// reads a release tag. Problems with the input (no release tag, a shallow
-// clone, a missing stage file) become notes on the report, never crashes.
+// reads a release tag. Problems with the input (no release tag, tags that
+// are not versions, no release before base, a shallow clone, a missing
+// stage file) become notes on the report, never crashes.
 package lifecycle
 
 import (
@@ -52,10 +54,10 @@ const (
 	RevRelease Rev = "release"
 )
 
-// History is the release history of one comparison: the newest release
-// before base, its snapshot and model, and the protobuf numbers structs
-// held at earlier releases. Every part is computed lazily, once. It is
-// not safe for concurrent use (the rules engine runs rules one after
+// History is the release history of one comparison: the release before
+// base (and before head), its snapshot and model, and the struct history
+// over earlier releases. Every part is computed lazily, once. It is not
+// safe for concurrent use (the rules engine runs rules one after
 // another).
 type History struct {
 	in   Input
@@ -258,9 +260,10 @@ func (e *History) openRelease() (*releaseRev, error) {
 	return &releaseRev{snap: snap, model: m}, nil
 }
 
-// ReleaseField looks a field up in the newest release's model by group
-// directory, version, type name and Go field name. ok is false when the
-// release does not have it.
+// ReleaseField looks a field up in the model of the release before base
+// by group directory, version, type name and Go field name. ok is false
+// when that release does not have it: for a field base has, it was added
+// after that release (never released yet).
 func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, err error) {
 	_, m, err := e.ReleaseSnapshot()
 	if err != nil {
