@@ -153,6 +153,8 @@ func TestReleaseTags(t *testing.T) {
 	f.Tag("kubernetes-1.3.0", "p13")
 	f.Tag("v1.3", "p13")
 	f.Git("tag", "-a", "-m", "tag of a tag", "v1.3.0-again", "v1.2.0")
+	f.Git("tag", "v9.0.0", f.Commits["p13"]+"^{tree}")                               // a tag of a tree
+	f.Git("tag", "-a", "-m", "annotated tree", "v9.1.0", f.Commits["p13"]+"^{tree}") // and an annotated one
 	rs, err := r.ReleaseTags(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -169,8 +171,8 @@ func TestReleaseTags(t *testing.T) {
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("ReleaseTags = %s\nwant %s", got, want)
 	}
-	if rs.Matched != 11 || strings.Join(rs.NotVersions, ",") != "docs-2024,nightly" {
-		t.Errorf("Matched = %d, NotVersions = %v", rs.Matched, rs.NotVersions)
+	if rs.Total != 13 || rs.Matched != 13 || strings.Join(rs.NotVersions, ",") != "docs-2024,nightly" {
+		t.Errorf("Total = %d, Matched = %d, NotVersions = %v", rs.Total, rs.Matched, rs.NotVersions)
 	}
 	// The tag of a tag is peeled to its commit; the annotated tag too.
 	for _, tg := range rs.Tags {

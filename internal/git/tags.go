@@ -175,10 +175,11 @@ type ReleaseTags struct {
 	repo *Repo
 	// Tags are the release tags, highest version first (ties: by name).
 	Tags []ReleaseTag
-	// Matched is how many tags the pattern accepted; NotVersions are
-	// those among them without a version (ignored), sorted.
-	Matched     int
-	NotVersions []string
+	// Total is how many tags the repository has; Matched how many the
+	// pattern accepted; NotVersions are those among them without a
+	// version (ignored), sorted.
+	Total, Matched int
+	NotVersions    []string
 	// lines are the release lines, highest first; each line's tags are in
 	// ascending version order, so tags[0] is the line's first release.
 	lines []releaseLine
@@ -204,7 +205,11 @@ func (r *Repo) ReleaseTags(match func(name string) bool) (*ReleaseTags, error) {
 	var names []string
 	for _, ref := range strings.Split(string(out), "\n") {
 		name, ok := strings.CutPrefix(ref, "refs/tags/")
-		if !ok || name == "" || (match != nil && !match(name)) {
+		if !ok || name == "" {
+			continue
+		}
+		rs.Total++
+		if match != nil && !match(name) {
 			continue
 		}
 		rs.Matched++

@@ -226,7 +226,7 @@ func (e *History) noTags(rs *git.ReleaseTags) string {
 		return fmt.Sprintf("%s carries a version: %d tags match but none reads as a semantic version (e.g. %s)",
 			msg, rs.Matched, strings.Join(ex, ", "))
 	}
-	if all, err := e.in.Repo.Tags(""); err == nil && len(all) == 0 {
+	if rs.Total == 0 {
 		return msg + " exists: the repository has no tags (run `git fetch --tags`)"
 	}
 	return msg + " exists (set releases.tagPattern in .apicheck.yaml)"
