@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
 // checkStepScript returns the script of the action's `Run apicheck` step.
@@ -44,6 +46,7 @@ func checkStepScript(t *testing.T) string {
 // from the checkout may reach the job summary or the step outputs; after
 // the pull request is fixed, the real report is published from RUNNER_TEMP.
 func TestActionWithRealBinaryOnHostileCheckout(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not installed")
@@ -70,7 +73,7 @@ func TestActionWithRealBinaryOnHostileCheckout(t *testing.T) {
 		outFile, sumFile := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
 		cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
 		cmd.Dir = fx.Dir
-		cmd.Env = append(os.Environ(),
+		cmd.Env = append(append(os.Environ(), hermetic.UserDirs(t)...),
 			"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
 			"BASE="+fx.Commits["base"], "FAIL_ON=error", "ARGS=",
 			"RUNNER_TEMP="+runnerTemp, "GITHUB_OUTPUT="+outFile, "GITHUB_STEP_SUMMARY="+sumFile)

@@ -8,20 +8,27 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var binary string
 
-// TestMain builds the real binary once; the tests run it as a user would.
+// TestMain builds the real binary once; the tests run it as a user would,
+// each run with a home and user cache directory of its own (see run), and
+// the package fails if a run wrote to the user directories of the test
+// process (hermetic.Setup).
 func TestMain(m *testing.M) {
 	flag.Parse()
+	done := hermetic.Setup()
 	dir, err := os.MkdirTemp("", "apicheck-e2e")
 	if err != nil {
 		panic(err)
@@ -39,7 +46,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(done(code))
 }
 
 type result struct {
@@ -51,7 +58,7 @@ func run(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), hermetic.UserDirs(t)...), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -87,9 +94,11 @@ func example(t *testing.T) *gitfixture.Fixture {
 }
 
 func TestCheckExampleGolden(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
+			t.Parallel()
 			r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", format)
 			if r.code != 1 {
 				t.Fatalf("exit code %d, want 1 (findings); stderr: %s", r.code, r.stderr)
@@ -106,6 +115,7 @@ func TestCheckExampleGolden(t *testing.T) {
 // The check needs no module downloads: with an empty module cache and the
 // proxy off it reports the same findings.
 func TestCheckOfflineEmptyModuleCache(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	args := []string{"check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json"}
 	online := run(t, fx.Dir, nil, args...)
@@ -116,6 +126,7 @@ func TestCheckOfflineEmptyModuleCache(t *testing.T) {
 }
 
 func TestCheckWorktreeDefaultBase(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	// Upstream at base; HEAD is head; the working tree adds a fix on top.
 	fx.SetRef("origin/main", "base")
@@ -136,6 +147,7 @@ func TestCheckWorktreeDefaultBase(t *testing.T) {
 }
 
 func TestExitCodesAndBadInput(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	base, head := fx.Commits["base"], fx.Commits["head"]
 	cases := []struct {
@@ -156,6 +168,7 @@ func TestExitCodesAndBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r := run(t, c.dir, nil, c.args...)
 			if r.code != c.code || !strings.Contains(r.stderr, c.stderrIn) {
 				t.Errorf("exit %d (want %d), stderr %q (want it to mention %q)", r.code, c.code, r.stderr, c.stderrIn)
@@ -168,6 +181,7 @@ func TestExitCodesAndBadInput(t *testing.T) {
 }
 
 func TestUnparsableFileIsAScanFailure(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	fx.WriteWorktree(map[string]string{"pkg/apis/core/v1beta1/broken.go": "package v1beta1\n\ntype Broken struct {\n"})
 	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"])
@@ -180,6 +194,7 @@ func TestUnparsableFileIsAScanFailure(t *testing.T) {
 }
 
 func TestOutputFileIsWrittenWhole(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	out := filepath.Join(t.TempDir(), "report.json")
 	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json", "--output", out)
@@ -197,6 +212,7 @@ func TestOutputFileIsWrittenWhole(t *testing.T) {
 }
 
 func TestDumpAndVersion(t *testing.T) {
+	t.Parallel()
 	fx := example(t)
 	r := run(t, fx.Dir, nil, "dump", "--rev", fx.Commits["head"])
 	if r.code != 0 || !strings.Contains(r.stdout, `"ShootSpec"`) || !strings.Contains(r.stdout, `"autoUpdate"`) {
@@ -210,11 +226,14 @@ func TestDumpAndVersion(t *testing.T) {
 
 // audit reports violations that already exist (check ratchets them away).
 func TestAuditReportsExistingViolations(t *testing.T) {
+	t.Parallel()
 	fx := gitfixture.FromTxtar(t, []byte(`
 -- base/go.mod --
 module example.com/m
 
 go 1.22
+
+require github.com/gardener/gardener v1.149.0
 -- base/pkg/apis/core/v1beta1/types.go --
 // +groupName=core.example.cloud
 package v1beta1
@@ -249,5 +268,62 @@ type Other struct{}
 	}
 	if strings.Contains(r.stdout, "NEW_FIELD") || strings.Contains(r.stdout, "UNCLASSIFIED") {
 		t.Errorf("audit runs only the single-revision invariants:\n%s", r.stdout)
+	}
+}
+
+// SIGINT during a run: exit 3 with a message, no report file, no
+// temporary file next to it, and no git process left behind (the working
+// tree read blocks on a FIFO .gitignore, so git is running when the
+// signal arrives).
+func TestInterruptLeavesNothingBehind(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	fx := example(t)
+	fx.Git("checkout", "-q", fx.Commits["head"])
+	dir := fx.Path("untracked")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, ".gitignore"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	outDir := t.TempDir()
+	cmd := exec.Command(binary, "check", "--base", fx.Commits["base"], "--output", filepath.Join(outDir, "report.json"), "--format", "json")
+	cmd.Dir = fx.Dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 3 {
+			t.Errorf("exit: %v, want code 3; stderr %q", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("apicheck did not stop after SIGINT; stderr %q", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr %q does not say it was interrupted", stderr.String())
+	}
+	if es, _ := os.ReadDir(outDir); len(es) != 0 {
+		t.Errorf("left in the output directory: %v", es)
+	}
+	// No git process is still working on the fixture.
+	procs, _ := filepath.Glob("/proc/[0-9]*/cwd")
+	for _, p := range procs {
+		if target, err := os.Readlink(p); err == nil && strings.HasPrefix(target, fx.Dir) {
+			comm, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "comm"))
+			t.Errorf("process %s (%s) still runs in the fixture", filepath.Dir(p), strings.TrimSpace(string(comm)))
+		}
 	}
 }

@@ -39,8 +39,12 @@ func All() []*rules.Rule {
 		rules.TypeRemoved,
 		rules.TypeRenamed,
 		rules.EnumValueRemoved,
+		rules.ValidationTightened,
+		rules.ValidationLoosened,
+		rules.ConflictingMarkers,
 		// Versions of one group
 		rules.VersionSkew,
+		rules.VersionRemoved,
 		// Lifecycle across releases
 		rules.FieldRemovedStillUsed,
 		rules.FieldRemovalNotReleased,

@@ -38,16 +38,20 @@ import (
 	"github.com/apicheck/apicheck/internal/benchgen"
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
-// TestMain only removes the benchmark repository at the end. If another
+// TestMain keeps the benchmarks away from the user's home and cache
+// (check.Run's protobuf history cache defaults to the user cache
+// directory) and removes the benchmark repository at the end. If another
 // test file of this package needs a TestMain, merge this one into it.
 func TestMain(m *testing.M) {
+	done := hermetic.Setup()
 	code := m.Run()
 	if benchTmp != "" {
 		os.RemoveAll(benchTmp)
 	}
-	os.Exit(code)
+	os.Exit(done(code))
 }
 
 // benchEnv is the repository every benchmark of the process uses.

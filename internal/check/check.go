@@ -8,9 +8,12 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/apicheck/apicheck/internal/catalog"
@@ -29,6 +32,9 @@ import (
 
 // Request is what the user asked for.
 type Request struct {
+	// Context ends the run early (a signal): every git process is killed
+	// with its process group. Nil means context.Background().
+	Context context.Context
 	// Dir is any directory inside the repository.
 	Dir string
 	// Base is the base ref; empty means the merge-base of HEAD and the
@@ -47,6 +53,22 @@ type Request struct {
 	// configuration file (cache directory, type information); the file's
 	// release and Shoot settings are applied on top.
 	Lifecycle lifecycle.Options
+}
+
+func (q Request) ctx() context.Context {
+	if q.Context != nil {
+		return q.Context
+	}
+	return context.Background()
+}
+
+// openRepo opens the repository of the request; a failure is a usage error.
+func openRepo(req Request) (*git.Repo, error) {
+	repo, err := git.OpenContext(req.ctx(), req.Dir)
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	return repo, nil
 }
 
 func (q Request) catalogue() []*rules.Rule {
@@ -169,10 +191,10 @@ func Audit(req Request) (*Result, error) {
 }
 
 func audit(res *Result, req Request) (_ *Result, err error) {
-	if res.Repo, err = git.Open(req.Dir); err != nil { // snapshot
-		return nil, &UsageError{err}
+	if res.Repo, err = openRepo(req); err != nil { // snapshot
+		return nil, err
 	}
-	if res.Head, err = res.Repo.Snapshot(headRef(req)); err != nil {
+	if res.Head, err = snapshot(res.Repo, headRef(req)); err != nil {
 		return nil, refError(err)
 	}
 	if res.Config, err = LoadConfig(res.Head, req.ConfigPath, req.catalogue()); err != nil { // config
@@ -205,9 +227,9 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 // Dump is `apicheck dump`: the scanned model of one revision, with the
 // groups of that revision's configuration.
 func Dump(req Request) (*model.Model, error) {
-	repo, err := git.Open(req.Dir)
+	repo, err := openRepo(req)
 	if err != nil {
-		return nil, &UsageError{err}
+		return nil, err
 	}
 	snap, err := repo.Snapshot(headRef(req))
 	if err != nil {
@@ -234,9 +256,9 @@ func headRef(req Request) string {
 
 // openSnapshots resolves the two revisions (step "snapshot").
 func openSnapshots(res *Result, req Request) error {
-	repo, err := git.Open(req.Dir)
+	repo, err := openRepo(req)
 	if err != nil {
-		return &UsageError{err}
+		return err
 	}
 	res.Repo = repo
 	baseRef := req.Base
@@ -248,13 +270,23 @@ func openSnapshots(res *Result, req Request) error {
 		baseRef = sha
 		res.BaseLabel = "merge-base of HEAD and " + upstream
 	}
-	if res.Base, err = repo.Snapshot(baseRef); err != nil {
+	if res.Base, err = snapshot(repo, baseRef); err != nil {
 		return refError(err)
 	}
-	if res.Head, err = repo.Snapshot(headRef(req)); err != nil {
+	if res.Head, err = snapshot(repo, headRef(req)); err != nil {
 		return refError(err)
 	}
 	return nil
+}
+
+// snapshot opens a revision; on failure the snapshot is a nil interface
+// (never a typed nil that Close would dereference).
+func snapshot(repo *git.Repo, ref string) (git.Snapshot, error) {
+	s, err := repo.Snapshot(ref)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func refError(err error) error {
@@ -320,6 +352,11 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 		Notes:    out.Notes,
 		Rules:    rules.Docs(req.catalogue()),
 	}
+	r.Notes = append(r.Notes, snapshotNotes(res.Base, res.Head)...)
+	if n := profileNote(res); n != "" {
+		r.Notes = append(r.Notes, n)
+	}
+	r.Notes = append(r.Notes, excludeNotes(res)...)
 	if len(res.HeadModel.Groups) == 0 && len(res.BaseModel.Groups) == 0 {
 		r.Notes = append(r.Notes, "no API groups found (a directory with version sub-packages such as v1beta1 that declare +groupName or SchemeGroupVersion); list them in .apicheck.yaml if discovery misses them")
 	}
@@ -349,4 +386,59 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// profileNote says which profile judged the change: the repository's
+// (configured or detected) and the groups that differ from it.
+func profileNote(res *Result) string {
+	m := res.HeadModel
+	if m == nil || len(m.Groups) == 0 {
+		m = res.BaseModel
+	}
+	if m == nil || m.Profile == "" || len(m.Groups) == 0 {
+		return ""
+	}
+	how := "detected; set profile in .apicheck.yaml to choose another"
+	if res.Config != nil && res.Config.Profile != "" {
+		how = "configured"
+	}
+	note := fmt.Sprintf("profile %s (%s)", m.Profile, how)
+	var other []string
+	for _, g := range m.Groups {
+		if g.Profile != m.Profile {
+			other = append(other, g.Dir+": "+string(g.Profile))
+		}
+	}
+	if len(other) > 0 {
+		note += "; groups with their own profile: " + strings.Join(other, ", ")
+	}
+	return note
+}
+
+// excludeNotes name the exclude patterns of the configuration that match
+// no directory of head (a typo, or a directory that is gone).
+func excludeNotes(res *Result) []string {
+	if res.Config == nil || len(res.Config.Exclude) == 0 || res.Head == nil {
+		return nil
+	}
+	dirs := map[string]bool{}
+	for _, f := range res.Head.Files() {
+		for d := path.Dir(f); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	var notes []string
+	for _, g := range res.Config.Exclude {
+		matched := false
+		for d := range dirs {
+			if config.MatchGlob(g.Pattern, d) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			notes = append(notes, fmt.Sprintf("exclude pattern %q (%s:%d) matches no directory; remove or fix it", g.Pattern, g.Pos.File, g.Pos.Line))
+		}
+	}
+	return notes
 }

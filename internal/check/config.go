@@ -119,8 +119,13 @@ func OptionsFor(cfg *config.Config, req Request) Options {
 		},
 	}
 	for _, g := range cfg.Groups {
-		o.Scan.Groups = append(o.Scan.Groups, scan.GroupSpec{Dir: g.Dir, Profile: model.Profile(g.Profile)})
+		o.Scan.Groups = append(o.Scan.Groups, scan.GroupSpec{Dir: g.Dir, Profile: model.Profile(g.Profile), Versions: g.Versions, Stable: g.Stable})
 	}
+	o.Scan.Profile = model.Profile(cfg.Profile)
+	for _, g := range cfg.Exclude {
+		o.Scan.Exclude = append(o.Scan.Exclude, g.Pattern)
+	}
+	o.Engine.VersionSkew = cfg.VersionSkew
 	for id, name := range cfg.SeverityOverrides() {
 		// Parse checked the name against finding.SeverityNames.
 		if sev, err := finding.ParseSeverity(name); err == nil {
@@ -132,5 +137,8 @@ func OptionsFor(cfg *config.Config, req Request) Options {
 		o.Lifecycle.TagPattern = cfg.Releases.TagPattern
 	}
 	o.Lifecycle.Shoot = cfg.Shoot
+	if o.Lifecycle.UsageExclude == nil {
+		o.Lifecycle.UsageExclude = cfg.Usages.Exclude
+	}
 	return o
 }

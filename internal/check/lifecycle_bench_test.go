@@ -14,8 +14,8 @@ import (
 // field that base still uses in 246 places and revives a protobuf number
 // freed without a tombstone: every lifecycle analysis runs (usages at
 // base and at the newest release, the release's model, the protobuf
-// history). "syntactic" leaves type information off; "typed" confirms
-// the usages with go/packages (offline; the module has no dependencies).
+// history). "syntactic" leaves type information off (usages matched by
+// path); "typed" resolves them by type-checking in-process.
 //
 //	go test -run '^$' -bench BenchmarkCheckLifecycle ./internal/check/
 func BenchmarkCheckLifecycle(b *testing.B) {
@@ -37,7 +37,7 @@ func BenchmarkCheckLifecycle(b *testing.B) {
 				}
 				approx := false
 				for _, n := range res.Report.Notes {
-					approx = approx || strings.Contains(n, "usages are approximate")
+					approx = approx || strings.Contains(n, "matched by path: type information is off")
 				}
 				if approx != (mode == lifecycle.TypeInfoOff) {
 					b.Fatalf("mode %s: notes %v", mode, res.Report.Notes)

@@ -70,6 +70,7 @@ func loadAction(t *testing.T) *action {
 var pendingFlags = map[string]string{}
 
 func TestActionYAML(t *testing.T) {
+	t.Parallel()
 	a := loadAction(t)
 	if a.Runs.Using != "composite" {
 		t.Errorf("runs.using = %q, want composite", a.Runs.Using)
@@ -178,6 +179,7 @@ func commandLine(script, prefix string) string {
 // and succeed itself (so the reports get published), and the last step
 // must then fail with that code.
 func TestActionScripts(t *testing.T) {
+	t.Parallel()
 	bash := lookBash(t)
 	a := loadAction(t)
 	for _, s := range a.Runs.Steps {
@@ -239,6 +241,7 @@ exit 1`)
 // apicheck fail: the check step must publish neither the linked file nor
 // anything else from the checked-out tree, whatever apicheck does.
 func TestActionPublishesNothingFromTheCheckout(t *testing.T) {
+	t.Parallel()
 	bash := lookBash(t)
 	checkStep, _ := actionSteps(t, loadAction(t))
 	const secret = "extraheader = AUTHORIZATION: basic c2VjcmV0LXRva2Vu"
@@ -260,6 +263,7 @@ exit 1`, "1", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			env := newActionEnv(t, c.script)
 			// The hostile checkout: a git repository whose .git/config holds
 			// the token, report names that link to it, and a Go file that
@@ -312,6 +316,7 @@ exit 1`, "1", false},
 // TestActionWithoutRunnerTemp: with no RUNNER_TEMP the step refuses to
 // guess a directory (a shared /tmp or the checkout) and records exit 3.
 func TestActionWithoutRunnerTemp(t *testing.T) {
+	t.Parallel()
 	bash := lookBash(t)
 	checkStep, _ := actionSteps(t, loadAction(t))
 	env := newActionEnv(t, writeReports+"\nexit 0")

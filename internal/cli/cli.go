@@ -3,18 +3,23 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/apicheck/apicheck/internal/atomicfile"
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/report"
 )
 
@@ -55,7 +60,8 @@ func usageErr(format string, a ...any) error {
 
 func failure(err error) error {
 	var u *check.UsageError
-	if errors.As(err, &u) {
+	var ref *git.UnknownRefError
+	if errors.As(err, &u) || errors.As(err, &ref) {
 		return &exitError{ExitUsage, err}
 	}
 	var ee *exitError
@@ -73,9 +79,19 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 			code = ExitFailure
 		}
 	}()
+	// SIGINT/SIGTERM cancel the run: git processes are killed with their
+	// process groups, reports are written whole or not at all, and
+	// nothing half-done is left behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	defer atomicfile.Cleanup()
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "apicheck: interrupted; no report was written")
+		return ExitFailure
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -202,6 +218,7 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 		return err
 	}
 	res, err := runner(check.Request{
+		Context:    cmd.Context(),
 		Dir:        dirOrCwd(f.repo),
 		Base:       f.base,
 		Head:       f.head,

@@ -12,11 +12,15 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
-// run executes the CLI and returns exit code, stdout and stderr.
+// run executes the CLI and returns exit code, stdout and stderr. It runs
+// with a home and user cache directory of its own (the protobuf history
+// cache goes to os.UserCacheDir()), so the tests cannot run in parallel.
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	hermetic.SetUserDirs(t)
 	var stdout, stderr bytes.Buffer
 	code := Execute(args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
@@ -182,6 +186,8 @@ const worktreeConfig = `
 module example.com/api
 
 go 1.22
+
+require github.com/gardener/gardener v1.149.0
 -- base/pkg/apis/core/v1beta1/doc.go --
 // +groupName=core.example.cloud
 package v1beta1
@@ -255,3 +261,38 @@ func TestConfigFromWorktree(t *testing.T) {
 }
 
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
+
+// The profile, exclusion and group keys: unknown profiles are usage
+// errors with the key and line; an exclude pattern that matches nothing
+// is a note.
+func TestProfileAndExcludeConfig(t *testing.T) {
+	f := gitfixture.FromTxtar(t, []byte(`
+-- base/go.mod --
+module example.com/m
+-- base/pkg/apis/core/v1/types.go --
+// +groupName=core.example.cloud
+package v1
+
+// Spec is a spec.
+type Spec struct {
+	// +optional
+	A *string `+"`json:\"a,omitempty\"`"+`
+}
+`))
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	writeFile(t, cfg, "profile: strict\n")
+	code, _, errOut := run(t, "check", "--repo", f.Dir, "--base", f.Commits["base"], "--head", f.Commits["base"], "--config", cfg)
+	if code != ExitUsage || !strings.Contains(errOut, "c.yaml:1:10: profile: unknown profile \"strict\"") {
+		t.Errorf("unknown profile: exit %d, stderr %q", code, errOut)
+	}
+	writeFile(t, cfg, "profile: crd\nexclude: [pkg/nothing/**]\ngroups:\n  - dir: pkg/apis/core\n    stable: [v1alpha1]\n")
+	code, out, errOut := run(t, "check", "--repo", f.Dir, "--base", f.Commits["base"], "--head", f.Commits["base"], "--config", cfg, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`"profile crd (configured)"`, `exclude pattern \"pkg/nothing/**\" (` + cfg + `:2) matches no directory`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %s:\n%s", want, out)
+		}
+	}
+}

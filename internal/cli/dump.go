@@ -15,7 +15,7 @@ func newDumpCmd() *cobra.Command {
 		Short: "Print the scanned API model of one revision as JSON (for debugging and bug reports)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := check.Dump(check.Request{Dir: dirOrCwd(repo), Head: rev, ConfigPath: configPath})
+			m, err := check.Dump(check.Request{Context: cmd.Context(), Dir: dirOrCwd(repo), Head: rev, ConfigPath: configPath})
 			if err != nil {
 				return failure(err)
 			}

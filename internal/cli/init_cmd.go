@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apicheck/apicheck/internal/atomicfile"
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/scan"
 )
 
@@ -61,12 +63,47 @@ func runInit(cmd *cobra.Command, repo string, force bool) error {
 		}
 		groups = append(groups, sg)
 	}
-	data := config.Starter(groups)
+	info := config.StarterInfo{Profile: string(m.Profile), Groups: groups, Excluded: scan.ExcludedGroupDirs(snap.Files(), nil)}
+	if m.Profile == model.ProfileGardener {
+		info.Stages = foundStages(snap.Files())
+	}
+	data := config.StarterFor(info)
 	if err := writeNew(target, data, force); err != nil {
 		return failure(err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s with %d API group(s)\n", target, len(groups))
 	return nil
+}
+
+// foundStages are the default Shoot stage locations that exist in the
+// repository (nil when none does).
+func foundStages(files []string) *config.StageFiles {
+	def := config.DefaultStageFiles()
+	has := func(entry string) bool {
+		for _, f := range files {
+			if f == entry || strings.HasSuffix(entry, "/") && strings.HasPrefix(f, entry) {
+				return true
+			}
+		}
+		return false
+	}
+	keep := func(entries []string) []string {
+		var out []string
+		for _, e := range entries {
+			if has(e) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	st := config.StageFiles{Warnings: keep(def.Warnings), Validation: keep(def.Validation), Strategy: keep(def.Strategy), Maintenance: keep(def.Maintenance)}
+	if has(def.SupportedVersions) {
+		st.SupportedVersions = def.SupportedVersions
+	}
+	if st.Warnings == nil && st.Validation == nil && st.Strategy == nil && st.Maintenance == nil && st.SupportedVersions == "" {
+		return nil
+	}
+	return &st
 }
 
 // writeNew writes data to path; without force it fails if the file

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestInit(t *testing.T) {
 		t.Fatalf("starter does not parse: %v\n%s", err, data)
 	}
 	want := []config.Group{
-		{Dir: "pkg/apis/core", Profile: string(model.ProfileAPI)},
+		{Dir: "pkg/apis/core", Profile: string(model.ProfileGardener)},
 		{Dir: "pkg/controllermanager/apis/config", Profile: string(model.ProfileComponentConfig)},
 	}
 	if len(cfg.Groups) != len(want) {
@@ -91,5 +92,19 @@ func TestInitNoGroups(t *testing.T) {
 	cfg, err := config.Parse(config.FileName, data, check.Vocabulary(catalog.All()))
 	if err != nil || len(cfg.Groups) != 0 {
 		t.Errorf("cfg = %+v, err = %v\n%s", cfg, err, data)
+	}
+}
+
+// init needs a working tree: in a bare repository it is a usage error.
+func TestInitBareRepository(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("git", "init", "-q", "--bare", dir)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	code, _, errOut := run(t, "init", "--repo", dir)
+	if code != ExitUsage || errOut == "" {
+		t.Errorf("init in a bare repository: exit %d, stderr %q; want 2 with a message", code, errOut)
 	}
 }

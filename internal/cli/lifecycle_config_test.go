@@ -16,6 +16,8 @@ func TestConfigReachesLifecycle(t *testing.T) {
 -- rel@release-1.0/go.mod --
 module example.com/m
 
+require github.com/gardener/gardener v1.149.0
+
 go 1.22
 -- rel@release-1.0/pkg/apis/core/v1beta1/types.go --
 // +groupName=core.example.cloud
@@ -31,6 +33,8 @@ type Shoot struct {
 // ShootSpec is a spec.
 type ShootSpec struct {
 	// Old is old.
+	//
+	// Deprecated: This field will be forbidden starting from Kubernetes 1.30.
 	// +optional
 	Old *string `+"`json:\"old,omitempty\" protobuf:\"bytes,1,opt,name=old\"`"+`
 }
@@ -103,7 +107,7 @@ type Undeclared struct{}
 		t.Fatalf("without config: code %d, %s %s", code, out, errOut)
 	}
 	cfg := t.TempDir() + "/c.yaml"
-	writeFile(t, cfg, "groups:\n  - dir: pkg/apis/x\n    profile: api\n")
+	writeFile(t, cfg, "groups:\n  - dir: pkg/apis/x\n    profile: gardener\n")
 	code, out, errOut = run(t, "dump", "--repo", f.Dir, "--rev", f.Commits["base"], "--config", cfg)
 	if code != 0 || !strings.Contains(out, "Undeclared") {
 		t.Fatalf("with config: code %d, %s %s", code, out, errOut)

@@ -20,6 +20,7 @@ func newReleaseNotesCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			res, err := check.Run(check.Request{
+				Context:    cmd.Context(),
 				Dir:        dirOrCwd(repo),
 				Base:       base,
 				Head:       head,

@@ -25,6 +25,8 @@ const reportsHistory = `
 module example.com/api
 
 go 1.22
+
+require github.com/gardener/gardener v1.149.0
 -- base/pkg/apis/core/v1beta1/doc.go --
 // +groupName=core.example.cloud
 package v1beta1

@@ -23,6 +23,22 @@ type Config struct {
 	// "" when none was read and Default applies.
 	File string
 
+	// Profile is the repository's profile (one of Vocabulary.Profiles);
+	// "" lets apicheck detect it from the repository.
+	Profile string
+	// ProfilePos is where profile is set.
+	ProfilePos Pos
+
+	// VersionSkew is the VERSION_SKEW policy: "all" (a change reaches every
+	// version of a group) or "newest" (new fields may go to the newest
+	// version only; older versions are frozen); "" is the profile's
+	// default.
+	VersionSkew string
+
+	// Exclude are globs of directories that are never API groups (in
+	// addition to the built-in exclusions).
+	Exclude []ExcludePattern
+
 	// Groups, when non-empty, list the API groups explicitly and replace
 	// automatic discovery.
 	Groups []Group
@@ -35,6 +51,9 @@ type Config struct {
 
 	// Shoot locates the files of the Shoot deprecation stages.
 	Shoot StageFiles
+
+	// Usages says which code is not a usage of a removed field.
+	Usages Usages
 
 	// Ignore entries suppress findings, in file order.
 	Ignore []Ignore
@@ -52,10 +71,10 @@ type Vocabulary struct {
 	// RuleIDs are the known rule IDs (the rule catalogue); nil accepts any
 	// ID.
 	RuleIDs []string
-	// Profiles are the group profiles; the first is the profile of a group
-	// that does not name one. Matched case-insensitively and stored as
-	// written here. Nil accepts any profile (stored lower-case) and leaves
-	// the profile of a group without one empty.
+	// Profiles are the profiles (repository and group). Matched
+	// case-insensitively and stored as written here. Nil accepts any
+	// profile (stored lower-case). A group without one keeps "" (the
+	// repository's profile).
 	Profiles []string
 	// Severities are the severity names, most severe first. Matched
 	// case-insensitively and stored as written here (the canonical
@@ -68,10 +87,25 @@ type Group struct {
 	// Dir is the repository-relative directory of the group (the internal
 	// version package, parent of the version packages), e.g. "pkg/apis/core".
 	Dir string
-	// Profile is one of Vocabulary.Profiles.
+	// Profile is one of Vocabulary.Profiles; "" means the repository's
+	// profile (or the component-config profile where detected).
 	Profile string
+	// Versions are directories of external versions that live elsewhere
+	// (Kubernetes' split layout: internal types in pkg/apis/<group>,
+	// versions in staging/src/k8s.io/api/<group>/<version>); empty means
+	// the version sub-directories of Dir.
+	Versions []string
+	// Stable are versions judged as stable although their names say alpha
+	// or beta (a served version that must stay compatible).
+	Stable []string
 	// Pos is where the entry is in the configuration file.
 	Pos Pos
+}
+
+// ExcludePattern is one exclude pattern and where it is written.
+type ExcludePattern struct {
+	Pattern string
+	Pos     Pos
 }
 
 // RuleSetting enables/disables one rule or overrides its severity.
@@ -136,6 +170,7 @@ func Default() *Config {
 		Rules:    map[string]RuleSetting{},
 		Releases: Releases{TagPattern: DefaultTagPattern, TagRegexp: defaultTagRegexp},
 		Shoot:    DefaultStageFiles(),
+		Usages:   Usages{Exclude: DefaultUsageExclude()},
 	}
 }
 

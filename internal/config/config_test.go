@@ -15,14 +15,14 @@ var testVocab = Vocabulary{
 		"PROTO_TAG_MISSING", "UNCLASSIFIED_CHANGE", "FIELD_REMOVED_WITHOUT_TOMBSTONE",
 		"NEW_FIELD_NOT_POINTER", "JSON_NAME_CHANGED",
 	},
-	Profiles:   []string{"api", "componentconfig"},
+	Profiles:   []string{"gardener", "componentconfig"},
 	Severities: []string{"error", "warning", "info"},
 }
 
 const fullConfig = `# every key
 groups:
   - dir: pkg/apis/core
-    profile: api
+    profile: gardener
   - dir: pkg/gardenlet/apis/config/
     profile: componentconfig
   - dir: pkg/apis/extensions
@@ -41,6 +41,8 @@ shoot:
   maintenance: [pkg/maintenance/]
   defaults: [pkg/apis/core/v1beta1/defaults_shoot.go]
   supportedVersions: hack/versions.yaml
+usages:
+  exclude: [default, "hack/**"]
 ignore:
   - rule: FIELD_REMOVED_WITHOUT_TOMBSTONE
     type: ShootSpec
@@ -64,9 +66,9 @@ func TestParseEveryKey(t *testing.T) {
 	want := &Config{
 		File: ".apicheck.yaml",
 		Groups: []Group{
-			{Dir: "pkg/apis/core", Profile: "api", Pos: pos(3, 5)},
+			{Dir: "pkg/apis/core", Profile: "gardener", Pos: pos(3, 5)},
 			{Dir: "pkg/gardenlet/apis/config", Profile: "componentconfig", Pos: pos(5, 5)},
-			{Dir: "pkg/apis/extensions", Profile: "api", Pos: pos(7, 5)},
+			{Dir: "pkg/apis/extensions", Pos: pos(7, 5)},
 		},
 		Rules: map[string]RuleSetting{
 			"PROTO_TAG_MISSING":   {Severity: "error", Pos: pos(9, 3)},
@@ -82,9 +84,10 @@ func TestParseEveryKey(t *testing.T) {
 			Defaults:          []string{"pkg/apis/core/v1beta1/defaults_shoot.go"},
 			SupportedVersions: "hack/versions.yaml",
 		},
+		Usages: Usages{Exclude: append(DefaultUsageExclude(), "hack/**")},
 		Ignore: []Ignore{
-			{Rule: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Type: "ShootSpec", Field: "SeedTemplate", Reason: "never released", Pos: pos(24, 5)},
-			{Rule: "NEW_FIELD_NOT_POINTER", APIPath: "Shoot.spec.replicas", Package: "pkg/apis/core/v1beta1", Group: "pkg/apis/core", Reason: "defaulted, see #123", Pos: pos(28, 5)},
+			{Rule: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Type: "ShootSpec", Field: "SeedTemplate", Reason: "never released", Pos: pos(26, 5)},
+			{Rule: "NEW_FIELD_NOT_POINTER", APIPath: "Shoot.spec.replicas", Package: "pkg/apis/core/v1beta1", Group: "pkg/apis/core", Reason: "defaulted, see #123", Pos: pos(30, 5)},
 		},
 	}
 	if diff := cmp.Diff(want, cfg, cmpopts.IgnoreFields(Releases{}, "TagRegexp")); diff != "" {
@@ -123,7 +126,7 @@ func TestDefaults(t *testing.T) {
 		})
 	}
 	d := Default()
-	if d.Shoot.Validation[0] != "pkg/apis/core/validation/shoot.go" || d.Shoot.Warnings[0] != "pkg/api/core/shoot/warnings.go" ||
+	if d.Shoot.Validation[0] != "pkg/api/core/validation/shoot.go" || d.Shoot.Warnings[0] != "pkg/api/core/shoot/warnings.go" ||
 		d.Shoot.Strategy[0] != "pkg/apiserver/registry/core/shoot/strategy.go" ||
 		d.Shoot.Maintenance[0] != "pkg/controllermanager/controller/shoot/maintenance/" ||
 		d.Shoot.SupportedVersions != "supported-kubernetes-versions.yaml" || d.Shoot.Defaults != nil {
@@ -195,15 +198,15 @@ func TestErrors(t *testing.T) {
 		{"unclosed flow", "rules: {}\ngroups: [\n", []string{`^c\.yaml:2: invalid YAML: `}},
 		{"unclosed quote", "releases:\n  tagPattern: 'v*\n", []string{`^c\.yaml:2: invalid YAML: `}},
 		{"two documents", "rules: {}\n---\nrules: {}\n", []string{`^c\.yaml:2:1: a second YAML document`}},
-		{"not a mapping", "- a\n- b\n", []string{`^c\.yaml:1:1: want a mapping with keys groups, rules, releases, shoot, ignore, got a list`}},
+		{"not a mapping", "- a\n- b\n", []string{`^c\.yaml:1:1: want a mapping with keys profile, versionSkew, exclude, groups, rules, releases, shoot, usages, ignore, got a list`}},
 		{"unknown top key", "grups: []\nfoo: 1\n", []string{
-			`^c\.yaml:1:1: grups: unknown key "grups" \(did you mean "groups"\?\); known keys: groups, rules, releases, shoot, ignore$`,
+			`^c\.yaml:1:1: grups: unknown key "grups" \(did you mean "groups"\?\); known keys: profile, versionSkew, exclude, groups, rules, releases, shoot, usages, ignore$`,
 			`^c\.yaml:2:1: foo: unknown key "foo"; known keys: `,
 		}},
 		{"duplicate key", "rules: {}\nrules: {}\n", []string{`^c\.yaml:2:1: rules: duplicate key "rules" \(first at line 1\)`}},
 		{"unknown group key", "groups:\n  - dir: a\n    profil: api\n", []string{`^c\.yaml:3:5: groups\[0\]\.profil: unknown key "profil" \(did you mean "profile"\?\)`}},
-		{"bad profile", "groups:\n  - dir: a\n    profile: strict\n", []string{`^c\.yaml:3:14: groups\[0\]\.profile: unknown profile "strict" \(want api or componentconfig\)`}},
-		{"group without dir", "groups:\n  - profile: api\n", []string{`^c\.yaml:2:5: groups\[0\]: missing dir`}},
+		{"bad profile", "groups:\n  - dir: a\n    profile: strict\n", []string{`^c\.yaml:3:14: groups\[0\]\.profile: unknown profile "strict" \(want gardener or componentconfig\)`}},
+		{"group without dir", "groups:\n  - profile: gardener\n", []string{`^c\.yaml:2:5: groups\[0\]: missing dir`}},
 		{"group twice", "groups:\n  - dir: a\n  - dir: a/\n", []string{`^c\.yaml:3:5: groups\[1\]\.dir: group a is listed twice \(first at line 2\)`}},
 		{"bad dir", "groups:\n  - dir: /abs\n  - dir: ../up\n  - dir: a//b\n", []string{
 			`^c\.yaml:2:10: groups\[0\]\.dir: "/abs": want a repository-relative path`,
@@ -224,6 +227,17 @@ func TestErrors(t *testing.T) {
 			`^c\.yaml:2:20: shoot\.warnings\[1\]: "/b.go": want a repository-relative path`,
 			`^c\.yaml:3:22: shoot\.supportedVersions: want a string, got a list`,
 		}},
+		{"unknown usages key", "usages:\n  excludes: [a]\n", []string{`^c\.yaml:2:3: usages\.excludes: unknown key "excludes" \(did you mean "exclude"\?\); known keys: exclude$`}},
+		{"bad usage globs", "usages:\n  exclude: [ok/**, /abs, a/../b, 'x/[', 'pkg/a**', dir/, ~, [x]]\n", []string{
+			`^c\.yaml:2:20: usages\.exclude\[1\]: "/abs": want a repository-relative pattern`,
+			`^c\.yaml:2:26: usages\.exclude\[2\]: "a/../b": want a clean pattern`,
+			`^c\.yaml:2:34: usages\.exclude\[3\]: "x/\[": syntax error in pattern$`,
+			`^c\.yaml:2:41: usages\.exclude\[4\]: "pkg/a\*\*": \*\* must be a whole segment$`,
+			`^c\.yaml:2:52: usages\.exclude\[5\]: "dir/": a trailing / matches nothing; write "dir/\*\*"`,
+			`^c\.yaml:2:58: usages\.exclude\[6\]: want a string, got null$`,
+			`^c\.yaml:2:61: usages\.exclude\[7\]: want a string, got a list$`,
+		}},
+		{"usage globs not a list", "usages:\n  exclude: {a: b}\n", []string{`^c\.yaml:2:12: usages\.exclude: want a glob or a list of globs, got a mapping$`}},
 		{"ignore without reason", "ignore:\n  - rule: PROTO_TAG_MISSING\n    type: T\n", []string{`^c\.yaml:2:5: ignore\[0\]\.reason: missing reason`}},
 		{"ignore with empty reason", "ignore:\n  - rule: PROTO_TAG_MISSING\n    type: T\n    reason: '  '\n", []string{`^c\.yaml:4:13: ignore\[0\]\.reason: empty reason`}},
 		{"ignore without rule", "ignore:\n  - type: T\n    reason: r\n", []string{`^c\.yaml:2:5: ignore\[0\]: missing rule`}},
@@ -239,12 +253,12 @@ func TestErrors(t *testing.T) {
 		// Unknown keys at every level come from the strict decoder
 		// (KnownFields) and still name the key, line and column.
 		{"unknown keys at every level", "groups:\n  - dir: a\n    foo: 1\nrules:\n  PROTO_TAG_MISSING:\n    foo: 1\nreleases: {foo: 1}\nshoot:\n  foo: [a]\nignore:\n  - {rule: PROTO_TAG_MISSING, type: T, reason: r}\n  - rule: PROTO_TAG_MISSING\n    type: T\n    reason: r\n    foo: x\nfoo: 1\n", []string{
-			`^c\.yaml:3:5: groups\[0\]\.foo: unknown key "foo"; known keys: dir, profile$`,
+			`^c\.yaml:3:5: groups\[0\]\.foo: unknown key "foo"; known keys: dir, profile, versions, stable$`,
 			`^c\.yaml:6:5: rules\.PROTO_TAG_MISSING\.foo: unknown key "foo"; known keys: enabled, severity$`,
 			`^c\.yaml:7:12: releases\.foo: unknown key "foo"; known keys: tagPattern$`,
 			`^c\.yaml:9:3: shoot\.foo: unknown key "foo"; known keys: warnings, validation, strategy, maintenance, defaults, supportedVersions$`,
 			`^c\.yaml:15:5: ignore\[1\]\.foo: unknown key "foo"; known keys: rule, type, field, apiPath, package, group, reason$`,
-			`^c\.yaml:16:1: foo: unknown key "foo"; known keys: groups, rules, releases, shoot, ignore$`,
+			`^c\.yaml:16:1: foo: unknown key "foo"; known keys: profile, versionSkew, exclude, groups, rules, releases, shoot, usages, ignore$`,
 		}},
 		{"unknown keys in flow style", "groups: [{dir: a, dri: b}]\nrules: {PROTO_TAG_MISSING: {severty: info}}\n", []string{
 			`^c\.yaml:1:19: groups\[0\]\.dri: unknown key "dri" \(did you mean "dir"\?\)`,
@@ -262,8 +276,8 @@ func TestErrors(t *testing.T) {
 			`^c\.yaml:4:9: ignore: want a list, got a mapping$`,
 		}},
 		{"entries of the wrong kind", "groups:\n  -\n  - [pkg/apis/core]\nrules:\n  [A]: {}\nignore:\n  - PROTO_TAG_MISSING\n", []string{
-			`^c\.yaml:2:4: groups\[0\]: want a mapping with keys dir, profile, got null$`,
-			`^c\.yaml:3:5: groups\[1\]: want a mapping with keys dir, profile, got a list$`,
+			`^c\.yaml:2:4: groups\[0\]: want a mapping with keys dir, profile, versions, stable, got null$`,
+			`^c\.yaml:3:5: groups\[1\]: want a mapping with keys dir, profile, versions, stable, got a list$`,
 			`^c\.yaml:5:3: rules: want a rule ID as key, got a list$`,
 			`^c\.yaml:7:5: ignore\[0\]: want a mapping with keys rule, .*, got the string "PROTO_TAG_MISSING"$`,
 		}},
@@ -324,7 +338,7 @@ func TestStarterParses(t *testing.T) {
 	for name, groups := range map[string][]StarterGroup{
 		"none": nil,
 		"some": {
-			{Dir: "pkg/apis/core", Profile: "api", Name: "core.gardener.cloud", Versions: []string{"v1", "v1beta1"}},
+			{Dir: "pkg/apis/core", Profile: "gardener", Name: "core.gardener.cloud", Versions: []string{"v1", "v1beta1"}},
 			{Dir: "pkg/gardenlet/apis/config", Profile: "componentconfig"},
 			{Dir: "odd dir: #1", Profile: ""},
 			{Dir: "true"},
@@ -340,10 +354,7 @@ func TestStarterParses(t *testing.T) {
 				t.Fatalf("groups = %+v", cfg.Groups)
 			}
 			for i, g := range groups {
-				want := g.Profile
-				if want == "" {
-					want = "api"
-				}
+				want := g.Profile // "" stays "": the repository's profile
 				if cfg.Groups[i].Dir != g.Dir || cfg.Groups[i].Profile != want {
 					t.Errorf("group %d = %+v, want %s %s", i, cfg.Groups[i], g.Dir, want)
 				}

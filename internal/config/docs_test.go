@@ -54,3 +54,17 @@ func TestDocsExamples(t *testing.T) {
 		t.Errorf("found only %d yaml examples", n)
 	}
 }
+
+// TestDocsUsageDefaults: docs/configuration.md explains every default
+// usage exclusion.
+func TestDocsUsageDefaults(t *testing.T) {
+	data, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range config.DefaultUsageExclude() {
+		if !strings.Contains(string(data), "`"+p+"`") {
+			t.Errorf("docs/configuration.md does not list the default usage exclusion %s", p)
+		}
+	}
+}

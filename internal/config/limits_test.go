@@ -89,15 +89,16 @@ func TestDeepNesting(t *testing.T) {
 }
 
 // TestVocabulary: profiles and severities match case-insensitively and
-// are stored as the vocabulary spells them; the first profile is the
-// default; a nil list accepts any word (lower-cased).
+// are stored as the vocabulary spells them; a group without a profile
+// keeps "" (the repository's profile); a nil list accepts any word
+// (lower-cased).
 func TestVocabulary(t *testing.T) {
 	src := "groups:\n  - dir: a\n  - dir: b\n    profile: ComponentConfig\nrules:\n  PROTO_TAG_MISSING: {severity: WARNING}\n  JSON_NAME_CHANGED: {severity: ' Info '}\n"
 	cfg, err := Parse("c.yaml", []byte(src), testVocab)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Groups[0].Profile != "api" || cfg.Groups[1].Profile != "componentconfig" {
+	if cfg.Groups[0].Profile != "" || cfg.Groups[1].Profile != "componentconfig" {
 		t.Errorf("groups = %+v", cfg.Groups)
 	}
 	if got := cfg.SeverityOverrides(); !cmp.Equal(got, map[string]string{"PROTO_TAG_MISSING": "warning", "JSON_NAME_CHANGED": "info"}) {

@@ -18,15 +18,21 @@ import (
 // problems; the validation pass, which knows the key paths, reports them.
 type (
 	rawConfig struct {
-		Groups   strict[[]*strict[rawGroup]]       `yaml:"groups"`
-		Rules    strict[map[node]*strict[rawRule]] `yaml:"rules"`
-		Releases strict[rawReleases]               `yaml:"releases"`
-		Shoot    strict[rawShoot]                  `yaml:"shoot"`
-		Ignore   strict[[]*strict[rawIgnore]]      `yaml:"ignore"`
+		Profile     str                               `yaml:"profile"`
+		VersionSkew str                               `yaml:"versionSkew"`
+		Exclude     globs                             `yaml:"exclude"`
+		Groups      strict[[]*strict[rawGroup]]       `yaml:"groups"`
+		Rules       strict[map[node]*strict[rawRule]] `yaml:"rules"`
+		Releases    strict[rawReleases]               `yaml:"releases"`
+		Shoot       strict[rawShoot]                  `yaml:"shoot"`
+		Usages      strict[rawUsages]                 `yaml:"usages"`
+		Ignore      strict[[]*strict[rawIgnore]]      `yaml:"ignore"`
 	}
 	rawGroup struct {
-		Dir     dirPath `yaml:"dir"`
-		Profile str     `yaml:"profile"`
+		Dir      dirPath `yaml:"dir"`
+		Profile  str     `yaml:"profile"`
+		Versions paths   `yaml:"versions"`
+		Stable   words   `yaml:"stable"`
 	}
 	rawRule struct {
 		Enabled  flag `yaml:"enabled"`
@@ -42,6 +48,9 @@ type (
 		Maintenance       paths    `yaml:"maintenance"`
 		Defaults          paths    `yaml:"defaults"`
 		SupportedVersions filePath `yaml:"supportedVersions"`
+	}
+	rawUsages struct {
+		Exclude usageGlobs `yaml:"exclude"`
 	}
 	rawIgnore struct {
 		Rule    text   `yaml:"rule"`
@@ -282,4 +291,93 @@ func kindName(n *yaml.Node) string {
 		return fmt.Sprintf("the string %q", n.Value)
 	}
 	return "an unsupported value"
+}
+
+// globs is a list of path patterns (CompileGlob; a trailing "/" is
+// dropped); a single pattern is accepted too.
+type globs struct {
+	leaf
+	V []string
+}
+
+func (g *globs) UnmarshalYAML(n *yaml.Node) error { return g.decode(n, false) }
+
+// usageGlobs is globs that may also hold the entry "default" (the default
+// usage exclusions). A list is never nil, so "[]" means none.
+type usageGlobs struct{ globs }
+
+func (g *usageGlobs) UnmarshalYAML(n *yaml.Node) error { return g.decode(n, true) }
+
+func (g *globs) decode(n *yaml.Node, allowDefault bool) error {
+	g.n = n
+	var items []*yaml.Node
+	switch n.Kind {
+	case yaml.ScalarNode:
+		items = []*yaml.Node{n}
+	case yaml.SequenceNode:
+		items = n.Content
+	default:
+		g.fail(n, "", "want a glob or a list of globs, got %s", kindName(n))
+		return nil
+	}
+	g.V = []string{}
+	for i, el := range items {
+		sub := ""
+		if n.Kind == yaml.SequenceNode {
+			sub = fmt.Sprintf("[%d]", i)
+		}
+		s, ok := g.scalar(el, sub)
+		if !ok {
+			continue
+		}
+		s = strings.TrimSpace(s)
+		if allowDefault && s == UsageExcludeDefaultEntry {
+			g.V = append(g.V, s)
+			continue
+		}
+		if !allowDefault {
+			s = strings.TrimSuffix(s, "/")
+		}
+		if _, err := CompileGlob(s); err != nil {
+			g.fail(el, sub, "%v", err)
+			continue
+		}
+		g.V = append(g.V, s)
+	}
+	return nil
+}
+
+// words is a list of plain words (a single word is accepted too).
+type words struct {
+	leaf
+	V []string
+}
+
+func (w *words) UnmarshalYAML(n *yaml.Node) error {
+	w.n = n
+	var items []*yaml.Node
+	switch n.Kind {
+	case yaml.ScalarNode:
+		items = []*yaml.Node{n}
+	case yaml.SequenceNode:
+		items = n.Content
+	default:
+		w.fail(n, "", "want a word or a list of words, got %s", kindName(n))
+		return nil
+	}
+	w.V = []string{}
+	for i, el := range items {
+		sub := ""
+		if n.Kind == yaml.SequenceNode {
+			sub = fmt.Sprintf("[%d]", i)
+		}
+		if s, ok := w.scalar(el, sub); ok {
+			if strings.TrimSpace(s) == "" {
+				w.fail(el, sub, "empty value")
+				continue
+			}
+			w.V = append(w.V, strings.TrimSpace(s))
+		}
+	}
+	return nil
 }

@@ -6,8 +6,10 @@ import "slices"
 // "Shoot deprecation stages"). Every entry is a repository-relative slash
 // path; an entry ending in "/" names a directory (the non-test,
 // non-generated Go files in it and below it), and an entry with "*" is a
-// path.Match pattern. A strategy entry stands for every Go file of its
-// package (Canonicalize may call helpers defined next to it).
+// path.Match pattern. A strategy or validation entry stands for every Go
+// file of its package (Canonicalize and the validation call helpers defined
+// next to them). Where a configured path does not exist, the lifecycle
+// analysis finds the stage by content (internal/lifecycle/shoot).
 //
 // A nil list means the default (see DefaultStageFiles and WithDefaults); an
 // empty non-nil list means "none". A list set in the configuration file
@@ -33,11 +35,12 @@ type StageFiles struct {
 }
 
 // DefaultStageFiles returns the default stage locations (Gardener's
-// layout). Each call returns fresh slices.
+// layout since gardener/gardener#13536 moved the validation to
+// pkg/api/core/validation). Each call returns fresh slices.
 func DefaultStageFiles() StageFiles {
 	return StageFiles{
 		Warnings:          []string{"pkg/api/core/shoot/warnings.go"},
-		Validation:        []string{"pkg/apis/core/validation/shoot.go"},
+		Validation:        []string{"pkg/api/core/validation/shoot.go"},
 		Strategy:          []string{"pkg/apiserver/registry/core/shoot/strategy.go"},
 		Maintenance:       []string{"pkg/controllermanager/controller/shoot/maintenance/"},
 		Defaults:          nil, // the defaults*.go files of the field's version package

@@ -19,9 +19,28 @@ type StarterGroup struct {
 	Versions []string
 }
 
+// StarterInfo is what apicheck init found in the repository.
+type StarterInfo struct {
+	// Profile is the detected repository profile ("" leaves it out).
+	Profile string
+	Groups  []StarterGroup
+	// Excluded are directories with version packages that discovery left
+	// out (generated clients, tests, vendored copies), shown as comments.
+	Excluded []string
+	// Stages are the Shoot stage locations found in the repository; nil
+	// when none was found (the defaults are shown commented out).
+	Stages *StageFiles
+}
+
 // Starter renders a commented starter configuration listing the given
 // groups. The result parses with Parse.
-func Starter(groups []StarterGroup) []byte {
+func Starter(groups []StarterGroup) []byte { return StarterFor(StarterInfo{Groups: groups}) }
+
+// StarterFor renders a commented starter configuration from what init
+// found: the profile, the groups, the exclusions and the Shoot stage
+// locations. The result parses with Parse.
+func StarterFor(info StarterInfo) []byte {
+	groups := info.Groups
 	stages := DefaultStageFiles()
 	var b strings.Builder
 	b.WriteString(`# apicheck configuration. Reference: docs/configuration.md.
@@ -30,18 +49,35 @@ func Starter(groups []StarterGroup) []byte {
 # default). Keys are strict: an unknown key, rule ID, profile or severity is
 # an error that names the line.
 
+# The repository's profile (docs/profiles.md): gardener, kubernetes, crd or
+# componentconfig. Without it apicheck detects one and says which.
+`)
+	if info.Profile != "" {
+		fmt.Fprintf(&b, "profile: %s  # detected\n", yamlString(info.Profile))
+	} else {
+		b.WriteString("# profile: gardener\n")
+	}
+	b.WriteString(`
+# Directories that are never API groups, in addition to generated clients,
+# test code and vendored copies (globs; ** matches any number of levels).
+exclude: []
+`)
+	for _, d := range info.Excluded {
+		fmt.Fprintf(&b, "#  - %s  # left out by discovery already\n", d)
+	}
+	b.WriteString(`
 # API groups to check: the directory of the internal version (parent of the
 # version packages v1, v1beta1, ...). When this list is not empty it replaces
-# automatic discovery, so add new groups here.
-#   profile: api              - the full API checklist (default)
-#   profile: componentconfig  - component configurations: removals and renames
-#                               are allowed (release note "breaking operator")
+# automatic discovery, so add new groups here. A group's profile overrides
+# the repository's; versions lists version directories that live elsewhere
+# (Kubernetes' split layout); stable lists alpha/beta versions that must
+# stay compatible.
 `)
 	if len(groups) == 0 {
 		b.WriteString(`# No API groups were discovered; list them here, e.g.:
 # groups:
 #   - dir: pkg/apis/core
-#     profile: api
+#     profile: gardener
 groups: []
 `)
 	} else {
@@ -78,7 +114,30 @@ rules: {}
 releases:
   tagPattern: '` + DefaultTagPattern + `'
 
-# Where the Shoot deprecation stages live. The values shown are the defaults,
+`)
+	if info.Stages != nil {
+		st := *info.Stages
+		b.WriteString(`# Where the Shoot deprecation stages live (found in this repository). A list
+# set here replaces the default list; an entry ending in / is a directory.
+shoot:
+`)
+		for _, l := range []struct {
+			key string
+			v   []string
+		}{{"warnings", st.Warnings}, {"validation", st.Validation}, {"strategy", st.Strategy}, {"maintenance", st.Maintenance}} {
+			if len(l.v) > 0 {
+				quoted := make([]string, len(l.v))
+				for i, v := range l.v {
+					quoted[i] = yamlString(v)
+				}
+				fmt.Fprintf(&b, "  %s: [%s]\n", l.key, strings.Join(quoted, ", "))
+			}
+		}
+		if st.SupportedVersions != "" {
+			fmt.Fprintf(&b, "  supportedVersions: %s\n", yamlString(st.SupportedVersions))
+		}
+	} else {
+		b.WriteString(`# Where the Shoot deprecation stages live. The values shown are the defaults,
 # except for defaults (see its comment). A list set here replaces the default
 # list; an entry ending in / is a directory.
 # shoot:
@@ -88,6 +147,15 @@ releases:
 #   maintenance: [` + strings.Join(stages.Maintenance, ", ") + `]
 #   defaults: [pkg/apis/core/v1beta1/defaults_shoot.go]  # default: defaults*.go of the field's version package
 #   supportedVersions: ` + stages.SupportedVersions + `
+`)
+	}
+	b.WriteString(`
+# Code that is not a usage of a removed field (FIELD_REMOVED_STILL_USED,
+# FIELD_REMOVAL_NOT_RELEASED): globs of files. The entry "default" stands for
+# the default list (tests, mocks and fakes, generated code, and code that runs
+# in or with the API server); a list without it replaces the defaults.
+# usages:
+#   exclude: [default, "hack/**"]
 
 # Accepted findings. Each entry names the rule, what it applies to (type and
 # optional field, or apiPath; optionally package or group) and why. Suppressed

@@ -151,10 +151,33 @@ func (v *validator) config(raw *strict[rawConfig]) {
 	if !usable(v, raw, "") {
 		return
 	}
+	if p := raw.V.Profile; p.set() && len(p.errs) == 0 {
+		var known bool
+		if v.cfg.Profile, known = word(v.vocab.Profiles, p.V); !known {
+			v.errorf(p.n, "profile", "unknown profile %q (want %s)", p.V, oneOf(v.vocab.Profiles))
+		}
+		v.cfg.ProfilePos = v.pos(p.n)
+	}
+	if vs := raw.V.VersionSkew; vs.set() && len(vs.errs) == 0 {
+		var known bool
+		if v.cfg.VersionSkew, known = word([]string{"all", "newest"}, vs.V); !known {
+			v.errorf(vs.n, "versionSkew", "unknown policy %q (want all or newest)", vs.V)
+		}
+	}
+	if ex := raw.V.Exclude; ex.set() && len(ex.errs) == 0 {
+		items := ex.n.Content
+		if ex.n.Kind == yaml.ScalarNode {
+			items = []*yaml.Node{ex.n}
+		}
+		for i, pat := range ex.V {
+			v.cfg.Exclude = append(v.cfg.Exclude, ExcludePattern{Pattern: pat, Pos: v.pos(items[min(i, len(items)-1)])})
+		}
+	}
 	v.groups(&raw.V.Groups)
 	v.rules(&raw.V.Rules)
 	v.releases(&raw.V.Releases)
 	v.shoot(&raw.V.Shoot)
+	v.usages(&raw.V.Usages)
 	v.ignores(&raw.V.Ignore)
 }
 
@@ -169,8 +192,13 @@ func (v *validator) groups(s *strict[[]*strict[rawGroup]]) {
 			continue
 		}
 		g := Group{Dir: strings.TrimSuffix(el.V.Dir.V, "/"), Pos: v.pos(el.n)}
-		if len(v.vocab.Profiles) > 0 {
-			g.Profile = v.vocab.Profiles[0]
+		if el.V.Versions.set() {
+			for _, d := range el.V.Versions.V {
+				g.Versions = append(g.Versions, strings.TrimSuffix(d, "/"))
+			}
+		}
+		if el.V.Stable.set() {
+			g.Stable = el.V.Stable.V
 		}
 		if p := el.V.Profile; p.set() {
 			var known bool
@@ -255,6 +283,12 @@ func (v *validator) shoot(s *strict[rawShoot]) {
 	}
 	if in.SupportedVersions.set() {
 		out.SupportedVersions = in.SupportedVersions.V
+	}
+}
+
+func (v *validator) usages(s *strict[rawUsages]) {
+	if ex := s.V.Exclude; usable(v, s, "usages") && ex.set() {
+		v.cfg.Usages.Exclude = ExpandUsageExclude(ex.V)
 	}
 }
 

@@ -2,33 +2,50 @@
 // store, without checking anything out.
 //
 // Every operation here is read-only: nothing is ever written under .git, and
-// neither the working tree nor the index is modified. git is always run with
-// GIT_OPTIONAL_LOCKS=0 (so that even commands such as "git status" would not
-// refresh the index), LC_ALL=C (so that messages are stable) and
-// GIT_TERMINAL_PROMPT=0 (so that nothing ever waits for a password).
+// neither the working tree nor the index is modified. git runs with a fixed
+// environment and configuration that neither the caller's environment nor
+// the (untrusted) repository can change: see exec.go.
 package git
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
-// ErrNotRepo is returned (wrapped) by Open when dir is not inside a git work tree.
+// ErrNotRepo is returned (wrapped) by Open when dir is not inside a git
+// work tree or a bare repository.
 var ErrNotRepo = errors.New("not a git repository")
+
+// ErrNoWorkTree is wrapped by the error of Snapshot(WorktreeRef) in a bare
+// repository. That error is also an *UnknownRefError, so callers that map
+// unknown refs to a usage error (exit 2) do the same for it.
+var ErrNoWorkTree = errors.New("the repository has no working tree")
 
 // WorktreeRef is the ref name that means "the working tree" (uncommitted +
 // untracked non-ignored files).
 const WorktreeRef = "WORKTREE"
 
-// Repo is a git work tree found by Open.
+// Repo is a repository found by Open or OpenContext.
 type Repo struct {
-	// Root is the absolute top-level directory of the work tree.
+	// Root is the absolute top-level directory of the work tree; for a
+	// bare repository, its git directory.
 	Root string
+	// Bare is set for a bare repository: commits can be read, the working
+	// tree cannot (Snapshot(WorktreeRef) fails with ErrNoWorkTree).
+	Bare bool
+
+	ctx       context.Context // kills every git process when done
+	safeDirs  []string        // safe.directory values passed on with -c (see Open)
+	fileLimit int64           // ReadFiles limit; 0 means MaxFileSize (tests lower it)
+
+	driversOnce sync.Once // driverOverrides
+	drivers     []string
+	driversErr  error
 }
 
 // UnknownRefError is returned when a ref does not name a commit.
@@ -37,138 +54,40 @@ type UnknownRefError struct {
 	Ref string
 	// Detail says why, in words (never empty).
 	Detail string
+	// Err is the underlying cause, if any (ErrNoWorkTree).
+	Err error
 }
 
 func (e *UnknownRefError) Error() string {
+	if errors.Is(e.Err, ErrNoWorkTree) {
+		return "no working tree: " + e.Detail
+	}
 	return fmt.Sprintf("unknown revision %q: %s", e.Ref, e.Detail)
 }
 
-// gitEnv returns the environment every git process runs with.
+func (e *UnknownRefError) Unwrap() error { return e.Err }
+
+// Open finds the repository containing dir: the work tree around it
+// (git rev-parse --show-toplevel), or the bare repository it is in. The
+// error wraps ErrNotRepo, with dir named, when dir is in neither (this
+// includes the .git directory of a work tree).
 //
-// Variables that would point git at another repository, work tree or index
-// than the one that Open found are dropped: when the tool runs inside a git
-// hook, for example, GIT_DIR and GIT_INDEX_FILE are set (sometimes to
-// relative paths) and would silently redirect every command.
-func gitEnv() []string {
-	drop := map[string]bool{
-		"GIT_DIR":               true,
-		"GIT_WORK_TREE":         true,
-		"GIT_INDEX_FILE":        true,
-		"GIT_COMMON_DIR":        true,
-		"GIT_PREFIX":            true,
-		"GIT_NAMESPACE":         true,
-		"GIT_OPTIONAL_LOCKS":    true,
-		"GIT_TERMINAL_PROMPT":   true,
-		"GIT_LITERAL_PATHSPECS": true,
-		"GIT_GLOB_PATHSPECS":    true,
-		"GIT_NOGLOB_PATHSPECS":  true,
-		"GIT_ICASE_PATHSPECS":   true,
-		"LC_ALL":                true,
-		"LANG":                  true,
-		"LANGUAGE":              true,
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if drop[k] {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"GIT_OPTIONAL_LOCKS=0",
-		"LC_ALL=C",
-		"LANG=C",
-		"GIT_TERMINAL_PROMPT=0",
-	)
-}
-
-// gitCommand builds (but does not start) a git command running in dir.
-func gitCommand(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	return cmd
-}
-
-// execError is a git process that ran and failed.
-type execError struct {
-	args   []string
-	code   int
-	stderr string
-}
-
-func (e *execError) Error() string {
-	msg := e.stderr
-	if msg == "" {
-		msg = fmt.Sprintf("exit status %d", e.code)
-	}
-	return fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), msg)
-}
-
-// cleanStderr turns git's stderr into one readable line: hints dropped,
-// lines joined with "; ".
-func cleanStderr(b []byte) string {
-	var lines []string
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "hint:") {
-			continue
-		}
-		lines = append(lines, l)
-	}
-	return strings.Join(lines, "; ")
-}
-
-// startError explains why git could not even be started.
-func startError(err error) error {
-	if errors.Is(err, exec.ErrNotFound) {
-		return errors.New("git executable not found in PATH: apicheck needs git installed")
-	}
-	return fmt.Errorf("cannot run git: %w", err)
-}
-
-// runIn runs git in dir and returns its stdout. A failing git gives an
-// *execError carrying the exit code and cleaned stderr.
-func runIn(dir string, args ...string) ([]byte, error) {
-	cmd := gitCommand(dir, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return stdout.Bytes(), &execError{args: args, code: ee.ExitCode(), stderr: cleanStderr(stderr.Bytes())}
-		}
-		return nil, startError(err)
-	}
-	return stdout.Bytes(), nil
-}
-
-// exitCode returns the exit code of a failed git run, or -1 if err is not
-// such a failure (e.g. git could not be started).
-func exitCode(err error) int {
-	var ee *execError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return -1
-}
-
-func (r *Repo) run(args ...string) ([]byte, error) {
-	return runIn(r.Root, args...)
-}
-
-// runLine runs git and returns its stdout with surrounding white space trimmed.
-func (r *Repo) runLine(args ...string) (string, error) {
-	out, err := r.run(args...)
-	return strings.TrimSpace(string(out)), err
-}
-
-// Open finds the repository containing dir (git rev-parse --show-toplevel).
-// The error wraps ErrNotRepo, with dir named, when dir is not inside a git
-// work tree (this includes a bare repository or the .git directory itself).
+// Open is OpenContext with context.Background().
 func Open(dir string) (*Repo, error) {
+	return OpenContext(context.Background(), dir)
+}
+
+// OpenContext is Open with a context that bounds every git process of the
+// repository, of its snapshots and of its object readers: when ctx is done
+// they are killed (on Unix with their whole process group) and the
+// operation in progress fails with an error wrapping ctx.Err(). Pass a
+// context that signal.NotifyContext cancels on SIGINT and SIGTERM.
+//
+// git refuses a repository owned by another user unless safe.directory
+// allows it. apicheck reads no global git configuration except that one
+// setting: the safe.directory values of the user's global and system
+// configuration are passed on with -c when git refuses the repository.
+func OpenContext(ctx context.Context, dir string) (*Repo, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
@@ -183,26 +102,102 @@ func Open(dir string) (*Repo, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("open repository: %s is not a directory", abs)
 	}
-	out, err := runIn(abs, "rev-parse", "--show-toplevel")
+	r := &Repo{Root: abs, ctx: ctx}
+	out, err := r.run("rev-parse", "--show-toplevel")
+	if err != nil && strings.Contains(stderrOf(err), "dubious ownership") {
+		if dirs := userSafeDirectories(r.context(), os.Environ()); len(dirs) > 0 {
+			r.safeDirs = dirs
+			out, err = r.run("rev-parse", "--show-toplevel")
+		}
+	}
 	if err != nil {
 		var ee *execError
 		if !errors.As(err, &ee) {
 			return nil, err
 		}
-		if strings.Contains(ee.stderr, "not a git repository") {
+		switch {
+		case strings.Contains(ee.stderr, "not a git repository"):
 			return nil, fmt.Errorf("%s: %w (nor is any parent directory)", abs, ErrNotRepo)
+		case strings.Contains(ee.stderr, "must be run in a work tree"):
+			return r.openBare(abs)
+		case strings.Contains(ee.stderr, "dubious ownership"):
+			return nil, fmt.Errorf("open repository %s: %s (apicheck honours safe.directory from your global and system git configuration only)", abs, ee.stderr)
 		}
-		if strings.Contains(ee.stderr, "must be run in a work tree") {
-			return nil, fmt.Errorf("%s: %w work tree (it is inside a bare repository or a .git directory)", abs, ErrNotRepo)
-		}
-		// e.g. "detected dubious ownership": git's own words say what to do.
 		return nil, fmt.Errorf("open repository %s: %s", abs, ee.stderr)
 	}
 	root := strings.TrimSpace(string(out))
 	if root == "" {
 		return nil, fmt.Errorf("%s: %w (not inside a git work tree)", abs, ErrNotRepo)
 	}
-	return &Repo{Root: filepath.Clean(filepath.FromSlash(root))}, nil
+	root = filepath.Clean(filepath.FromSlash(root))
+	// The work tree must be the directory holding .git: a core.worktree in
+	// the repository's configuration must not point apicheck at, say, "/".
+	if _, err := os.Lstat(filepath.Join(root, ".git")); err != nil {
+		return nil, fmt.Errorf("open repository %s: git places its work tree at %s, which has no .git: a work tree apart from its repository (core.worktree) is not supported", abs, root)
+	}
+	r.Root = root
+	return r, nil
+}
+
+// openBare opens the bare repository around abs; any other repository
+// without a work tree (the inside of a .git directory) is ErrNotRepo.
+func (r *Repo) openBare(abs string) (*Repo, error) {
+	out, err := r.run("rev-parse", "--is-bare-repository", "--absolute-git-dir")
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", abs, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || lines[0] != "true" {
+		return nil, fmt.Errorf("%s: %w work tree (it is inside a .git directory)", abs, ErrNotRepo)
+	}
+	r.Root = filepath.Clean(filepath.FromSlash(lines[1]))
+	r.Bare = true
+	return r, nil
+}
+
+// stderrOf returns the stderr of a failed git run, or "".
+func stderrOf(err error) string {
+	var ee *execError
+	if errors.As(err, &ee) {
+		return ee.stderr
+	}
+	return ""
+}
+
+// userSafeDirectories returns the safe.directory values of the user's
+// global and system git configuration, in order; nothing else of those
+// files is used. The caller's GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM and
+// GIT_CONFIG_NOSYSTEM say where they are, as for git itself; no
+// repository's configuration is read (GIT_DIR names no repository).
+func userSafeDirectories(ctx context.Context, environ []string) []string {
+	var env []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		switch strings.ToUpper(k) {
+		case "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "HOME", "XDG_CONFIG_HOME":
+			env = append(env, kv)
+			continue
+		}
+		if !droppedEnv(k) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "GIT_DIR="+os.DevNull, "LC_ALL=C")
+	q := &Repo{Root: os.TempDir(), ctx: ctx}
+	cmd := q.command(nil, "config", "--show-scope", "-z", "--get-all", "safe.directory")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		if f[i] == "global" || f[i] == "system" {
+			dirs = append(dirs, f[i+1])
+		}
+	}
+	return dirs
 }
 
 // ResolveCommit resolves ref (branch, tag, sha, HEAD~1, origin/main ...) to a

@@ -65,7 +65,8 @@ func TestOpen(t *testing.T) {
 	}
 
 	f := gitfixture.New(t)
-	f.Commit("one", map[string]string{"a/b/c.go": "package b\n"})
+	f.Import(gitfixture.Commit{Step: "one", Files: map[string]string{"a/b/c.go": "package b\n"}})
+	f.Checkout()
 	// .git itself is not a work tree.
 	if _, err := git.Open(filepath.Join(f.Dir, ".git")); !errors.Is(err, git.ErrNotRepo) {
 		t.Errorf("Open(.git) error = %v, want ErrNotRepo", err)
@@ -80,6 +81,7 @@ func TestOpen(t *testing.T) {
 }
 
 func TestResolveCommit(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
 	r := open(t, f)
 
@@ -90,9 +92,11 @@ func TestResolveCommit(t *testing.T) {
 		t.Errorf("ResolveCommit(HEAD) on empty repo: error = %v, want 'no commits yet'", err)
 	}
 
-	one := f.Commit("one", map[string]string{"a.txt": "1"})
-	two := f.Commit("two", map[string]string{"a.txt": "2"})
-	f.Tag("v1", "one")
+	f.Import(
+		gitfixture.Commit{Step: "one", Files: map[string]string{"a.txt": "1"}, Tags: []string{"v1"}},
+		gitfixture.Commit{Step: "two", Files: map[string]string{"a.txt": "2"}},
+	)
+	one, two := f.Commits["one"], f.Commits["two"]
 	f.Git("tag", "-a", "-m", "annotated", "v2", two)
 
 	for ref, want := range map[string]string{
@@ -137,6 +141,7 @@ func bigContent() string {
 }
 
 func TestCommitSnapshot(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
 	files := map[string]string{
 		"big.bin":                bigContent(),
@@ -149,42 +154,21 @@ func TestCommitSnapshot(t *testing.T) {
 		"a.go":                   "sorting\n",
 		"a0":                     "sorting\n",
 	}
-	for i := 0; i < 500; i++ {
-		files[fmt.Sprintf("pkg%02d/file%04d.go", i%17, i)] = fmt.Sprintf("package pkg%02d\n\nconst N = %d\n", i%17, i)
-	}
-	// 1500 more entries, so that the ~2000 requests (~82 KB) exceed a
-	// pipe's buffer: an implementation writing all requests before reading
-	// any answer would deadlock. They share 17 blobs and are staged
-	// straight into the index, because creating files is slow on some file
-	// systems. They are missing from the working tree, which does not
-	// matter for a commit snapshot.
-	var indexInfo strings.Builder
-	staged := map[string]string{}
-	for k := 0; k < 17; k++ {
-		content := fmt.Sprintf("package pkg%02d\n", k)
-		oid := f.GitStdin(content, "hash-object", "-w", "--stdin")
-		for i := 500 + k; i < 2000; i += 17 {
-			p := fmt.Sprintf("pkg%02d/file%04d.go", k, i)
-			staged[p] = content
-			fmt.Fprintf(&indexInfo, "100644 %s\t%s\n", oid, p)
+	// 2000 files, so that the ~2000 requests (~82 KB) exceed a pipe's
+	// buffer: an implementation writing all requests before reading any
+	// answer would deadlock. The last 1500 share 17 blobs.
+	for i := 0; i < 2000; i++ {
+		if i < 500 {
+			files[fmt.Sprintf("pkg%02d/file%04d.go", i%17, i)] = fmt.Sprintf("package pkg%02d\n\nconst N = %d\n", i%17, i)
+		} else {
+			files[fmt.Sprintf("pkg%02d/file%04d.go", i%17, i)] = fmt.Sprintf("package pkg%02d\n", i%17)
 		}
 	}
-	f.GitStdin(indexInfo.String(), "update-index", "--index-info")
-	f.Commit("base", files)
-	for p, content := range staged {
-		files[p] = content
-	}
-
+	f.Import(gitfixture.Commit{Step: "base", Files: files})
 	// A symlink, an executable and a submodule (gitlink) in the next commit.
-	if err := os.Symlink("a.go", filepath.Join(f.Dir, "link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(f.Dir, "run.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f.Git("add", "link", "run.sh")
-	f.Git("update-index", "--add", "--cacheinfo", "160000,"+f.Commits["base"]+",sub")
-	f.Commit("head", nil)
+	f.Import(gitfixture.Commit{Step: "head",
+		Files: map[string]string{"link": "a.go", "run.sh": "#!/bin/sh\n", "sub": f.Commits["base"]},
+		Modes: map[string]string{"link": "120000", "run.sh": "100755", "sub": "160000"}})
 	if got := f.Git("ls-tree", "HEAD", "sub"); !strings.HasPrefix(got, "160000 commit ") {
 		t.Fatalf("setup: sub is not a gitlink: %q", got)
 	}
@@ -299,6 +283,7 @@ func TestCommitSnapshot(t *testing.T) {
 }
 
 func TestCloseDuringReadFiles(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
 	// ~24 MiB to read, so that Close usually lands in the middle.
 	big := bigContent()
@@ -306,7 +291,7 @@ func TestCloseDuringReadFiles(t *testing.T) {
 	for i := 0; i < 24; i++ {
 		files[fmt.Sprintf("big%02d.bin", i)] = fmt.Sprintf("%d\n%s", i, big)
 	}
-	f.Commit("base", files)
+	f.Import(gitfixture.Commit{Step: "base", Files: files})
 	r := open(t, f)
 	for _, delay := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
 		s := snapshot(t, r, "HEAD")
@@ -379,6 +364,7 @@ func (a fileState) check(t *testing.T, b fileState) {
 }
 
 func TestWorktreeSnapshot(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.FromTxtar(t, []byte(`
 -- base/.gitignore --
 *.log
@@ -492,6 +478,7 @@ ignored too
 }
 
 func TestWorktreeSnapshotNoCommits(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
 	f.WriteWorktree(map[string]string{"a.go": "package a\n"})
 	s := snapshot(t, open(t, f), git.WorktreeRef)
@@ -504,10 +491,11 @@ func TestWorktreeSnapshotNoCommits(t *testing.T) {
 }
 
 func TestWorktreeSnapshotSubmodule(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
-	base := f.Commit("base", map[string]string{"a.go": "package a\n"})
-	f.Git("update-index", "--add", "--cacheinfo", "160000,"+base+",sub")
-	f.Commit("head", nil)
+	f.Import(gitfixture.Commit{Step: "base", Files: map[string]string{"a.go": "package a\n"}})
+	f.Import(gitfixture.Commit{Step: "head", Files: map[string]string{"sub": f.Commits["base"]}, Modes: map[string]string{"sub": "160000"}})
+	f.Checkout()
 	// The submodule's directory is checked out, with its own .git.
 	sub := filepath.Join(f.Dir, "sub")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -524,10 +512,17 @@ func TestWorktreeSnapshotSubmodule(t *testing.T) {
 }
 
 func TestDefaultBaseAndMergeBase(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
 	r := open(t, f)
-	f.Commit("base", map[string]string{"a": "1"})
-	f.Commit("feature", map[string]string{"a": "2"})
+	// main: base - feature; upstream is a child of feature that main does
+	// not have; orphan has no parent.
+	f.Import(
+		gitfixture.Commit{Step: "base", Files: map[string]string{"a": "1"}},
+		gitfixture.Commit{Step: "feature", Files: map[string]string{"a": "2"}},
+		gitfixture.Commit{Step: "upstream", Branch: "upstream", Parents: []string{"feature"}, Files: map[string]string{"b": "1"}},
+		gitfixture.Commit{Step: "orphan", Branch: "other", Files: map[string]string{"c": "1"}},
+	)
 
 	_, _, err := r.DefaultBase()
 	if err == nil || err.Error() != "no upstream default branch (origin/HEAD, origin/main, origin/master) found; pass --base REF" {
@@ -547,9 +542,7 @@ func TestDefaultBaseAndMergeBase(t *testing.T) {
 	}
 
 	// origin/main wins over origin/master; the merge base is the fork point.
-	upstream := f.Commit("upstream", map[string]string{"b": "1"})
-	f.Git("update-ref", "refs/remotes/origin/main", upstream)
-	f.Git("reset", "-q", "--hard", f.Commits["feature"])
+	f.SetRef("origin/main", "upstream")
 	ref, sha, err = r.DefaultBase()
 	if err != nil || ref != "origin/main" || sha != f.Commits["feature"] {
 		t.Errorf("DefaultBase = %q, %q, %v; want origin/main, %s", ref, sha, err, f.Commits["feature"])
@@ -570,9 +563,7 @@ func TestDefaultBaseAndMergeBase(t *testing.T) {
 	}
 
 	// Unrelated histories.
-	f.Git("checkout", "-q", "--orphan", "other")
-	orphan := f.Commit("orphan", map[string]string{"c": "1"})
-	_, err = r.MergeBase(orphan, "main")
+	_, err = r.MergeBase(f.Commits["orphan"], "main")
 	if err == nil || !strings.Contains(err.Error(), "no common ancestor") || strings.Contains(err.Error(), "unshallow") {
 		t.Errorf("MergeBase of unrelated histories: error = %v", err)
 	}
@@ -582,12 +573,13 @@ func TestDefaultBaseAndMergeBase(t *testing.T) {
 }
 
 func TestShallowClone(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
-	f.Commit("base", map[string]string{"a": "1"})
-	f.Commit("main1", map[string]string{"a": "2"})
-	f.Git("checkout", "-q", "-b", "side", f.Commits["base"])
-	f.Commit("side1", map[string]string{"b": "1"})
-	f.Git("checkout", "-q", "main")
+	f.Import(
+		gitfixture.Commit{Step: "base", Files: map[string]string{"a": "1"}},
+		gitfixture.Commit{Step: "main1", Files: map[string]string{"a": "2"}},
+		gitfixture.Commit{Step: "side1", Branch: "side", Parents: []string{"base"}, Files: map[string]string{"b": "1"}},
+	)
 
 	dst := filepath.Join(t.TempDir(), "clone")
 	f.Git("clone", "-q", "--depth=1", "--no-single-branch", "file://"+f.Dir, dst)
@@ -609,12 +601,13 @@ func TestShallowClone(t *testing.T) {
 }
 
 func TestTagsAndIsAncestor(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
-	one := f.Commit("one", map[string]string{"a": "1"})
-	two := f.Commit("two", map[string]string{"a": "2"})
-	f.Tag("v1.0.0", "one")
-	f.Tag("v1.1.0", "two")
-	f.Tag("release/v2", "two")
+	f.Import(
+		gitfixture.Commit{Step: "one", Files: map[string]string{"a": "1"}, Tags: []string{"v1.0.0"}},
+		gitfixture.Commit{Step: "two", Files: map[string]string{"a": "2"}, Tags: []string{"v1.1.0", "release/v2"}},
+	)
+	one, two := f.Commits["one"], f.Commits["two"]
 	f.Git("tag", "-a", "-m", "annotated", "v1.0.1", one)
 	f.Git("tag", "-a", "-m", "tag of a tag", "v1.0.2", "v1.0.1")
 	f.Git("tag", "tree-tag", two+"^{tree}")

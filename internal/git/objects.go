@@ -15,13 +15,20 @@ import (
 )
 
 // Output runs a read-only git command in the repository and returns its
-// stdout. git runs with the package's hermetic environment (see the
-// package documentation; variables such as GIT_DIR that would point it at
-// another repository are dropped). When git fails, the error names the
-// command and carries git's stderr (hint lines dropped); the stdout
-// printed so far is returned with it.
+// stdout. git runs with the package's fixed environment and configuration
+// (see exec.go); a diff-family subcommand (diff, diff-tree, log, show,
+// ...) also gets --no-ext-diff and --no-textconv right after its name, and
+// every filter driver of the repository's configuration is switched off,
+// so that comparing working-tree files cannot run a repository-defined
+// command. When git fails, the error names the command and carries git's
+// stderr (hint lines dropped); the stdout printed so far is returned with
+// it.
 func (r *Repo) Output(args ...string) ([]byte, error) {
-	return r.run(args...)
+	env, err := r.driverOverrides()
+	if err != nil {
+		return nil, err
+	}
+	return r.runEnv(env, hardenArgs(args)...)
 }
 
 // Object is one answer of an ObjectReader.
@@ -36,6 +43,11 @@ type Object struct {
 	// Missing is true when the name does not resolve to an object: an
 	// unknown oid, a path absent from the revision, or an ambiguous name.
 	Missing bool
+	// Size is the object's size in bytes (0 when Missing).
+	Size int64
+
+	// tooLarge is set when Size is above the reader's limit: Data is nil.
+	tooLarge bool
 }
 
 // errReaderClosed is the cause of every error of an ObjectReader that has
@@ -50,12 +62,14 @@ var (
 // process. Get calls are serialised; Close may be called at any time, also
 // while a Get is running (it then stops git so that the Get returns).
 type ObjectReader struct {
-	root string
+	repo    *Repo
+	maxSize int64 // objects above it are skipped (tooLarge); 0: no limit
 
 	// proc is the running cat-file process, guarded by procMu rather than
 	// mu so that Close can kill it while a Get holds mu.
 	procMu      sync.Mutex
 	proc        *os.Process
+	procGroup   bool // proc leads its own process group
 	interrupted bool // Close killed proc to stop a running Get
 
 	mu     sync.Mutex // serialises use of the cat-file process
@@ -68,9 +82,10 @@ type ObjectReader struct {
 }
 
 // NewObjectReader starts `git cat-file --batch` in the repository. The
-// caller must Close the reader.
+// caller must Close the reader. It runs until Close or until the
+// repository's context (OpenContext) is done.
 func (r *Repo) NewObjectReader() (*ObjectReader, error) {
-	o := newObjectReader(r.Root)
+	o := newObjectReader(r)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err := o.start(); err != nil {
@@ -80,13 +95,16 @@ func (r *Repo) NewObjectReader() (*ObjectReader, error) {
 }
 
 // newObjectReader makes a reader that starts git on its first Get.
-func newObjectReader(root string) *ObjectReader {
-	return &ObjectReader{root: root}
+func newObjectReader(r *Repo) *ObjectReader {
+	return &ObjectReader{repo: r}
 }
 
 // start launches cat-file; o.mu is held.
 func (o *ObjectReader) start() error {
-	cmd := gitCommand(o.root, "cat-file", "--batch")
+	if err := o.repo.context().Err(); err != nil {
+		return fmt.Errorf("start git cat-file: %w", err)
+	}
+	cmd := o.repo.command(nil, "cat-file", "--batch")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fmt.Errorf("start git cat-file: %w", err)
@@ -102,7 +120,7 @@ func (o *ObjectReader) start() error {
 	}
 	o.cmd, o.stdin, o.stdout = cmd, stdin, bufio.NewReaderSize(stdout, 64<<10)
 	o.procMu.Lock()
-	o.proc = cmd.Process
+	o.proc, o.procGroup = cmd.Process, ownGroup(cmd)
 	o.procMu.Unlock()
 	return nil
 }
@@ -163,9 +181,12 @@ func (o *ObjectReader) Get(names []string) ([]Object, error) {
 			o.procMu.Lock()
 			interrupted := o.interrupted
 			o.procMu.Unlock()
-			if interrupted {
+			switch cerr := o.repo.context().Err(); {
+			case interrupted:
 				o.broken = errClosedWhileReading
-			} else {
+			case cerr != nil:
+				o.broken = fmt.Errorf("git cat-file: %w", cerr)
+			default:
 				o.broken = err
 			}
 			return nil, o.broken
@@ -201,6 +222,13 @@ func (o *ObjectReader) read(name string) (Object, error) {
 	if err != nil || size < 0 || size != int64(int(size)) {
 		return Object{}, fmt.Errorf("unexpected git cat-file answer %q", header)
 	}
+	if o.maxSize > 0 && size > o.maxSize {
+		// Skip the content (and its LF) to stay in step with git.
+		if _, err := io.CopyN(io.Discard, o.stdout, size+1); err != nil {
+			return Object{}, o.processError(fmt.Errorf("git cat-file answer for %s cut short: %w", name, err))
+		}
+		return Object{OID: fields[0], Type: fields[1], Size: size, tooLarge: true}, nil
+	}
 	data := make([]byte, size+1) // content and its trailing LF
 	if _, err := io.ReadFull(o.stdout, data); err != nil {
 		return Object{}, o.processError(fmt.Errorf("git cat-file answer for %s cut short: %w", name, err))
@@ -208,7 +236,7 @@ func (o *ObjectReader) read(name string) (Object, error) {
 	if data[size] != '\n' {
 		return Object{}, fmt.Errorf("git cat-file answer for %s is not terminated by a newline", name)
 	}
-	return Object{OID: fields[0], Type: fields[1], Data: data[:size:size]}, nil
+	return Object{OID: fields[0], Type: fields[1], Data: data[:size:size], Size: size}, nil
 }
 
 // processError adds what git printed on stderr, if anything, to err.
@@ -216,10 +244,29 @@ func (o *ObjectReader) read(name string) (Object, error) {
 // its stderr is complete.
 func (o *ObjectReader) processError(err error) error {
 	o.kill()
-	if msg := cleanStderr(o.stderr.Bytes()); msg != "" {
+	stderr := o.stderr.Bytes()
+	if oid, ok := lazyFetchFailure(stderr); ok {
+		return &MissingObjectError{OID: oid, Partial: true}
+	}
+	if msg := cleanStderr(stderr); msg != "" {
 		return fmt.Errorf("%w (git said: %s)", err, msg)
 	}
 	return err
+}
+
+// lazyFetchFailure recognises git giving up on an object that a partial
+// clone's promisor remote would have to supply (lazy fetching is off):
+// "fatal: could not fetch <oid> from promisor remote".
+func lazyFetchFailure(stderr []byte) (oid string, ok bool) {
+	const prefix, suffix = "could not fetch ", " from promisor remote"
+	for _, l := range strings.Split(string(stderr), "\n") {
+		i := strings.Index(l, prefix)
+		j := strings.Index(l, suffix)
+		if i >= 0 && j > i+len(prefix) {
+			return strings.TrimSpace(l[i+len(prefix) : j]), true
+		}
+	}
+	return "", false
 }
 
 // kill stops the cat-file process, if any, and waits for it; o.mu is held.
@@ -228,9 +275,7 @@ func (o *ObjectReader) kill() {
 		return
 	}
 	o.stdin.Close()
-	if o.cmd.Process != nil {
-		_ = o.cmd.Process.Kill()
-	}
+	_ = killProcess(o.cmd.Process, ownGroup(o.cmd))
 	_ = o.cmd.Wait()
 	o.cmd = nil
 	o.procMu.Lock()
@@ -248,7 +293,7 @@ func (o *ObjectReader) Close() error {
 		o.procMu.Lock()
 		if o.proc != nil {
 			o.interrupted = true
-			_ = o.proc.Kill()
+			_ = killProcess(o.proc, o.procGroup)
 		}
 		o.procMu.Unlock()
 		o.mu.Lock()
@@ -269,7 +314,7 @@ func (o *ObjectReader) Close() error {
 	o.proc = nil
 	interrupted := o.interrupted
 	o.procMu.Unlock()
-	if err != nil && o.broken == nil && !interrupted {
+	if err != nil && o.broken == nil && !interrupted && o.repo.context().Err() == nil {
 		if msg := cleanStderr(o.stderr.Bytes()); msg != "" {
 			return fmt.Errorf("git cat-file: %s", msg)
 		}

@@ -11,8 +11,9 @@ import (
 // TestObjectReaderGitDies: once git is gone, Get fails (it neither hangs
 // nor invents answers), keeps failing, and Close does not repeat the error.
 func TestObjectReaderGitDies(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
-	f.Commit("one", map[string]string{"a": "a\n"})
+	f.Import(gitfixture.Commit{Step: "one", Files: map[string]string{"a": "a\n"}})
 	r, err := Open(f.Dir)
 	if err != nil {
 		t.Fatal(err)
@@ -55,8 +56,9 @@ func TestObjectReaderGitDies(t *testing.T) {
 // TestSnapshotUsesObjectReader: a commit snapshot starts git only when it
 // first reads, through the shared reader.
 func TestSnapshotUsesObjectReader(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
-	f.Commit("one", map[string]string{"a": "a\n"})
+	f.Import(gitfixture.Commit{Step: "one", Files: map[string]string{"a": "a\n"}})
 	r, err := Open(f.Dir)
 	if err != nil {
 		t.Fatal(err)

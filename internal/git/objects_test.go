@@ -13,7 +13,8 @@ import (
 
 func TestOutput(t *testing.T) {
 	f := gitfixture.New(t)
-	head := f.Commit("one", map[string]string{"a.go": "package a\n"})
+	f.Import(gitfixture.Commit{Step: "one", Files: map[string]string{"a.go": "package a\n"}})
+	head := f.Commits["one"]
 	r := open(t, f)
 	out, err := r.Output("rev-parse", "HEAD")
 	if err != nil || strings.TrimSpace(string(out)) != head {
@@ -32,6 +33,7 @@ func TestOutput(t *testing.T) {
 }
 
 func TestObjectReader(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
 	big := bigContent()
 	files := map[string]string{
@@ -46,7 +48,8 @@ func TestObjectReader(t *testing.T) {
 	for i := 0; i < 1200; i++ {
 		files[fmt.Sprintf("many/f%04d.go", i)] = fmt.Sprintf("package many // %d\n", i)
 	}
-	head := f.Commit("one", files)
+	f.Import(gitfixture.Commit{Step: "one", Files: files})
+	head := f.Commits["one"]
 	r := open(t, f)
 	or, err := r.NewObjectReader()
 	if err != nil {
@@ -148,6 +151,7 @@ func TestObjectReader(t *testing.T) {
 }
 
 func TestObjectReaderCloseDuringGet(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
 	big := bigContent()
 	files := map[string]string{}
@@ -157,7 +161,7 @@ func TestObjectReaderCloseDuringGet(t *testing.T) {
 		files[p] = fmt.Sprintf("%d\n%s", i, big)
 		names = append(names, "HEAD:"+p)
 	}
-	f.Commit("base", files)
+	f.Import(gitfixture.Commit{Step: "base", Files: files})
 	r := open(t, f)
 	for _, delay := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
 		or, err := r.NewObjectReader()
@@ -191,6 +195,7 @@ func TestObjectReaderCloseDuringGet(t *testing.T) {
 }
 
 func TestParseTree(t *testing.T) {
+	t.Parallel()
 	oid := func(b byte) string { return strings.Repeat(string([]byte{b}), 20) }
 	data := []byte("100644 a.go\x00" + oid(1) + "40000 sub dir\x00" + oid(0xab))
 	got, err := git.ParseTree(data, 20)

@@ -4,16 +4,23 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 )
 
 // Snapshot is a read-only view of one revision: a commit, or the working tree.
+//
+// Besides the methods, Submodules(s) names the submodules the revision
+// does not read into, and Skipped(s) the working-tree entries it left out;
+// a report should mention both.
 type Snapshot interface {
 	// Ref is the ref as given by the user (or WorktreeRef).
 	Ref() string
@@ -27,10 +34,120 @@ type Snapshot interface {
 	Files() []string
 	// ReadFiles returns the contents of the given paths, which must all be
 	// in Files() (otherwise an error naming the path). The content of a
-	// symlink is its target, as git stores it, for the working tree too.
+	// symlink is its target, as git stores it, for the working tree too:
+	// a link is never followed. A file above MaxFileSize gives a
+	// *FileTooLargeError, a path that is not valid UTF-8 a
+	// *FileNameError, an object missing from a (partial) clone a
+	// *MissingObjectError.
 	ReadFiles(paths []string) (map[string][]byte, error)
 	// Close stops any git process. Safe to call twice.
 	Close() error
+}
+
+// MaxFileSize is the largest file ReadFiles returns: 8 MiB. Go files of
+// API packages are far smaller (Kubernetes' largest hand-written types.go
+// is about 0.4 MiB); generated code, which can be larger, is not scanned.
+const MaxFileSize = 8 << 20
+
+// FileTooLargeError is a file above MaxFileSize that ReadFiles was asked for.
+type FileTooLargeError struct {
+	Path  string // repo-relative
+	Rev   string // the revision, in words
+	Size  int64
+	Limit int64 // MaxFileSize
+}
+
+func (e *FileTooLargeError) Error() string {
+	return fmt.Sprintf("%s in %s is %d bytes, above apicheck's limit of %d bytes per file", e.Path, e.Rev, e.Size, e.Limit)
+}
+
+// limit is the largest file ReadFiles returns.
+func (r *Repo) limit() int64 {
+	if r.fileLimit > 0 {
+		return r.fileLimit
+	}
+	return MaxFileSize
+}
+
+// FileNameError is a file ReadFiles was asked for whose name is not valid
+// UTF-8: apicheck could not name it correctly in its reports. (Files lists
+// such files; only reading one is an error.)
+type FileNameError struct {
+	Path string // repo-relative, as git stores it
+	Rev  string
+}
+
+func (e *FileNameError) Error() string {
+	return fmt.Sprintf("file name %q in %s is not valid UTF-8: apicheck cannot report on it (rename the file)", e.Path, e.Rev)
+}
+
+// MissingObjectError is an object that a revision needs and the local
+// object store lacks. In a partial clone (git clone --filter) that is
+// expected: apicheck never fetches (lazy fetching is off), so the error
+// says how to fetch the objects first.
+type MissingObjectError struct {
+	OID  string
+	Path string // the file it holds, "" when unknown
+	Rev  string // the revision, in words
+	// Commit is the revision's commit, for the fetch advice.
+	Commit string
+	// Partial is set in a partial clone; Remote is its promisor remote.
+	Partial bool
+	Remote  string
+}
+
+func (e *MissingObjectError) Error() string {
+	what := "object " + e.OID
+	if e.Path != "" {
+		what = fmt.Sprintf("%s (object %s)", e.Path, e.OID)
+	}
+	if e.Rev != "" {
+		what += " of " + e.Rev
+	}
+	if !e.Partial {
+		return what + " is missing from the object store (is this a damaged clone?)"
+	}
+	remote, commit := e.Remote, e.Commit
+	if remote == "" {
+		remote = "origin"
+	}
+	if commit == "" {
+		commit = "<commit>"
+	}
+	return fmt.Sprintf("%s is not in this partial clone (git clone --filter), and apicheck never fetches missing objects: "+
+		"fetch them first with `git fetch --refetch --no-filter %s %s` (git 2.36 or later), or clone without --filter", what, remote, commit)
+}
+
+// SkippedFile is an entry of the working tree that a snapshot leaves out
+// of Files, and why.
+type SkippedFile struct {
+	Path   string // repo-relative, forward slashes
+	Reason string // e.g. "named pipe (FIFO), not opened"
+}
+
+func (s SkippedFile) String() string { return s.Path + ": " + s.Reason }
+
+// Submodules returns the paths of the submodules (gitlinks) of s, sorted.
+// Their files are not part of the snapshot: API groups inside a submodule
+// are not read, and a report should say so, naming them.
+func Submodules(s Snapshot) []string {
+	if x, ok := s.(interface{ Submodules() []string }); ok {
+		return x.Submodules()
+	}
+	return nil
+}
+
+// Skipped returns the entries of a working-tree snapshot that are not in
+// its Files although git lists them, sorted by path: special files (named
+// pipes, sockets, devices: never opened), tracked files below a directory
+// that is now a symbolic link (git does not follow it either) and nested
+// git repositories. It is nil for a commit. A report should show them in
+// a note.
+func Skipped(s Snapshot) []SkippedFile {
+	if x, ok := s.(interface{ Skipped() []SkippedFile }); ok {
+		return x.Skipped()
+	}
+	return nil
 }
 
 // Git file modes, as ls-tree and ls-files print them.
@@ -49,9 +166,14 @@ func isFileMode(mode string) bool {
 }
 
 // Snapshot opens a read-only view of one revision. ref == WorktreeRef gives
-// the working tree. The caller must Close it.
+// the working tree (an *UnknownRefError wrapping ErrNoWorkTree in a bare
+// repository). The caller must Close it.
 func (r *Repo) Snapshot(ref string) (Snapshot, error) {
 	if ref == WorktreeRef {
+		if r.Bare {
+			return nil, &UnknownRefError{Ref: ref, Err: ErrNoWorkTree,
+				Detail: r.Root + " is a bare repository: name a commit to read instead (check --head REF, audit and dump --rev REF)"}
+		}
 		return r.worktreeSnapshot()
 	}
 	sha, err := r.ResolveCommit(ref)
@@ -88,25 +210,41 @@ func uniquePaths[V any](paths []string, known map[string]V, rev string) ([]strin
 	return out, nil
 }
 
+// checkNames fails on the first path that is not valid UTF-8.
+func checkNames(paths []string, rev string) error {
+	for _, p := range paths {
+		if !utf8.ValidString(p) {
+			return &FileNameError{Path: p, Rev: rev}
+		}
+	}
+	return nil
+}
+
 // ---------------------------------------------------------------------------
 // Commit snapshots
 
 // commitSnapshot reads blobs through an ObjectReader: one long-lived
 // `git cat-file --batch`, started on the first ReadFiles.
 type commitSnapshot struct {
-	ref     string
-	sha     string
-	blobs   map[string]string // path -> blob oid
-	files   []string          // sorted
-	objects *ObjectReader
+	repo       *Repo
+	ref        string
+	sha        string
+	blobs      map[string]string // path -> blob oid
+	files      []string          // sorted
+	submodules []string          // sorted
+	objects    *ObjectReader
 }
 
 func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
-	out, err := r.run("-c", "core.quotepath=off", "ls-tree", "-r", "-z", "--full-tree", sha)
+	s := &commitSnapshot{repo: r, ref: ref, sha: sha, blobs: map[string]string{}, objects: newObjectReader(r)}
+	s.objects.maxSize = r.limit()
+	out, err := r.run("ls-tree", "-r", "-z", "--full-tree", sha)
 	if err != nil {
+		if oid, ok := lazyFetchFailure([]byte(stderrOf(err))); ok {
+			return nil, s.missing(&MissingObjectError{OID: oid, Partial: true})
+		}
 		return nil, fmt.Errorf("list files of %s: %w", ref, err)
 	}
-	s := &commitSnapshot{ref: ref, sha: sha, blobs: map[string]string{}, objects: newObjectReader(r.Root)}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		if len(rec) == 0 {
 			continue
@@ -117,12 +255,17 @@ func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
 		if !ok || len(fields) != 3 {
 			return nil, fmt.Errorf("list files of %s: unexpected git ls-tree output %q", ref, rec)
 		}
+		if fields[0] == modeGitlink {
+			s.submodules = append(s.submodules, string(path))
+			continue
+		}
 		if !isFileMode(fields[0]) || fields[1] != "blob" {
 			continue
 		}
 		s.blobs[string(path)] = fields[2]
 	}
 	s.files = sortedKeys(s.blobs)
+	sort.Strings(s.submodules)
 	return s, nil
 }
 
@@ -130,6 +273,11 @@ func (s *commitSnapshot) Ref() string    { return s.ref }
 func (s *commitSnapshot) Commit() string { return s.sha }
 func (s *commitSnapshot) Files() []string {
 	return append([]string(nil), s.files...)
+}
+
+// Submodules lists the gitlinks of the commit.
+func (s *commitSnapshot) Submodules() []string {
+	return append([]string(nil), s.submodules...)
 }
 
 // rev names the revision in messages.
@@ -147,9 +295,29 @@ func shortSHA(sha string) string {
 	return sha
 }
 
+// missing completes a MissingObjectError: the revision, the path of the
+// object if it is a file of the revision, and the promisor remote.
+func (s *commitSnapshot) missing(e *MissingObjectError) error {
+	e.Rev, e.Commit = s.rev(), s.sha
+	if e.Path == "" {
+		for p, oid := range s.blobs {
+			if oid == e.OID && (e.Path == "" || p < e.Path) {
+				e.Path = p
+			}
+		}
+	}
+	if remote := s.repo.promisorRemote(); remote != "" {
+		e.Partial, e.Remote = true, remote
+	}
+	return e
+}
+
 func (s *commitSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 	want, err := uniquePaths(paths, s.blobs, s.rev())
 	if err != nil {
+		return nil, err
+	}
+	if err := checkNames(want, s.rev()); err != nil {
 		return nil, err
 	}
 	oids := make([]string, len(want))
@@ -158,7 +326,11 @@ func (s *commitSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 	}
 	objs, err := s.objects.Get(oids)
 	if err != nil {
+		var me *MissingObjectError
 		switch {
+		case errors.As(err, &me):
+			c := *me
+			return nil, s.missing(&c)
 		case errors.Is(err, errClosedWhileReading):
 			return nil, fmt.Errorf("read files of %s: snapshot closed while reading", s.rev())
 		case errors.Is(err, errReaderClosed):
@@ -171,11 +343,13 @@ func (s *commitSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 		o, oid := objs[i], oids[i]
 		switch {
 		case o.Missing:
-			return nil, fmt.Errorf("read %s from %s: blob %s is missing from the object store (is this a partial or damaged clone?)", p, s.rev(), oid)
+			return nil, s.missing(&MissingObjectError{OID: oid, Path: p})
 		case o.OID != oid:
 			return nil, fmt.Errorf("read %s from %s: git cat-file answered for object %s, expected %s", p, s.rev(), o.OID, oid)
 		case o.Type != "blob":
 			return nil, fmt.Errorf("read %s from %s: object %s is a %s, not a blob", p, s.rev(), oid, o.Type)
+		case o.tooLarge:
+			return nil, &FileTooLargeError{Path: p, Rev: s.rev(), Size: o.Size, Limit: s.objects.maxSize}
 		}
 		files[p] = o.Data
 	}
@@ -190,16 +364,48 @@ func (s *commitSnapshot) Close() error {
 	return nil
 }
 
+// promisorRemote returns the promisor remote of a partial clone, or "".
+// Only used on error paths.
+func (r *Repo) promisorRemote() string {
+	out, err := r.run("config", "-z", "--get-regexp", `^(extensions\.partialclone|remote\..*\.promisor)$`)
+	if err != nil {
+		return ""
+	}
+	remote := ""
+	for _, rec := range strings.Split(string(out), "\x00") {
+		key, val, _ := strings.Cut(rec, "\n")
+		switch {
+		case key == "extensions.partialclone" && val != "":
+			return val
+		case strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".promisor") && val == "true" && remote == "":
+			remote = strings.TrimSuffix(strings.TrimPrefix(key, "remote."), ".promisor")
+		}
+	}
+	return remote
+}
+
 // ---------------------------------------------------------------------------
 // Working-tree snapshots
 
-// worktreeSnapshot reads files from disk.
+// worktreeSnapshot reads files from disk, through an os.Root: no path,
+// whatever symbolic links the working tree holds, resolves outside the
+// repository. Symbolic links read as their target text (as git stores
+// them), never as the content they point to; special files are never
+// opened; a regular file is opened with O_NOFOLLOW|O_NONBLOCK (where the
+// platform has them) and checked again after opening, so a file swapped
+// for a link or a FIFO after the listing can neither be followed nor hang
+// the read.
 type worktreeSnapshot struct {
-	repo  *Repo
-	head  string
-	kinds map[string]os.FileMode // path -> os.ModeSymlink or 0 for a regular file
-	files []string
+	repo       *Repo
+	root       *os.Root
+	head       string
+	kinds      map[string]os.FileMode // path -> os.ModeSymlink or 0 for a regular file
+	files      []string
+	submodules []string
+	skipped    []SkippedFile
 }
+
+const worktreeRev = "the working tree"
 
 func (r *Repo) worktreeSnapshot() (*worktreeSnapshot, error) {
 	head, err := r.HeadCommit()
@@ -208,11 +414,13 @@ func (r *Repo) worktreeSnapshot() (*worktreeSnapshot, error) {
 	}
 	// Tracked files, with their modes so that gitlinks can be left out.
 	// (ls-files cannot print modes for untracked files, hence two calls.)
-	staged, err := r.run("-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--stage")
+	staged, err := r.run("ls-files", "-z", "--cached", "--stage")
 	if err != nil {
 		return nil, fmt.Errorf("list tracked files of the working tree: %w", err)
 	}
+	s := &worktreeSnapshot{repo: r, head: head, kinds: map[string]os.FileMode{}}
 	candidates := map[string]bool{}
+	submodules := map[string]bool{}
 	for _, rec := range bytes.Split(staged, []byte{0}) {
 		if len(rec) == 0 {
 			continue
@@ -224,42 +432,114 @@ func (r *Repo) worktreeSnapshot() (*worktreeSnapshot, error) {
 		if !ok || len(fields) != 3 {
 			return nil, fmt.Errorf("list tracked files: unexpected git ls-files output %q", rec)
 		}
-		if isFileMode(fields[0]) {
+		switch {
+		case isFileMode(fields[0]):
 			candidates[string(path)] = true
+		case fields[0] == modeGitlink:
+			submodules[string(path)] = true
 		}
 	}
-	others, err := r.run("-c", "core.quotepath=off", "ls-files", "-z", "--others", "--exclude-standard")
+	others, err := r.run("ls-files", "-z", "--others", "--exclude-standard")
 	if err != nil {
 		return nil, fmt.Errorf("list untracked files of the working tree: %w", err)
 	}
 	for _, rec := range bytes.Split(others, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
 		// A nested repository is listed as "dir/": it is not a file.
-		if len(rec) == 0 || rec[len(rec)-1] == '/' {
+		if rec[len(rec)-1] == '/' {
+			s.skipped = append(s.skipped, SkippedFile{string(rec[:len(rec)-1]), "nested git repository, not read"})
 			continue
 		}
 		candidates[string(rec)] = true
 	}
+	s.submodules = sortedKeys(submodules)
 
-	s := &worktreeSnapshot{repo: r, head: head, kinds: map[string]os.FileMode{}}
-	for p := range candidates {
-		fi, err := os.Lstat(filepath.Join(r.Root, filepath.FromSlash(p)))
+	s.root, err = os.OpenRoot(r.Root)
+	if err != nil {
+		return nil, fmt.Errorf("working tree: %w", err)
+	}
+	dirs := map[string]dirState{}
+	for _, p := range sortedKeys(candidates) {
+		if s.dirState(path.Dir(p), dirs) != dirOK {
+			continue
+		}
+		fi, err := s.root.Lstat(filepath.FromSlash(p))
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-				continue // deleted on disk (or a parent became a file)
+				continue // deleted on disk
 			}
+			s.root.Close()
 			return nil, fmt.Errorf("working tree: %w", err)
 		}
-		switch {
-		case fi.Mode().IsRegular():
+		switch m := fi.Mode(); {
+		case m.IsRegular():
 			s.kinds[p] = 0
-		case fi.Mode()&os.ModeSymlink != 0:
+		case m&os.ModeSymlink != 0:
 			s.kinds[p] = os.ModeSymlink
+		case m.IsDir():
+			// A tracked file replaced by a directory: as good as deleted.
+		default:
+			s.skipped = append(s.skipped, SkippedFile{p, specialReason(m)})
 		}
-		// Anything else (a tracked file replaced by a directory, ...) is
-		// not a file of the working tree.
 	}
+	sort.Slice(s.skipped, func(i, j int) bool { return s.skipped[i].Path < s.skipped[j].Path })
 	s.files = sortedKeys(s.kinds)
 	return s, nil
+}
+
+// dirState is what a directory of listed paths turned out to be on disk.
+type dirState int
+
+const (
+	dirOK   dirState = iota // a directory: its files can be read
+	dirGone                 // missing, not a directory, or below a dirLink: its files are deleted
+	dirLink                 // a symbolic link (noted in skipped)
+)
+
+// dirState checks directory d and, first, its parents, caching the results
+// in dirs. A tracked file below a directory that is now a symbolic link is
+// treated as deleted, as git does, and the link is recorded in s.skipped;
+// the snapshot never follows it.
+func (s *worktreeSnapshot) dirState(d string, dirs map[string]dirState) dirState {
+	if d == "." || d == "" {
+		return dirOK
+	}
+	if st, ok := dirs[d]; ok {
+		return st
+	}
+	st := dirGone
+	if s.dirState(path.Dir(d), dirs) == dirOK {
+		fi, err := s.root.Lstat(filepath.FromSlash(d))
+		switch {
+		case err != nil:
+			if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				s.skipped = append(s.skipped, SkippedFile{d, "directory cannot be read: " + err.Error()})
+			}
+		case fi.Mode()&os.ModeSymlink != 0:
+			st = dirLink
+			s.skipped = append(s.skipped, SkippedFile{d, "directory replaced by a symbolic link; the tracked files below it are not read (git does not follow it either)"})
+		case fi.IsDir():
+			st = dirOK
+		}
+	}
+	dirs[d] = st
+	return st
+}
+
+// specialReason describes a file that is neither regular, a link nor a
+// directory.
+func specialReason(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe (FIFO), not opened"
+	case m&os.ModeSocket != 0:
+		return "socket, not opened"
+	case m&os.ModeDevice != 0:
+		return "device file, not opened"
+	}
+	return fmt.Sprintf("not a regular file (%v), not opened", m.Type())
 }
 
 func (s *worktreeSnapshot) Ref() string    { return WorktreeRef }
@@ -267,11 +547,29 @@ func (s *worktreeSnapshot) Commit() string { return s.head }
 func (s *worktreeSnapshot) Files() []string {
 	return append([]string(nil), s.files...)
 }
-func (s *worktreeSnapshot) Close() error { return nil }
+
+// Submodules lists the gitlinks of the index.
+func (s *worktreeSnapshot) Submodules() []string {
+	return append([]string(nil), s.submodules...)
+}
+
+// Skipped lists what the snapshot left out, see the package function.
+func (s *worktreeSnapshot) Skipped() []SkippedFile {
+	return append([]SkippedFile(nil), s.skipped...)
+}
+
+// Close releases the directory handle; safe to call twice.
+func (s *worktreeSnapshot) Close() error {
+	s.root.Close()
+	return nil
+}
 
 func (s *worktreeSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
-	want, err := uniquePaths(paths, s.kinds, "the working tree")
+	want, err := uniquePaths(paths, s.kinds, worktreeRev)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkNames(want, worktreeRev); err != nil {
 		return nil, err
 	}
 	type result struct {
@@ -322,17 +620,36 @@ func (s *worktreeSnapshot) ReadFiles(paths []string) (map[string][]byte, error) 
 // readOne reads one working-tree file; a symlink reads as its target, the
 // way git stores it.
 func (s *worktreeSnapshot) readOne(p string) ([]byte, error) {
-	full := filepath.Join(s.repo.Root, filepath.FromSlash(p))
+	name := filepath.FromSlash(p)
 	if s.kinds[p] == os.ModeSymlink {
-		target, err := os.Readlink(full)
+		target, err := s.root.Readlink(name)
 		if err != nil {
 			return nil, fmt.Errorf("read %s from the working tree: %w", p, err)
 		}
 		return []byte(filepath.ToSlash(target)), nil
 	}
-	data, err := os.ReadFile(full)
+	f, err := s.root.OpenFile(name, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read %s from the working tree: %w", p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s from the working tree: %w", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s from the working tree: it changed into a %s while apicheck ran", p, specialReason(fi.Mode()))
+	}
+	limit := s.repo.limit()
+	if fi.Size() > limit {
+		return nil, &FileTooLargeError{Path: p, Rev: worktreeRev, Size: fi.Size(), Limit: limit}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s from the working tree: %w", p, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, &FileTooLargeError{Path: p, Rev: worktreeRev, Size: int64(len(data)), Limit: limit}
 	}
 	return data, nil
 }

@@ -2,9 +2,7 @@ package git
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -686,21 +684,4 @@ func (g *graph) maximal(s bitset) []int32 {
 		out = []int32{-1}
 	}
 	return out
-}
-
-// runInput runs git with stdin and returns its stdout, like run.
-func (r *Repo) runInput(stdin []byte, args ...string) ([]byte, error) {
-	cmd := gitCommand(r.Root, args...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return stdout.Bytes(), &execError{args: args, code: ee.ExitCode(), stderr: cleanStderr(stderr.Bytes())}
-		}
-		return nil, startError(err)
-	}
-	return stdout.Bytes(), nil
 }

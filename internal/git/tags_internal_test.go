@@ -3,6 +3,7 @@ package git
 import "testing"
 
 func TestTagVersion(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, want string
 	}{

@@ -82,6 +82,7 @@ func wantFindings(t *testing.T, res *check.Result, want ...string) {
 // 4 to a new field (Old was last released in v1.2.0). The newest tag
 // reachable from base, v1.0.0, would be wrong on both counts.
 func TestLayoutReleaseBranches(t *testing.T) {
+	t.Parallel()
 	commits := []lifecycletest.Commit{
 		{Files: prelude(shootSpec("Region=1", "Seed=2", "Legacy=3", "Old=4")), Tags: []string{"v1.0.0"}}, // 0
 		{Files: map[string][]byte{"README.md": []byte("1\n")}},                                           // 1
@@ -121,6 +122,7 @@ func TestLayoutReleaseBranches(t *testing.T) {
 // one commit (v0.N.0 and kubernetes-1.N.0). Head removes a field that
 // the newest release before base did not deprecate.
 func TestLayoutKubernetes(t *testing.T) {
+	t.Parallel()
 	commits := []lifecycletest.Commit{
 		{Files: prelude(shootSpec("Region=1", "Seed=2", "Legacy=3"))}, // 0
 		{Files: map[string][]byte{"VERSION": []byte("1.1\n")}, Tags: []string{"v0.1.0", "kubernetes-1.1.0"}, Branches: []string{"release-1.1"}, Parents: []int{0}},
@@ -141,6 +143,7 @@ func TestLayoutKubernetes(t *testing.T) {
 // not versions, and no tags: a note says what is missing and which
 // rules were skipped; the other rules run.
 func TestLayoutNoRelease(t *testing.T) {
+	t.Parallel()
 	commits := []lifecycletest.Commit{
 		{Files: prelude(shootSpec("Region=1", "Legacy=2")), Branches: []string{"base"}, Tags: []string{"release-candidate", "release-final"}},
 		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Legacy#=2")}, Branches: []string{"head"}},
@@ -168,6 +171,7 @@ func TestLayoutNoRelease(t *testing.T) {
 // on release branches; the history finds the number Type5_1.Dropped
 // (added in v1.2.0, dropped before v1.5.0) carried last at v1.4.0.
 func TestLayoutManyTags(t *testing.T) {
+	t.Parallel()
 	r := lifecycletest.Generate(t, lifecycletest.Spec{Tags: 12, ReleaseBranches: true, OtherTags: 3000})
 	res, err := check.Run(check.Request{Dir: r.Dir, Base: r.Base, Head: r.Head,
 		Lifecycle: lifecycle.Options{TypeInfo: lifecycle.TypeInfoOff, CacheDir: "-"}})

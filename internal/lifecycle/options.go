@@ -14,10 +14,14 @@ type Options struct {
 	// Shoot locates the Shoot deprecation stages; unset locations take
 	// their defaults (config.StageFiles.WithDefaults).
 	Shoot config.StageFiles
-	// TypeInfo controls the exact usage search: TypeInfoAuto (the
-	// default) confirms syntactic candidates with go/packages when the
-	// module's dependencies load offline, TypeInfoOff never tries.
+	// TypeInfo controls the usage search: TypeInfoAuto (the default)
+	// resolves receivers by type-checking the candidate packages in-process
+	// from the revision's sources; TypeInfoOff matches every reference by
+	// its field path only.
 	TypeInfo string
+	// UsageExclude lists the globs of files that hold no usages
+	// (config.Usages.Exclude); nil means config.DefaultUsageExclude.
+	UsageExclude []string
 	// CacheDir is the root of the on-disk cache of the struct history
 	// (see cache.go); empty means $APICHECK_CACHE_DIR, else
 	// os.UserCacheDir()/apicheck, else no cache (never a shared directory

@@ -17,6 +17,9 @@ type Diff struct {
 type GroupDiff struct {
 	Dir        string
 	Base, Head *Group
+	// MovedFrom is base's directory when the group moved (paired by its
+	// API group name); "" otherwise.
+	MovedFrom string
 	// Packages pairs the packages by version ("" = internal), sorted with
 	// the internal package first.
 	Packages []*PackageDiff
@@ -30,7 +33,7 @@ func (g *GroupDiff) Profile() Profile {
 	if g.Base != nil {
 		return g.Base.Profile
 	}
-	return ProfileAPI
+	return ProfileGardener
 }
 
 // PackageDiff pairs one package of a group.
@@ -112,25 +115,22 @@ type Attr string
 const (
 	AttrGoName        Attr = "go name"
 	AttrJSONName      Attr = "json name"
-	AttrOmitEmpty     Attr = "json omitempty"
+	AttrOmitEmpty     Attr = "omission of empty values"
 	AttrInline        Attr = "json inline"
 	AttrProtoNumber   Attr = "protobuf number"
 	AttrProtoWire     Attr = "protobuf wire type"
 	AttrProtoLabel    Attr = "protobuf label"
-	AttrProtoName     Attr = "protobuf name"
-	AttrProtoOptions  Attr = "protobuf options"
 	AttrProtoPresence Attr = "protobuf tag"
-	AttrGoType        Attr = "Go type"
-	AttrOptional      Attr = "optional marker"
-	AttrRequired      Attr = "required marker"
+	AttrGoType        Attr = "type"
+	AttrOptional      Attr = "optionality"
 	AttrDefault       Attr = "default"
 	AttrPatchStrategy Attr = "patch strategy"
 	AttrPatchMergeKey Attr = "patch merge key"
-	AttrListType      Attr = "list type"
-	AttrListMapKey    Attr = "list map keys"
+	AttrListType      Attr = "list semantics"
 	AttrEmbedded      Attr = "embedding"
 	AttrOtherMarkers  Attr = "markers"
 	AttrDeprecated    Attr = "deprecation"
+	AttrValidation    Attr = "validation"
 )
 
 // TombstoneDiff pairs tombstones of one struct by reserved number.
@@ -161,12 +161,40 @@ func Compare(base, head *Model) *Diff {
 		}
 		gd.Head = g
 	}
+	pairMovedGroups(dirs)
 	for _, gd := range dirs {
 		d.Groups = append(d.Groups, gd)
 		comparePackages(gd)
 	}
 	sort.Slice(d.Groups, func(i, j int) bool { return d.Groups[i].Dir < d.Groups[j].Dir })
 	return d
+}
+
+// pairMovedGroups pairs a group that only base has with one that only
+// head has when both declare the same API group name: a group moved to
+// another directory (Gardener moved pkg/controllermanager/apis/config to
+// pkg/apis/config/controllermanager) is one group, not a removal and an
+// addition. The pair is kept under head's directory.
+func pairMovedGroups(dirs map[string]*GroupDiff) {
+	byName := map[string][]*GroupDiff{}
+	for _, gd := range dirs {
+		if gd.Head != nil && gd.Base == nil && gd.Head.Name != "" {
+			byName[gd.Head.Name] = append(byName[gd.Head.Name], gd)
+		}
+	}
+	var gone []string
+	for dir, gd := range dirs {
+		if gd.Base != nil && gd.Head == nil && gd.Base.Name != "" && len(byName[gd.Base.Name]) == 1 {
+			to := byName[gd.Base.Name][0]
+			to.Base = gd.Base
+			to.MovedFrom = gd.Base.Dir
+			byName[gd.Base.Name] = nil
+			gone = append(gone, dir)
+		}
+	}
+	for _, dir := range gone {
+		delete(dirs, dir)
+	}
 }
 
 func comparePackages(gd *GroupDiff) {
@@ -285,6 +313,14 @@ func sameShape(a, b *Type) bool {
 	return true
 }
 
+// protoWire is a field's protobuf wire type and label ("" without a tag).
+func protoWire(f *Field) string {
+	if f.Proto == nil {
+		return ""
+	}
+	return f.Proto.Wire + "," + NormLabel(f.Proto.Label)
+}
+
 func protoNum(f *Field) int {
 	if f.Proto == nil {
 		return 0
@@ -330,6 +366,10 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 		key  func(f *Field) (string, bool)
 		cond func(b, h *Field) bool
 	}
+	baseSide := make(map[*Field]bool, len(bf))
+	for _, b := range bf {
+		baseSide[b] = true
+	}
 	matchers := []matcher{
 		{func(f *Field) (string, bool) {
 			return fmt.Sprintf("%d\x00%s", protoNum(f), f.WireName()), f.Proto != nil
@@ -337,8 +377,15 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 		{func(f *Field) (string, bool) { return f.WireName(), f.WireName() != "" },
 			func(b, h *Field) bool { return b.Proto == nil || h.Proto == nil }},
 		{func(f *Field) (string, bool) {
-			return fmt.Sprintf("%d\x00%s", protoNum(f), f.Type), f.Proto != nil
-		}, func(b, h *Field) bool { return true }},
+			// A base field's type through the type renames of this change:
+			// CapabilitySets []CapabilitySet renamed with its element type to
+			// CapabilityFlavors []MachineImageFlavor is one field.
+			t := f.Type
+			if baseSide[f] {
+				t = RenameType(t, renames)
+			}
+			return fmt.Sprintf("%d\x00%s", protoNum(f), t), f.Proto != nil
+		}, func(b, h *Field) bool { return protoWire(b) == protoWire(h) }},
 	}
 	// A field that head tombstones was removed, whatever took its place.
 	tombstoned := map[string]bool{}
@@ -411,62 +458,52 @@ func fieldOrder(fd *FieldDiff, index map[*Field]int) int {
 }
 
 // fieldAttrs lists the attributes that differ between a paired base and
-// head field.
+// head field: their effective contracts (ContractAttrs), and what only Go
+// clients see (the Go name, embedding) or documentation (deprecation).
+// Fields without a contract (a model built by hand) get one from their
+// syntax alone.
 func fieldAttrs(b, h *Field, renames map[string]string) []Attr {
 	var out []Attr
-	add := func(cond bool, a Attr) {
-		if cond {
-			out = append(out, a)
-		}
+	if b.Name != h.Name {
+		out = append(out, AttrGoName)
 	}
-	add(b.Name != h.Name, AttrGoName)
-	add(b.Embedded != h.Embedded, AttrEmbedded)
-	add(b.WireName() != h.WireName(), AttrJSONName)
-	add(b.Omits() != h.Omits(), AttrOmitEmpty)
-	add(b.JSON.Inline != h.JSON.Inline, AttrInline)
-	switch {
-	case (b.Proto == nil) != (h.Proto == nil):
-		add(true, AttrProtoPresence)
-	case b.Proto != nil:
-		add(b.Proto.Number != h.Proto.Number, AttrProtoNumber)
-		add(b.Proto.Wire != h.Proto.Wire, AttrProtoWire)
-		add(NormLabel(b.Proto.Label) != NormLabel(h.Proto.Label), AttrProtoLabel)
-		add(b.Proto.Name != h.Proto.Name, AttrProtoName)
-		add(strings.Join(b.Proto.Options, ",") != strings.Join(h.Proto.Options, ","), AttrProtoOptions)
+	if b.Embedded != h.Embedded {
+		out = append(out, AttrEmbedded)
 	}
-	add(RenameType(b.Type, renames) != h.Type, AttrGoType)
-	add(b.Optional() != h.Optional(), AttrOptional)
-	add(b.Required() != h.Required(), AttrRequired)
-	bd, bok := b.Default()
-	hd, hok := h.Default()
-	add(bok != hok || bd != hd, AttrDefault)
-	add(b.EffectivePatchStrategy() != h.EffectivePatchStrategy(), AttrPatchStrategy)
-	add(b.EffectivePatchMergeKey() != h.EffectivePatchMergeKey(), AttrPatchMergeKey)
-	add(strings.Join(b.Markers.All("listType"), ",") != strings.Join(h.Markers.All("listType"), ","), AttrListType)
-	add(strings.Join(b.Markers.All("listMapKey"), ",") != strings.Join(h.Markers.All("listMapKey"), ","), AttrListMapKey)
-	add(otherMarkers(b.Markers) != otherMarkers(h.Markers), AttrOtherMarkers)
-	add(b.Deprecated != h.Deprecated, AttrDeprecated)
+	out = append(out, ContractAttrs(contractOf(b), contractOf(h), renames)...)
+	if b.Deprecated != h.Deprecated {
+		out = append(out, AttrDeprecated)
+	}
 	return out
 }
 
-// knownMarkers are judged by their own attributes above.
-var knownMarkers = map[string]bool{
-	"optional": true, "k8s:optional": true, "kubebuilder:validation:Optional": true,
-	"required": true, "k8s:required": true, "kubebuilder:validation:Required": true,
-	"default": true, "kubebuilder:default": true, "k8s:default": true,
-	"patchStrategy": true, "patchMergeKey": true, "listType": true, "listMapKey": true,
-}
-
-func otherMarkers(m Markers) string {
-	var parts []string
-	for _, mk := range m {
-		if knownMarkers[mk.Key] || strings.HasPrefix(mk.Key, "apicheck:") {
-			continue
-		}
-		parts = append(parts, mk.Key+"="+mk.Value)
+// contractOf is f's contract, or a minimal one from its syntax when the
+// scanner did not compute one.
+func contractOf(f *Field) *Contract {
+	if f.Contract != nil {
+		return f.Contract
 	}
-	sort.Strings(parts)
-	return strings.Join(parts, "\n")
+	c := &Contract{Type: f.Type, Inline: f.Inline(), Omit: f.Omits(), Presence: Required}
+	if !c.Inline {
+		c.Name = f.WireName()
+	}
+	if f.Optional() || f.Omits() {
+		c.Presence = Optional
+	}
+	if f.Required() {
+		c.Presence = Required
+	}
+	if f.Proto != nil {
+		c.Proto = &ProtoWire{Number: f.Proto.Number, Wire: f.Proto.Wire, Label: NormLabel(f.Proto.Label)}
+	}
+	if d, ok := f.Default(); ok {
+		c.Default = &d
+	}
+	c.PatchStrategy, c.PatchMergeKey = f.EffectivePatchStrategy(), f.EffectivePatchMergeKey()
+	if lt, ok := f.Markers.Get("listType"); ok {
+		c.List = &ListSemantics{Type: lt, Keys: f.Markers.All("listMapKey"), From: "marker"}
+	}
+	return c
 }
 
 // RenameType rewrites package-local type names in a type expression

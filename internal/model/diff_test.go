@@ -66,7 +66,7 @@ func TestFieldAttrs(t *testing.T) {
 	h.JSON.OmitEmpty = false
 	h.Markers = Markers{{Key: "required"}, {Key: "listType", Value: "map"}}
 	got := fieldAttrs(b, h, nil)
-	want := []Attr{AttrJSONName, AttrOmitEmpty, AttrProtoNumber, AttrProtoName, AttrGoType, AttrRequired, AttrListType}
+	want := []Attr{AttrJSONName, AttrOmitEmpty, AttrProtoNumber, AttrGoType, AttrOptional, AttrListType}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("attrs (-want +got):\n%s", diff)
 	}

@@ -30,19 +30,47 @@ func (p Pos) String() string {
 // IsZero reports whether p carries no position.
 func (p Pos) IsZero() bool { return p.File == "" }
 
-// Profile names how strictly a group is judged (see rules.md "Profiles").
+// Profile names the policy a group is judged by (docs/profiles.md).
 type Profile string
 
 const (
-	ProfileAPI             Profile = "api"
+	// ProfileGardener is Gardener's API change checklist (and its
+	// extensions'): optional pointers with +optional and omitempty,
+	// protobuf tombstones, two-step removal, the Shoot stages.
+	ProfileGardener Profile = "gardener"
+	// ProfileKubernetes is Kubernetes' API change and deprecation policy:
+	// alpha APIs may change, beta removal only after deprecation, its own
+	// tombstone and optional-field conventions.
+	ProfileKubernetes Profile = "kubernetes"
+	// ProfileCRD is a kubebuilder/controller-runtime CRD project:
+	// kube-api-linter's optional/required conventions, no protobuf, the
+	// CRD and its controller ship together.
+	ProfileCRD Profile = "crd"
+	// ProfileComponentConfig is a component configuration API (kinds
+	// without ObjectMeta, loaded from files): removals and renames are
+	// never errors.
 	ProfileComponentConfig Profile = "componentconfig"
 )
 
-// Profiles lists every profile, the default (ProfileAPI) first.
-func Profiles() []Profile { return []Profile{ProfileAPI, ProfileComponentConfig} }
+// Profiles lists every profile.
+func Profiles() []Profile {
+	return []Profile{ProfileGardener, ProfileKubernetes, ProfileCRD, ProfileComponentConfig}
+}
+
+// Maturity is the stability level of an API version.
+type Maturity string
+
+const (
+	Alpha Maturity = "alpha"
+	Beta  Maturity = "beta"
+	GA    Maturity = "ga"
+)
 
 // Model is everything the scanner found in one revision.
 type Model struct {
+	// Profile is the repository's profile (configured or detected); each
+	// group has its own, which defaults to this one.
+	Profile Profile `json:"profile,omitempty"`
 	// Groups are sorted by Dir.
 	Groups []*Group `json:"groups"`
 }
@@ -77,8 +105,15 @@ type Package struct {
 	ImportPath string `json:"importPath"`
 	Name       string `json:"name"`
 	// Version is "" for the internal package, otherwise e.g. "v1beta1".
-	Version   string `json:"version,omitempty"`
-	GroupName string `json:"groupName,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Maturity is the version's stability (from its name, or declared
+	// stable in the configuration); "" for the internal package.
+	Maturity Maturity `json:"maturity,omitempty"`
+	// Deprecated is true when every kind of the version is marked
+	// deprecated (+k8s:prerelease-lifecycle-gen:deprecated or a
+	// "Deprecated:" paragraph).
+	Deprecated bool   `json:"deprecated,omitempty"`
+	GroupName  string `json:"groupName,omitempty"`
 	// Types are sorted by name.
 	Types []*Type `json:"types"`
 	// Files are the repository-relative Go files scanned, sorted.
@@ -146,6 +181,8 @@ type Type struct {
 	// Underlying is the printed type expression for non-struct types
 	// (e.g. "string", "map[string]string", "[]Foo").
 	Underlying string `json:"underlying,omitempty"`
+	// UnderlyingID is Underlying by identity (see Field.TypeID).
+	UnderlyingID string `json:"underlyingID,omitempty"`
 	// Alias is true for "type A = B".
 	Alias bool `json:"alias,omitempty"`
 	Pos   Pos  `json:"pos"`
@@ -201,6 +238,37 @@ const (
 	NillUnknown Nillability = "unknown"
 )
 
+// ValueKind says what the values of a type are, once named types are
+// followed to their definition.
+type ValueKind string
+
+const (
+	KindPointer     ValueKind = "pointer"
+	KindSlice       ValueKind = "slice"
+	KindMap         ValueKind = "map"
+	KindInterface   ValueKind = "interface"
+	KindFunc        ValueKind = "func"
+	KindChan        ValueKind = "chan"
+	KindStructValue ValueKind = "struct"
+	KindArray       ValueKind = "array"
+	KindString      ValueKind = "string"
+	KindNumber      ValueKind = "number"
+	KindBool        ValueKind = "bool"
+	// KindUnknown: the type could not be resolved.
+	KindUnknown ValueKind = "unknown"
+)
+
+// Nillability says whether values of the kind can be nil.
+func (k ValueKind) Nillability() Nillability {
+	switch k {
+	case KindPointer, KindSlice, KindMap, KindInterface, KindFunc, KindChan:
+		return Nillable
+	case KindUnknown, "":
+		return NillUnknown
+	}
+	return NotNillable
+}
+
 // Field is one struct field (including embedded fields).
 type Field struct {
 	// Name is the Go name; for an embedded field the type name.
@@ -212,6 +280,13 @@ type Field struct {
 	Nillable Nillability `json:"nillable"`
 	// NillableWhy explains how Nillable was decided (for messages).
 	NillableWhy string `json:"nillableWhy,omitempty"`
+	// ValueKind is what the values of Type are (resolved by the scanner).
+	ValueKind ValueKind `json:"valueKind,omitempty"`
+	// TypeID is Type by identity: import aliases replaced by import paths,
+	// type aliases resolved, the package's own names unqualified.
+	TypeID string `json:"typeID,omitempty"`
+	// Contract is the field's effective wire contract (internal/contract).
+	Contract *Contract `json:"contract,omitempty"`
 	// Tag is the raw struct tag without back quotes.
 	Tag   string    `json:"tag,omitempty"`
 	JSON  JSONTag   `json:"json"`
@@ -224,7 +299,10 @@ type Field struct {
 	Doc           string  `json:"doc,omitempty"`
 	// Deprecated is true when the doc comment has a "Deprecated:" paragraph.
 	Deprecated bool `json:"deprecated,omitempty"`
-	Pos        Pos  `json:"pos"`
+	// Alpha is true for a field its markers or doc comment call alpha
+	// (+k8s:alpha, "This field is alpha", "alpha-level").
+	Alpha bool `json:"alpha,omitempty"`
+	Pos   Pos  `json:"pos"`
 }
 
 // JSONTag is the parsed json struct tag.
@@ -329,6 +407,20 @@ type Tombstone struct {
 	// convention; it says what is wrong.
 	Problem string `json:"problem,omitempty"`
 	Pos     Pos    `json:"pos"`
+}
+
+// Name names what a tombstone reserves: the Go name of its declaration,
+// else the json name a marker or prose names, else its number.
+func (t *Tombstone) Name() string {
+	switch {
+	case t.FieldName != "":
+		return t.FieldName
+	case t.JSONName != "":
+		return fmt.Sprintf("%q", t.JSONName)
+	case t.Proto != nil:
+		return fmt.Sprintf("number %d", t.Proto.Number)
+	}
+	return "?"
 }
 
 // Const is a constant of a named type declared in an API package.
@@ -523,3 +615,88 @@ var builtinTypes = map[string]bool{
 
 // IsBuiltin reports whether name is a predeclared Go type.
 func IsBuiltin(name string) bool { return builtinTypes[name] }
+
+// QualifyLocal qualifies the unqualified (package-local, non-builtin)
+// type names of a type identity with pkg: "[]Foo" in package example.com/a
+// becomes "[]example.com/a.Foo".
+func QualifyLocal(id, pkg string) string {
+	var b strings.Builder
+	i := 0
+	for i < len(id) {
+		c := id[i]
+		if isIdentStart(c) {
+			j := i
+			for j < len(id) && (isIdentPart(id[j]) || id[j] == '.' || id[j] == '/' || id[j] == '-') {
+				j++
+			}
+			word := id[i:j]
+			if !strings.ContainsAny(word, "./") && !IsBuiltin(word) && word != "map" && word != "any" && word != "error" &&
+				word != "func" && word != "chan" && word != "interface" && word != "struct" {
+				word = pkg + "." + word
+			}
+			b.WriteString(word)
+			i = j
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}
+
+// VersionLess orders Kubernetes API versions by priority: v1alpha1 <
+// v1alpha2 < v1beta1 < v1 < v2alpha1 < ... < v2. Names that do not look
+// like versions sort before versions, alphabetically.
+func VersionLess(a, b string) bool {
+	ma, sa, na, oka := parseVersion(a)
+	mb, sb, nb, okb := parseVersion(b)
+	switch {
+	case !oka || !okb:
+		if oka != okb {
+			return !oka
+		}
+		return a < b
+	case ma != mb:
+		return ma < mb
+	case sa != sb:
+		return sa < sb
+	}
+	return na < nb
+}
+
+// parseVersion splits vMAJOR[(alpha|beta)N] into major, stage (0 alpha,
+// 1 beta, 2 GA) and the stage number.
+func parseVersion(v string) (major, stage, n int, ok bool) {
+	if len(v) < 2 || v[0] != 'v' {
+		return 0, 0, 0, false
+	}
+	i := 1
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		major = major*10 + int(v[i]-'0')
+		i++
+	}
+	if i == 1 {
+		return 0, 0, 0, false
+	}
+	rest := v[i:]
+	switch {
+	case rest == "":
+		return major, 2, 0, true
+	case strings.HasPrefix(rest, "alpha"):
+		stage, rest = 0, rest[len("alpha"):]
+	case strings.HasPrefix(rest, "beta"):
+		stage, rest = 1, rest[len("beta"):]
+	default:
+		return 0, 0, 0, false
+	}
+	if rest == "" {
+		return 0, 0, 0, false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return 0, 0, 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return major, stage, n, true
+}

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,8 +69,10 @@ type decl struct {
 // Proto is nil but the tombstone is still returned.
 func ParseTombstones(groups [][]Line) []*model.Tombstone {
 	var out []*model.Tombstone
-	for _, g := range groups {
+	allDecls := make([][]*decl, len(groups))
+	for gi, g := range groups {
 		decls := make([]*decl, len(g))
+		allDecls[gi] = decls
 		for i, l := range g {
 			if d, ok := parseDecl(l.Text); ok {
 				decls[i] = &d
@@ -98,7 +101,144 @@ func ParseTombstones(groups [][]Line) []*model.Tombstone {
 			}
 			problems = append(problems, explain(g, decls, i, ts)...)
 			ts.Problem = strings.Join(problems, "; ")
+			if ts.Proto == nil {
+				// A garbled tag still reserves the number it carries, else
+				// the one its explanatory line names.
+				if n, ok := garbledNumber(d.tag); ok {
+					ts.Proto = &model.ProtoTag{Number: n, Raw: d.tag}
+				} else if _, n, ok := parseExplanation(ts.Explanation); ok && IsValidNumber(n) {
+					ts.Proto = &model.ProtoTag{Number: n}
+				}
+			}
 			out = append(out, ts)
+		}
+	}
+	// Reservations in other forms, for numbers no declaration carries.
+	covered := map[int][]*model.Tombstone{}
+	for _, t := range out {
+		if t.Proto != nil {
+			covered[t.Proto.Number] = append(covered[t.Proto.Number], t)
+		}
+	}
+	for gi, g := range groups {
+		out = append(out, otherReservations(g, allDecls[gi], covered)...)
+	}
+	return out
+}
+
+// MalformedPrefix starts the Problem of a tombstone whose reservation is
+// damaged (a garbled tag, a declaration that does not parse, an
+// explanatory line without its declaration): wrong in every house style.
+const MalformedPrefix = "malformed "
+
+var (
+	// +k8s:deprecated=configMapRef,protobuf=1 (Kubernetes).
+	k8sDeprecated = regexp.MustCompile(`^\+k8s:deprecated=([A-Za-z_][A-Za-z0-9_]*)(?:,\s*protobuf=(\d+))?\s*$`)
+	// "Future extensions must not use "claims" or field number 3."
+	proseNumber = regexp.MustCompile(`(?i)\b(?:field|tag|protobuf)\s+(?:number|tag)\s+(\d+)\b`)
+	proseVerb   = regexp.MustCompile(`(?i)\b(?:must\s+not|do\s+not|don't|never|reserved|tombstoned)\b`)
+	proseName   = regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_]*)"`)
+	// protobuf:"bytes,3,... inside a line that does not parse.
+	garbledTag = regexp.MustCompile(`protobuf:\\?"\s*[A-Za-z0-9]+\s*,\s*(\d+)`)
+	// A tag value that did not parse: its second element, if a number.
+	garbledValue = regexp.MustCompile(`protobuf:"\s*[A-Za-z0-9]+\s*,\s*(\d+)`)
+)
+
+func garbledNumber(tag string) (int, bool) {
+	m := garbledValue.FindStringSubmatch(tag)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil && IsValidNumber(n)
+}
+
+// looksLikeDecl reports whether a line that does not parse still has the
+// shape of a field declaration: an exported name, then a type (not a back
+// quote), then a back-quoted tag. "Use `protobuf:...` here." is prose.
+func looksLikeDecl(text string) bool {
+	f := strings.Fields(text)
+	if len(f) < 3 || !token.IsIdentifier(f[0]) || !token.IsExported(f[0]) || strings.HasPrefix(f[1], "`") {
+		return false
+	}
+	if typ := strings.TrimRight(f[1], "`"); token.IsIdentifier(typ) && !predeclared[typ] && !token.IsExported(typ) {
+		return false // "The tag `protobuf:...`": a bare unexported word is prose, not a type
+	}
+	return strings.Contains(strings.Join(f[2:], " "), "`")
+}
+
+// otherReservations finds the reservations of a comment group that are
+// not a commented-out declaration, for numbers no declaration of the
+// group carries: Kubernetes' "+k8s:deprecated=name,protobuf=N" marker,
+// prose such as "must not use ... field number N", an explanatory line
+// whose declaration is missing, and a declaration too garbled to parse
+// whose protobuf tag still shows the number.
+func otherReservations(g []Line, decls []*decl, covered map[int][]*model.Tombstone) []*model.Tombstone {
+	var out []*model.Tombstone
+	// add keeps a reservation unless one of the same number names the
+	// same field (or names none); one of another name is kept, so that
+	// the number reserved twice shows.
+	add := func(t *model.Tombstone) {
+		for _, c := range covered[t.Proto.Number] {
+			if SameReservation(c, t) {
+				return
+			}
+		}
+		covered[t.Proto.Number] = append(covered[t.Proto.Number], t)
+		out = append(out, t)
+	}
+	for i, l := range g {
+		if decls[i] != nil {
+			continue
+		}
+		text := strings.TrimSpace(l.Text)
+		if m := k8sDeprecated.FindStringSubmatch(text); m != nil {
+			if n, err := strconv.Atoi(m[2]); err == nil && IsValidNumber(n) {
+				add(&model.Tombstone{JSONName: m[1], Proto: &model.ProtoTag{Number: n}, Explanation: text, Pos: l.Pos})
+			}
+			continue
+		}
+		if name, n, ok := parseExplanation(text); ok && IsValidNumber(n) {
+			t := &model.Tombstone{FieldName: name, Proto: &model.ProtoTag{Number: n}, Explanation: text, Pos: l.Pos,
+				Problem: MalformedPrefix + "tombstone: no commented-out declaration follows the explanatory line"}
+			if i+1 < len(g) && decls[i+1] == nil && looksLikeDecl(g[i+1].Text) && garbledTag.MatchString(g[i+1].Text) {
+				t.Problem = MalformedPrefix + "tombstone: the commented-out declaration below the explanatory line does not parse"
+			}
+			if i+1 < len(g) && decls[i+1] != nil {
+				// The sentence reserves the number of a declaration that
+				// has no protobuf tag (Kubernetes' EphemeralVolumeSource):
+				// a complete tombstone.
+				d := decls[i+1]
+				if _, hasProto, _ := FromStructTag(d.tag); hasProto {
+					continue // the declaration's own tombstone explains it
+				}
+				t.Type, t.JSONName, t.Pos = d.typ, jsonName(d), g[i+1].Pos
+				t.Problem = ""
+				if d.name != name {
+					t.Problem = fmt.Sprintf("explanatory line names %s but the commented-out field is %s", name, d.name)
+				}
+				t.FieldName = d.name
+			}
+			add(t)
+			continue
+		}
+		if m := garbledTag.FindStringSubmatch(text); m != nil && looksLikeDecl(text) {
+			if n, err := strconv.Atoi(m[1]); err == nil && IsValidNumber(n) {
+				name := strings.Fields(text)[0]
+				add(&model.Tombstone{FieldName: name, Proto: &model.ProtoTag{Number: n, Raw: text}, Pos: l.Pos,
+					Problem: fmt.Sprintf("%sdeclaration: the commented-out field does not parse: %q", MalformedPrefix, text)})
+			}
+			continue
+		}
+		if m := proseNumber.FindStringSubmatch(text); m != nil && proseVerb.MatchString(text) {
+			if n, err := strconv.Atoi(m[1]); err == nil && IsValidNumber(n) {
+				t := &model.Tombstone{Proto: &model.ProtoTag{Number: n}, Explanation: text, Pos: l.Pos,
+					Problem: fmt.Sprintf("a reservation in prose (%q) instead of a commented-out declaration", text)}
+				if nm := proseName.FindStringSubmatch(text); nm != nil {
+					t.JSONName = nm[1]
+				}
+				add(t)
+			}
 		}
 	}
 	return out
@@ -152,7 +292,8 @@ func wantExplanation(ts *model.Tombstone) string {
 
 func mentionsTombstone(text string) bool {
 	l := strings.ToLower(text)
-	return strings.Contains(l, "tombstone") || strings.Contains(l, "reserved")
+	return strings.Contains(l, "tombstone") || strings.Contains(l, "reserved") ||
+		proseNumber.MatchString(text) && proseVerb.MatchString(text)
 }
 
 // parseExplanation matches text against the convention
@@ -410,4 +551,17 @@ outer:
 		}
 	}
 	return out
+}
+
+// SameReservation reports whether two reservations of one number may name the
+// same field: their Go names agree, else their json names, or one of
+// them names nothing comparable.
+func SameReservation(a, b *model.Tombstone) bool {
+	if a.FieldName != "" && b.FieldName != "" {
+		return a.FieldName == b.FieldName
+	}
+	if a.JSONName != "" && b.JSONName != "" {
+		return a.JSONName == b.JSONName
+	}
+	return true
 }

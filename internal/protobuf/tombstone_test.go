@@ -264,6 +264,8 @@ var tombstoneCases = []tombstoneCase{
 		want: nil,
 	},
 	{
+		// The sentence reserves 2 for a declaration without protobuf tag;
+		// protobuf:"-" alone reserves nothing.
 		name: "commented-out field without protobuf tag (k8s EphemeralVolumeSource copy)",
 		groups: groupsOf(
 			"ReadOnly is tombstoned to show why 2 is a reserved protobuf tag.",
@@ -271,7 +273,10 @@ var tombstoneCases = []tombstoneCase{
 			sep,
 			"Old string `json:\"old\" protobuf:\"-\"`",
 		),
-		want: nil,
+		want: []wantTS{
+			{name: "ReadOnly", typ: "bool", json: "readOnly", number: 2, line: 11,
+				explanation: "ReadOnly is tombstoned to show why 2 is a reserved protobuf tag."},
+		},
 	},
 	{
 		name: "trailing comment and trailing text",
@@ -299,13 +304,15 @@ var tombstoneCases = []tombstoneCase{
 			"Quux []byte `json:\"quux\" protobuf:\"bytes,5,optional,name=quux\"`",
 		),
 		want: []wantTS{
-			{name: "Foo", typ: "*string", json: "foo", line: 11,
+			// A garbled tag still reserves a number: the tag's when it
+			// shows one, else the explanatory line's.
+			{name: "Foo", typ: "*string", json: "foo", number: 3, line: 11,
 				explanation: "Foo is tombstoned to show why 3 is reserved protobuf tag.",
 				problem:     []string{"malformed protobuf tag", "must be positive"}},
-			{name: "Bar", typ: "*string", json: "bar", line: 13,
+			{name: "Bar", typ: "*string", json: "bar", number: 4, line: 13,
 				explanation: "Bar is tombstoned to show why 4 is reserved protobuf tag.",
 				problem:     []string{"malformed protobuf tag", "malformed struct tag"}},
-			{name: "Quux", typ: "[]byte", json: "quux", line: 15,
+			{name: "Quux", typ: "[]byte", json: "quux", number: 5, line: 15,
 				explanation: "Qux is tombstoned to show why 5 is reserved protobuf tag.",
 				problem:     []string{`unknown label "optional"`, "names Qux but the commented-out field is Quux"}},
 		},
@@ -335,6 +342,61 @@ var tombstoneCases = []tombstoneCase{
 				explanation: "Inline is tombstoned to show why 4 is reserved protobuf tag."},
 			{name: "Taints", typ: "[]corev1.Taint", json: "taints", number: 5, line: 19,
 				explanation: "Taints is tombstoned to show why 5 is reserved protobuf tag."},
+		},
+	},
+	{
+		// Kubernetes' core/v1 NodeConfigSource and EventSeries: a marker
+		// reserves the number (and the json name); one without protobuf=
+		// reserves no number.
+		name: "k8s deprecated marker",
+		groups: groupsOf(
+			"For historical context, regarding the below kind, apiVersion, and configMapRef deprecation tags:",
+			sep,
+			"+k8s:deprecated=kind",
+			"+k8s:deprecated=configMapRef,protobuf=1",
+		),
+		want: []wantTS{
+			{json: "configMapRef", number: 1, line: 13, explanation: "+k8s:deprecated=configMapRef,protobuf=1"},
+		},
+	},
+	{
+		// Kubernetes' core/v1 VolumeResourceRequirements: prose names the
+		// number, the declaration follows (one tombstone, explained by the
+		// prose); prose alone reserves the number too.
+		name: "prose reservation",
+		groups: groupsOf(
+			"Future extensions must not use \"claims\" or field number 3.",
+			"Claims []ResourceClaim `json:\"claims,omitempty\" protobuf:\"bytes,3,opt,name=claims\"`",
+			sep,
+			"Field number 7 must not be reused: it held \"legacy\" until v1.20.",
+			sep,
+			"The replicas field (number 8) is gone.",
+		),
+		want: []wantTS{
+			{name: "Claims", typ: "[]ResourceClaim", json: "claims", number: 3, line: 11,
+				explanation: "Future extensions must not use \"claims\" or field number 3.",
+				problem:     []string{"does not follow the form"}},
+			{json: "legacy", number: 7, line: 13,
+				explanation: "Field number 7 must not be reused: it held \"legacy\" until v1.20.",
+				problem:     []string{"reservation in prose"}},
+		},
+	},
+	{
+		// A tombstone whose declaration went missing, or does not parse,
+		// still reserves its number, reported as malformed.
+		name: "header-only and garbled tombstones",
+		groups: groupsOf(
+			"Foo is tombstoned to show why 4 is reserved protobuf tag.",
+			sep,
+			"Bar *string `json:\"bar\" protobuf:\"bytes,5,opt,name=bar\"",
+			sep,
+			"Use `protobuf:\"bytes,6,opt,name=x\"` here.",
+			"The tag `protobuf:\"bytes,9,opt,name=x\"` is taken.",
+		),
+		want: []wantTS{
+			{name: "Foo", number: 4, line: 10, explanation: "Foo is tombstoned to show why 4 is reserved protobuf tag.",
+				problem: []string{"malformed tombstone", "no commented-out declaration"}},
+			{name: "Bar", number: 5, line: 12, problem: []string{"malformed declaration", "does not parse"}},
 		},
 	},
 	{

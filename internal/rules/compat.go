@@ -8,39 +8,50 @@ import (
 	"github.com/apicheck/apicheck/internal/model"
 )
 
-// pairedExternalFields yields field pairs present at both revisions in
-// external versions.
-func (c *Context) pairedExternalFields(fn func(fd *model.FieldDiff)) {
-	for td := range c.Diff.ExistingStructs() {
-		for _, fd := range td.Fields {
-			if fd.Base != nil && fd.Head != nil {
-				fn(fd)
-			}
-		}
+// contractOf is a field's contract (computed by the scanner).
+func contractOf(f *model.Field) *model.Contract {
+	if f.Contract != nil {
+		return f.Contract
 	}
+	return &model.Contract{Name: f.WireName(), Inline: f.Inline(), Type: f.Type}
 }
 
+// jsonDesc names how a field appears on the wire.
 func jsonDesc(f *model.Field) string {
+	c := contractOf(f)
 	switch {
-	case f.Inline():
+	case c.Inline:
 		return "inline"
-	case f.JSON.Name == "-":
-		return "-"
+	case c.Name == "-":
+		return "- (not serialised)"
 	}
-	return fmt.Sprintf("%q", f.WireName())
+	return fmt.Sprintf("%q", c.Name)
+}
+
+// jsonNote is jsonDesc for release notes (Markdown).
+func jsonNote(f *model.Field) string {
+	c := contractOf(f)
+	switch {
+	case c.Inline:
+		return "inline"
+	case c.Name == "-":
+		return "`-`"
+	}
+	return "`" + c.Name + "`"
 }
 
 var JSONNameChanged = &Rule{
 	ID:       "JSON_NAME_CHANGED",
+	Alpha:    finding.Info,
 	Category: CatCompat,
 	Severity: finding.Error,
 	Relax:    relaxedToWarning,
-	Judges:   []model.Attr{model.AttrJSONName, model.AttrInline, model.AttrProtoName},
+	Judges:   []model.Attr{model.AttrJSONName, model.AttrInline},
 	ReleaseNote: func(fd *model.FieldDiff) string {
 		if fd == nil {
 			return "json name changed"
 		}
-		return fmt.Sprintf("JSON name changed from `%s` to `%s`", fd.Base.WireName(), fd.Head.WireName())
+		return fmt.Sprintf("JSON name changed from %s to %s", jsonNote(fd.Base), jsonNote(fd.Head))
 	},
 	Summary: "An existing field's json name changed (or became `-`, or inline).",
 	Why:     "The json name is the field's identity in every manifest, patch and stored object.",
@@ -60,11 +71,9 @@ var JSONNameChanged = &Rule{
 	},
 }
 
-// stripPointer removes one leading "*".
-func stripPointer(s string) string { return strings.TrimPrefix(s, "*") }
-
 var FieldTypeChanged = &Rule{
 	ID:       "FIELD_TYPE_CHANGED",
+	Alpha:    finding.Info,
 	Category: CatCompat,
 	Severity: finding.Error,
 	Judges:   []model.Attr{model.AttrGoType, model.AttrEmbedded},
@@ -74,72 +83,101 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's Go type changed (warning when only pointer-ness changed).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",
 	After:   "Replicas *int32 // as at base",
 	Check: func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
-			if fd.Has(model.AttrEmbedded) {
-				c.Field(fd, Report{
-					Message: fmt.Sprintf("field %s.%s changed between embedded and named", fd.Type.Name(), fd.Name()),
-					Hint:    "restore the field as it was at base",
-				})
+			if !fd.Has(model.AttrGoType) && !fd.Has(model.AttrEmbedded) {
 				continue
 			}
-			if !fd.Has(model.AttrGoType) {
-				continue
-			}
-			b, h := fd.Base.Type, fd.Head.Type
-			if stripPointer(b) == stripPointer(h) && b != h {
+			name := fd.Type.Name() + "." + fd.Name()
+			if !fd.Has(model.AttrGoType) { // embedding only
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s.%s changed from %s to %s (pointer-ness only: Go clients break, the wire does not)", fd.Type.Name(), fd.Name(), fd.Base.Type, fd.Head.Type),
-					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
+					Message:  fmt.Sprintf("field %s changed between embedded and named (Go clients break; the wire is judged by the json name)", name),
+					Hint:     "restore the field as it was at base unless the change is intended for Go clients",
 				})
 				continue
 			}
-			c.Field(fd, Report{
-				Message: fmt.Sprintf("type of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), fd.Base.Type, fd.Head.Type),
-				Hint:    fmt.Sprintf("restore type %s; add a new field for the new type", fd.Base.Type),
-			})
+			bt, ht := contractOf(fd.Base).Type, contractOf(fd.Head).Type
+			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
+			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
+			switch compareShapes(base, head) {
+			case shapeSame:
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
+					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
+				})
+			case shapeSuperset:
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
+					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
+				})
+			default:
+				c.Field(fd, Report{
+					Message: fmt.Sprintf("type of %s changed from %s to %s", name, fd.Base.Type, fd.Head.Type),
+					Hint:    fmt.Sprintf("restore type %s; add a new field for the new type", fd.Base.Type),
+				})
+			}
 		}
 	},
 }
 
 var FieldBecameRequired = &Rule{
 	ID:          "FIELD_BECAME_REQUIRED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Error,
-	Judges:      []model.Attr{model.AttrRequired, model.AttrOmitEmpty, model.AttrOptional},
+	Judges:      []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
 	ReleaseNote: fixedNote("it became required"),
-	Summary:     "An existing field lost `+optional`, gained `+required`, or lost `omitempty`.",
-	Why:         "Clients that never set the field now fail validation, or serialise zero values they never meant.",
-	Fix:         "Keep the field optional with omitempty.",
-	Before:      "// +required\nFoo *string `json:\"foo\"`",
-	After:       "// +optional\nFoo *string `json:\"foo,omitempty\"`",
+	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
+		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty.",
+	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
+		"Marking a field required that already was (no optional form at base) changes nothing and is not reported.",
+	Fix:    "Keep the field optional with omitempty.",
+	Before: "// +required\nFoo *string `json:\"foo\"`",
+	After:  "// +optional\nFoo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
+			bc, hc := contractOf(fd.Base), contractOf(fd.Head)
 			var what []string
-			if fd.Base.Optional() && !fd.Head.Optional() {
-				what = append(what, "lost +optional")
+			if bc.Presence == model.Optional && hc.Presence == model.Required {
+				what = append(what, "required in the schema ("+requiredWhy(fd.Head)+")")
 			}
-			if !fd.Base.Required() && fd.Head.Required() {
-				what = append(what, "gained +required")
-			}
-			if fd.Base.Omits() && !fd.Head.Omits() {
-				what = append(what, "lost omitempty")
+			if bc.Omit && !hc.Omit && !hc.Inline {
+				what = append(what, "no longer omitted when empty (omitempty/omitzero removed)")
 			}
 			if len(what) == 0 {
 				continue
 			}
-			c.Field(fd, Report{
-				Message: fmt.Sprintf("field %s.%s became required: %s", fd.Type.Name(), fd.Name(), strings.Join(what, ", ")),
+			r := Report{
+				Message: fmt.Sprintf("field %s.%s became required: %s", fd.Type.Name(), fd.Name(), strings.Join(what, "; ")),
 				Hint:    "keep the field optional (// +optional and omitempty)",
-			})
+			}
+			if fd.Head.Required() && bc.Omit == hc.Omit {
+				// An explicit +required that changes only the schema is a
+				// deliberate decision, usually documenting what validation
+				// already enforced: a reviewer confirms it.
+				r.Severity = finding.Warning
+				r.Message += " (explicitly marked required: confirm that validation already rejected objects without it)"
+				r.Hint = "keep it only if the API server already required the field; otherwise keep it optional"
+			}
+			c.Field(fd, r)
 		}
 	},
+}
+
+// requiredWhy says what makes a field required.
+func requiredWhy(f *model.Field) string {
+	if f.Required() {
+		return "it is marked required"
+	}
+	return "it has neither an optional marker nor omitempty"
 }
 
 var FieldRenamed = &Rule{
@@ -157,8 +195,12 @@ var FieldRenamed = &Rule{
 			if !fd.Renamed {
 				continue
 			}
+			what := "json and protobuf unchanged"
+			if fd.Has(model.AttrJSONName) || fd.Has(model.AttrInline) {
+				what = "the json name changed too, reported separately"
+			}
 			c.Field(fd, Report{
-				Message: fmt.Sprintf("Go field %s.%s was renamed to %s (json and protobuf unchanged)", fd.Type.Name(), fd.Base.Name, fd.Head.Name),
+				Message: fmt.Sprintf("Go field %s.%s was renamed to %s (%s)", fd.Type.Name(), fd.Base.Name, fd.Head.Name, what),
 				Hint:    "Go clients must be updated; mention the rename in the release note",
 			})
 		}
@@ -167,36 +209,68 @@ var FieldRenamed = &Rule{
 
 var FieldDefaultChanged = &Rule{
 	ID:          "FIELD_DEFAULT_CHANGED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Warning,
 	Judges:      []model.Attr{model.AttrDefault},
 	ReleaseNote: fixedNote("default changed"),
-	Summary:     "A `+default=`/`+kubebuilder:default=` marker was added, removed or changed on an existing field.",
-	Why:         "Defaults are applied when objects are read from storage: changing one silently changes existing objects.",
-	Fix:         "Keep the default; if it must change, handle it through a new field or version.",
+	Summary: "The default (`+default=`, `+kubebuilder:default=`, `+k8s:default=`) of an existing field was added, removed or changed. " +
+		"A zero-value default added to a field that cannot be nil is no change.",
+	Why: "Defaults are applied when objects are read from storage: changing one silently changes existing objects.",
+	Fix: "Keep the default; if it must change, handle it through a new field or version.",
 	Check: func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
 			if !fd.Has(model.AttrDefault) {
 				continue
 			}
-			b, bok := fd.Base.Default()
-			h, hok := fd.Head.Default()
+			bd, hd := contractOf(fd.Base).Default, contractOf(fd.Head).Default
 			var msg string
 			switch {
-			case !bok:
-				msg = fmt.Sprintf("default %s was added to existing field %s.%s", h, fd.Type.Name(), fd.Name())
-			case !hok:
-				msg = fmt.Sprintf("default %s was removed from field %s.%s", b, fd.Type.Name(), fd.Name())
+			case bd == nil:
+				if isZeroDefault(*hd, fd.Head) {
+					continue // the zero value of a non-nillable field: what an absent value decodes to anyway
+				}
+				msg = fmt.Sprintf("default %s was added to existing field %s.%s", *hd, fd.Type.Name(), fd.Name())
+				if c.Policy(fd.Type.Pkg).DefaultsAreDocumentation {
+					// Built-in types are defaulted in Go code; the marker
+					// usually documents a default that was applied already.
+					c.Field(fd, Report{Severity: finding.Info, Message: msg + " (a default marker on a built-in type documents Go defaulting; confirm the defaulter applied it before)",
+						Hint: "fine when the defaulting code already set this value"})
+					continue
+				}
+			case hd == nil:
+				if isZeroDefault(*bd, fd.Base) {
+					continue
+				}
+				msg = fmt.Sprintf("default %s was removed from field %s.%s", *bd, fd.Type.Name(), fd.Name())
 			default:
-				msg = fmt.Sprintf("default of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), b, h)
+				msg = fmt.Sprintf("default of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), *bd, *hd)
 			}
 			c.Field(fd, Report{Message: msg, Hint: "changing a default changes existing stored objects when they are read; keep it or add a new field"})
 		}
 	},
 }
 
+// isZeroDefault reports a default that equals the zero value of a field
+// whose type cannot be nil (so an absent value already decodes to it).
+func isZeroDefault(v string, f *model.Field) bool {
+	if f.Nillable != model.NotNillable {
+		return false
+	}
+	switch f.ValueKind {
+	case model.KindString:
+		return v == `""` || v == ""
+	case model.KindNumber:
+		return v == "0" || v == "0.0"
+	case model.KindBool:
+		return v == "false"
+	}
+	return false
+}
+
 var PatchStrategyChanged = &Rule{
 	ID:          "PATCH_STRATEGY_CHANGED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Error,
 	Judges:      []model.Attr{model.AttrPatchStrategy, model.AttrPatchMergeKey},
@@ -210,14 +284,19 @@ var PatchStrategyChanged = &Rule{
 	Check: func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
 			var what []string
+			bc, hc := contractOf(fd.Base), contractOf(fd.Head)
 			if fd.Has(model.AttrPatchStrategy) {
-				what = append(what, fmt.Sprintf("patchStrategy %q -> %q", fd.Base.EffectivePatchStrategy(), fd.Head.EffectivePatchStrategy()))
+				what = append(what, fmt.Sprintf("patchStrategy %q -> %q", bc.PatchStrategy, hc.PatchStrategy))
 			}
 			if fd.Has(model.AttrPatchMergeKey) {
-				what = append(what, fmt.Sprintf("patchMergeKey %q -> %q", fd.Base.EffectivePatchMergeKey(), fd.Head.EffectivePatchMergeKey()))
+				what = append(what, fmt.Sprintf("patchMergeKey %q -> %q", bc.PatchMergeKey, hc.PatchMergeKey))
 			}
 			if len(what) == 0 {
 				continue
+			}
+			if bl, hl := bc.List, hc.List; (bl != nil && bl.From == "patch strategy" || hl != nil && hl.From == "patch strategy") &&
+				listDesc(bl) != listDesc(hl) {
+				what = append(what, "server-side apply follows: "+listKind(bl)+" -> "+listKind(hl))
 			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("patch metadata of %s.%s changed: %s", fd.Type.Name(), fd.Name(), strings.Join(what, ", ")),
@@ -229,59 +308,163 @@ var PatchStrategyChanged = &Rule{
 
 var ListTypeChanged = &Rule{
 	ID:          "LIST_TYPE_CHANGED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Error,
-	Judges:      []model.Attr{model.AttrListType, model.AttrListMapKey},
+	Judges:      []model.Attr{model.AttrListType},
 	ReleaseNote: fixedNote("list type changed"),
-	Summary:     "`+listType` or `+listMapKey` markers changed on an existing field.",
-	Why:         "Server-side apply merges lists by these markers; changing them changes field ownership and merge results.",
-	Fix:         "Keep the list markers as they were.",
+	Summary: "The list semantics server-side apply uses for an existing field changed: atomic, set, or map and its keys " +
+		"(from `+listType`/`+listMapKey`, else from `patchStrategy:\"merge\"` and `patchMergeKey`, else atomic).",
+	Why: "Server-side apply merges lists by these semantics; changing them changes field ownership and merge results. " +
+		"A marker that states what was already in effect (`+listType=atomic` on an unmarked list, `+listType=map` keyed by the " +
+		"existing patchMergeKey) changes nothing and is not reported.",
+	Fix: "Keep the list semantics as they were.",
 	Check: func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
-			var what []string
-			if fd.Has(model.AttrListType) {
-				what = append(what, fmt.Sprintf("listType %q -> %q", strings.Join(fd.Base.Markers.All("listType"), ","), strings.Join(fd.Head.Markers.All("listType"), ",")))
-			}
-			if fd.Has(model.AttrListMapKey) {
-				what = append(what, fmt.Sprintf("listMapKey %q -> %q", strings.Join(fd.Base.Markers.All("listMapKey"), ","), strings.Join(fd.Head.Markers.All("listMapKey"), ",")))
-			}
-			if len(what) == 0 {
+			if !fd.Has(model.AttrListType) {
 				continue
 			}
+			bl, hl := contractOf(fd.Base).List, contractOf(fd.Head).List
+			if (fd.Has(model.AttrPatchStrategy) || fd.Has(model.AttrPatchMergeKey)) &&
+				(bl != nil && bl.From == "patch strategy" || hl != nil && hl.From == "patch strategy") {
+				continue // follows from the patch metadata: PATCH_STRATEGY_CHANGED reports it
+			}
 			c.Field(fd, Report{
-				Message: fmt.Sprintf("list markers of %s.%s changed: %s", fd.Type.Name(), fd.Name(), strings.Join(what, ", ")),
-				Hint:    "restore the +listType/+listMapKey markers",
+				Message: fmt.Sprintf("list semantics of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), listDesc(bl), listDesc(hl)),
+				Hint:    "restore the list semantics of base (" + listDesc(bl) + ")",
 			})
 		}
 	},
 }
 
+// listKind describes list semantics.
+func listKind(l *model.ListSemantics) string {
+	switch {
+	case l == nil:
+		return "no list"
+	case l.Type == "map" && len(l.Keys) == 0:
+		return "map without keys"
+	case l.Type == "map":
+		return "map keyed by " + strings.Join(l.Keys, ",")
+	}
+	return l.Type
+}
+
+// listDesc describes list semantics and where they come from.
+func listDesc(l *model.ListSemantics) string {
+	if l == nil {
+		return "no list"
+	}
+	d := listKind(l)
+	switch l.From {
+	case "default":
+		return d + " (unmarked)"
+	case "patch strategy":
+		return d + " (from the patch strategy)"
+	}
+	return d
+}
+
 var TypeRemoved = &Rule{
 	ID:          "TYPE_REMOVED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Error,
 	ReleaseNote: fixedNote("type removed"),
 	Relax:       relaxedToInfo,
-	Summary:     "An exported type of an external version at base is gone at head.",
-	Why:         "Go clients referring to the type stop compiling; if it was a kind or field type, the wire changes too.",
-	Fix:         "Keep the type (deprecate it) until the API version is removed.",
+	Summary: "An exported type of an external version at base is gone at head. A type that only fields or types " +
+		"removed (or retyped) by the same change used, or that nothing used, is reported as info; a removed kind " +
+		"stays an error.",
+	Why: "Go clients referring to the type stop compiling; a removed kind disappears from the API. A type used only " +
+		"by a removed field goes with that field, whose own finding covers the wire.",
+	Fix: "Keep the type (deprecate it) until the API version is removed.",
 	Check: func(c *Context) {
 		for pd := range c.Diff.ExternalPackages() {
 			if pd.Head == nil {
-				return // the whole version went away: reported per type below would be noise
+				continue // the whole version went away: VERSION_REMOVED reports it
 			}
 			for _, td := range pd.Types {
 				if td.Base == nil || td.Head != nil {
 					continue
 				}
-				c.Type(td, Report{
+				r := Report{
 					Message: fmt.Sprintf("type %s was removed from %s", td.Base.Name, pd.Version),
 					Hint:    "keep the type until the API version itself is removed",
 					Related: []string{"base " + td.Base.Pos.String()},
-				})
+				}
+				if !td.Base.RootKind {
+					if users, alive := typeUsers(pd, td.Base.Name); !alive {
+						r.Severity = finding.Info
+						if len(users) > 0 {
+							r.Message += fmt.Sprintf(" together with what used it (%s)", strings.Join(users, ", "))
+						} else {
+							r.Message += " (nothing in the package used it)"
+						}
+						r.Hint = "Go clients referring to the type break; the wire is judged by the findings about the fields that used it"
+					}
+				}
+				c.Type(td, r)
 			}
 		}
 	},
+}
+
+// typeUsers lists the fields and types of a package at base that refer to
+// the type name, and whether any of those references survives at head (a
+// field still there with a type that mentions it, a type still there
+// whose definition mentions it).
+func typeUsers(pd *model.PackageDiff, name string) (users []string, alive bool) {
+	for _, bt := range pd.Base.Types {
+		if bt.Name == name {
+			continue
+		}
+		ht := pd.Head.Type(bt.Name)
+		if bt.Kind != model.KindStruct {
+			if mentionsType(bt.Underlying, name) {
+				users = append(users, bt.Name)
+				if ht != nil && mentionsType(ht.Underlying, name) {
+					alive = true
+				}
+			}
+			continue
+		}
+		for _, f := range bt.Fields {
+			if !mentionsType(f.Type, name) {
+				continue
+			}
+			users = append(users, bt.Name+"."+f.Name)
+			if ht != nil {
+				if hf := ht.Field(f.Name); hf != nil && mentionsType(hf.Type, name) {
+					alive = true
+				}
+			}
+		}
+	}
+	return users, alive
+}
+
+// mentionsType reports whether a type expression refers to the
+// package-local type name (as a whole identifier, not qualified).
+func mentionsType(expr, name string) bool {
+	for i := 0; i+len(name) <= len(expr); {
+		j := strings.Index(expr[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		before := j == 0 || !isIdentByte(expr[j-1]) && expr[j-1] != '.'
+		after := end == len(expr) || !isIdentByte(expr[end])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 var TypeRenamed = &Rule{
@@ -310,17 +493,23 @@ var TypeRenamed = &Rule{
 
 var EnumValueRemoved = &Rule{
 	ID:          "ENUM_VALUE_REMOVED",
+	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Warning,
 	ReleaseNote: fixedNote("enum value removed"),
 	Relax:       relaxedToInfo,
-	Summary:     "A constant of a named API string/int type at base is gone at head.",
-	Why:         "Stored objects and clients may still use the value; Go clients referring to the constant break.",
-	Fix:         "Keep the constant (deprecated) while the value can still be stored.",
+	Summary: "A value of a named API string/int type at base is gone at head: no constant of the type has it any more " +
+		"(a constant renamed while its value stays is no removal). Condition types are open sets and exempt.",
+	Why: "Stored objects and clients may still use the value; Go clients referring to the constant break.",
+	Fix: "Keep the constant (deprecated) while the value can still be stored.",
 	Check: func(c *Context) {
 		for pd := range c.Diff.ExternalPackages() {
 			if pd.Head == nil {
 				continue
+			}
+			values := map[string]bool{} // type + value at head
+			for _, k := range pd.Head.Consts {
+				values[k.Type+"\x00"+k.Value] = true
 			}
 			for _, cd := range pd.Consts {
 				if cd.Base == nil || cd.Head != nil {
@@ -329,6 +518,9 @@ var EnumValueRemoved = &Rule{
 				t := pd.Head.Type(cd.Base.Type)
 				if t == nil {
 					continue // the type itself was removed: TYPE_REMOVED
+				}
+				if values[cd.Base.Type+"\x00"+cd.Base.Value] || strings.HasSuffix(cd.Base.Type, "ConditionType") {
+					continue
 				}
 				c.Const(cd, t.Pos, Report{
 					Message: fmt.Sprintf("constant %s (%s = %s) was removed", cd.Base.Name, cd.Base.Type, cd.Base.Value),

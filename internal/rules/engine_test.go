@@ -17,7 +17,7 @@ func pairDiff(mutate func(b, h *model.Field)) *model.Diff {
 			Pos: model.Pos{File: "api/v1/types.go", Line: 5, Col: 2}}
 		t := &model.Type{Name: "Spec", Kind: model.KindStruct, Fields: []*model.Field{f}, Pos: model.Pos{File: "api/v1/types.go", Line: 4, Col: 6}}
 		p := &model.Package{Dir: "api/v1", ImportPath: "example.com/api/v1", Name: "v1", Version: "v1", Types: []*model.Type{t}, Files: []string{"api/v1/types.go"}}
-		return &model.Model{Groups: []*model.Group{{Dir: "api", Profile: model.ProfileAPI, Versions: []*model.Package{p}}}}
+		return &model.Model{Groups: []*model.Group{{Dir: "api", Profile: model.ProfileGardener, Versions: []*model.Package{p}}}}
 	}
 	base, head := mk(), mk()
 	mutate(base.Groups[0].Versions[0].Types[0].Fields[0], head.Groups[0].Versions[0].Types[0].Fields[0])
@@ -102,7 +102,7 @@ func TestSeverityIn(t *testing.T) {
 	if got := NewFieldNotPointer.SeverityIn(model.ProfileComponentConfig, finding.Error); got != finding.Warning {
 		t.Errorf("componentconfig: %v, want warning", got)
 	}
-	if got := NewFieldNotPointer.SeverityIn(model.ProfileAPI, finding.Error); got != finding.Error {
+	if got := NewFieldNotPointer.SeverityIn(model.ProfileGardener, finding.Error); got != finding.Error {
 		t.Errorf("api: %v, want error", got)
 	}
 	if got := FieldRenamed.SeverityIn(model.ProfileComponentConfig, finding.Info); got != finding.Info {

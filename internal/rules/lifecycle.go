@@ -3,9 +3,11 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
 	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/protobuf"
@@ -14,17 +16,6 @@ import (
 // maxListed is how many usage positions a finding lists.
 const maxListed = 5
 
-func listPositions(prefix string, ps []model.Pos) []string {
-	var out []string
-	for i, p := range ps {
-		if i == maxListed {
-			break
-		}
-		out = append(out, prefix+p.String())
-	}
-	return out
-}
-
 func places(n int) string {
 	if n == 1 {
 		return "1 place"
@@ -32,37 +23,134 @@ func places(n int) string {
 	return fmt.Sprintf("%d places", n)
 }
 
-func shownOf(ps []model.Pos) string {
-	if len(ps) <= maxListed {
-		return ""
-	}
-	return fmt.Sprintf(" (first %d listed)", maxListed)
-}
-
-// usageNote records once that usages were only matched syntactically.
+// usageNote records once how the usages of a revision were found when
+// that is not the default (type-checked), and what went wrong on the way.
 func usageNote(c *Context, u *usage.Usages) {
-	if u.Approx != "" {
-		c.Note("usages are approximate (syntactic): " + u.Approx)
+	if !u.TypeChecked {
+		c.Note("usages at " + u.Rev + " " + u.Mode())
+	}
+	for _, p := range u.Problems {
+		c.Note("usages at " + u.Rev + ": " + p + " (the references it affects are matched by path)")
 	}
 }
 
-func modeWord(u *usage.Usages) string {
-	if u.Exact {
-		return "type-checked"
+// shootFinalStep reports whether a removed field is a Shoot spec field
+// that validation at base forbids from a Kubernetes version on while every
+// Kubernetes version supported at head is at or above that version: the
+// removal is the final step of the Shoot deprecation ("remove the field
+// once Gardener drops support for the last Kubernetes version that allowed
+// it"), so no Shoot that a component of the previous release can still
+// meet has the field set, and its remaining reads only ever see it unset.
+func shootFinalStep(c *Context, fd *model.FieldDiff) (shoot.Version, bool) {
+	st := c.ShootStages()
+	p, ok := st.Path(fd)
+	if !ok || !strings.HasPrefix(p, "Shoot.spec.") {
+		return shoot.Version{}, false
 	}
-	return "syntactic match"
+	vers, prob := st.SupportedVersions()
+	if prob != "" || len(vers) == 0 {
+		return shoot.Version{}, false
+	}
+	val := st.Stage(lifecycle.RevBase, shoot.StageValidation, "")
+	if val.Problem != "" {
+		return shoot.Version{}, false
+	}
+	hits := shoot.Validation(val.Files, shoot.NewField(fd.Base, fd.Type.Name(), p, fd.Type.Pkg.Base))
+	if len(hits) == 0 {
+		return shoot.Version{}, false
+	}
+	from := hits[0].From
+	for _, h := range hits[1:] {
+		if h.From.Less(from) {
+			from = h.From
+		}
+	}
+	for _, v := range vers {
+		if v.Less(from) {
+			return shoot.Version{}, false
+		}
+	}
+	return from, true
+}
+
+// removedUsage is the report about the usages of one removed field (all
+// version packages it was removed from) at a revision, or nil when there
+// are none.
+func removedUsage(c *Context, fds []*model.FieldDiff, u *usage.Usages, where, tail, hint string) *Report {
+	fd := fds[0]
+	refs := u.Of(fd)
+	if refs.Len() == 0 {
+		return nil
+	}
+	name := fd.Type.Name() + "." + fd.Base.Name
+	var msg string
+	sev := c.Rule().Severity
+	if from, ok := shootFinalStep(c, fd); ok {
+		// Not a violation; still shown, so a reviewer sees the reads.
+		sev = finding.Info
+		tail += fmt.Sprintf("; validation at base forbids it from Kubernetes %s and head supports no older version, "+
+			"so this is the final step of the Shoot deprecation and those reads only ever see it unset", from)
+		hint = "nothing to do if every remaining usage handles the field being unset"
+	}
+	switch {
+	case len(refs.Typed) > 0:
+		msg = fmt.Sprintf("%s was removed, but %s still uses it in %s (type-checked)", name, where, places(len(refs.Typed)))
+		if n := len(refs.ByPath); n > 0 {
+			msg += fmt.Sprintf(", and in %s possibly (matched by path %s)", places(n), u.Path(fd))
+		}
+	default:
+		// Only possible usages: one severity lower.
+		if sev > finding.Info && sev == c.Rule().Severity {
+			sev--
+		}
+		msg = fmt.Sprintf("%s was removed, but %s may still use it in %s (possible usages: receiver types unresolved, matched by path %s)",
+			name, where, places(refs.Len()), u.Path(fd))
+	}
+	msg += tail
+	if n := refs.Len(); n > maxListed {
+		msg += fmt.Sprintf(" (first %d listed)", maxListed)
+	}
+	var related []string
+	for _, p := range refs.Typed {
+		if len(related) == maxListed {
+			break
+		}
+		related = append(related, "usage at "+where+" "+p.String())
+	}
+	for _, p := range refs.ByPath {
+		if len(related) == maxListed {
+			break
+		}
+		related = append(related, "possible usage at "+where+" "+p.String()+" (matched by path)")
+	}
+	if len(fds) > 1 {
+		var vs []string
+		for _, o := range fds {
+			vs = append(vs, o.Type.Pkg.Version)
+		}
+		msg += " [removed from " + strings.Join(vs, ", ") + "]"
+		for _, o := range fds[1:] {
+			related = append(related, "also removed from "+o.Type.Pkg.Version+" at "+c.FieldPos(o).String())
+		}
+	}
+	return &Report{Message: msg, Hint: hint, Severity: sev, Related: related}
 }
 
 // FieldRemovedStillUsed is FIELD_REMOVED_STILL_USED.
 var FieldRemovedStillUsed = &Rule{
 	ID:       "FIELD_REMOVED_STILL_USED",
+	Alpha:    finding.Info,
 	Category: CatLifecycle,
 	Severity: finding.Error,
-	Relax:    relaxedToInfo,
-	Requires: []Input{InputUsages},
+	Relax:    offIn(relaxedToInfo, model.ProfileCRD),
+	Requires: []Input{InputUsages, InputShootStages},
 	Summary:  "A field removed from an external version still has usages at base (step 1 of the two-step removal not done).",
 	Why: "Components of the previous release keep running next to an API server that no longer knows the field " +
-		"(gardener-apiserver is upgraded first), so code that still reads or writes it breaks: nil pointers, lost data.",
+		"(gardener-apiserver is upgraded first), so code that still reads or writes it breaks: nil pointers, lost data. " +
+		"A usage is a selector or composite-literal key whose receiver type-checks to the field's struct (any version of its group), " +
+		"outside the group and the code excluded by usages.exclude (tests, mocks, generated code, code that runs in or with the API server); " +
+		"a receiver of unresolved type whose selector chain matches the field's path is a possible usage, one severity lower. " +
+		"A Shoot field that validation at base forbids for every Kubernetes version head supports is removed in its final step: info.",
 	Fix: "Remove every usage of the field in one release; remove the field from the API in the next release.",
 	Check: func(c *Context) {
 		fields := slices.Collect(c.Diff.RemovedFields())
@@ -75,17 +163,11 @@ var FieldRemovedStillUsed = &Rule{
 			return
 		}
 		usageNote(c, u)
-		for _, fd := range fields {
-			ps := u.Of(fd)
-			if len(ps) == 0 {
-				continue
+		for _, fds := range usage.Groups(fields) {
+			r := removedUsage(c, fds, u, "base", "", "drop the usages first and ship them in a release; remove the field after that release")
+			if r != nil {
+				c.Field(fds[0], *r)
 			}
-			c.Field(fd, Report{
-				Message: fmt.Sprintf("%s.%s was removed, but base still uses it in %s (%s)%s",
-					fd.Type.Name(), fd.Base.Name, places(len(ps)), modeWord(u), shownOf(ps)),
-				Hint:    "drop the usages first and ship them in a release; remove the field after that release",
-				Related: listPositions("usage at base ", ps),
-			})
 		}
 	},
 }
@@ -93,10 +175,11 @@ var FieldRemovedStillUsed = &Rule{
 // FieldRemovalNotReleased is FIELD_REMOVAL_NOT_RELEASED.
 var FieldRemovalNotReleased = &Rule{
 	ID:       "FIELD_REMOVAL_NOT_RELEASED",
+	Alpha:    finding.Info,
 	Category: CatLifecycle,
 	Severity: finding.Error,
-	Relax:    relaxedToInfo,
-	Requires: []Input{InputRelease, InputUsages},
+	Relax:    offIn(relaxedToInfo, model.ProfileCRD),
+	Requires: []Input{InputRelease, InputUsages, InputShootStages},
 	Summary:  "A field removed from an external version had usages at the release before base (step 1 not yet released).",
 	Why: "The release that dropped the usages must be the one running before the field disappears; otherwise the " +
 		"previous release's components still use a field the new API server no longer has.",
@@ -122,30 +205,41 @@ var FieldRemovalNotReleased = &Rule{
 			return
 		}
 		usageNote(c, u)
-		for _, fd := range fields {
-			ps := u.Of(fd)
+		for _, fds := range usage.Groups(fields) {
 			// Usages still at base are FIELD_REMOVED_STILL_USED's finding.
-			if len(ps) == 0 || len(atBase.Of(fd)) > 0 {
+			if atBase.Of(fds[0]).Len() > 0 {
 				continue
 			}
 			// A field the release did not have was never released: what
 			// matched there is not a usage of it.
-			if _, released, err := c.Release().ReleaseField(fd); err != nil || !released {
+			if released, err := releasedAny(c, fds); err != nil || !released {
 				continue
 			}
-			c.Field(fd, Report{
-				Message: fmt.Sprintf("%s.%s was removed, but release %s still used it in %s (%s)%s: the release dropping the usages has not shipped yet",
-					fd.Type.Name(), fd.Base.Name, rel.Newest.Name, places(len(ps)), modeWord(u), shownOf(ps)),
-				Hint:    fmt.Sprintf("keep the field until a release after %s (which contains the removal of its usages) is tagged", rel.Newest.Name),
-				Related: listPositions("usage at "+rel.Newest.Name+" ", ps),
-			})
+			r := removedUsage(c, fds, u, "release "+rel.Newest.Name, ": the release dropping the usages has not shipped yet",
+				fmt.Sprintf("keep the field until a release after %s (which contains the removal of its usages) is tagged", rel.Newest.Name))
+			if r != nil {
+				c.Field(fds[0], *r)
+			}
 		}
 	},
+}
+
+// releasedAny reports whether the release before base had the removed
+// field in any of the version packages it was removed from.
+func releasedAny(c *Context, fds []*model.FieldDiff) (bool, error) {
+	for _, fd := range fds {
+		_, released, err := c.Release().ReleaseField(fd)
+		if err != nil || released {
+			return released, err
+		}
+	}
+	return false, nil
 }
 
 // FieldRemovedNotDeprecated is FIELD_REMOVED_NOT_DEPRECATED.
 var FieldRemovedNotDeprecated = &Rule{
 	ID:       "FIELD_REMOVED_NOT_DEPRECATED",
+	Alpha:    finding.Info,
 	Category: CatLifecycle,
 	Severity: finding.Warning,
 	Relax:    relaxedToInfo,
@@ -186,6 +280,7 @@ var FieldRemovedNotDeprecated = &Rule{
 // ProtoNumberPreviouslyUsed is PROTO_NUMBER_PREVIOUSLY_USED.
 var ProtoNumberPreviouslyUsed = &Rule{
 	ID:          "PROTO_NUMBER_PREVIOUSLY_USED",
+	Alpha:       finding.Info,
 	Category:    CatProtobuf,
 	Severity:    finding.Error,
 	Requires:    []Input{InputRelease},

@@ -42,6 +42,7 @@ func protoDesc(p *model.ProtoTag) string {
 
 var ProtoNumberChanged = &Rule{
 	ID:       "PROTO_NUMBER_CHANGED",
+	Alpha:    finding.Info,
 	Category: CatProtobuf,
 	Severity: finding.Error,
 	Judges:   []model.Attr{model.AttrProtoNumber},
@@ -77,6 +78,7 @@ var ProtoNumberChanged = &Rule{
 
 var ProtoWireChanged = &Rule{
 	ID:       "PROTO_WIRE_CHANGED",
+	Alpha:    finding.Info,
 	Category: CatProtobuf,
 	Severity: finding.Error,
 	Judges:   []model.Attr{model.AttrProtoWire, model.AttrProtoLabel},
@@ -133,6 +135,7 @@ func duplicates(t *model.Type) map[int][]string {
 
 var ProtoNumberDuplicate = &Rule{
 	ID:          "PROTO_NUMBER_DUPLICATE",
+	Alpha:       finding.Info,
 	Category:    CatProtobuf,
 	Severity:    finding.Error,
 	ReleaseNote: fixedNote("proto number duplicate"),
@@ -215,6 +218,7 @@ func reuses(t *model.Type) map[string]*model.Tombstone {
 
 var ProtoNumberReused = &Rule{
 	ID:          "PROTO_NUMBER_REUSED",
+	Alpha:       finding.Info,
 	Category:    CatProtobuf,
 	Severity:    finding.Error,
 	ReleaseNote: fixedNote("proto number reused"),
@@ -238,7 +242,7 @@ var ProtoNumberReused = &Rule{
 					if fd.Head != nil && fd.Head.Name == name && !reported[fd] {
 						reported[fd] = true
 						c.Field(fd, Report{
-							Message: fmt.Sprintf("%s.%s uses protobuf number %d, which the tombstone of %s reserves", td.Name(), name, tb.Proto.Number, tb.FieldName),
+							Message: fmt.Sprintf("%s.%s uses protobuf number %d, which the tombstone of %s reserves", td.Name(), name, tb.Proto.Number, tb.Name()),
 							Hint:    fmt.Sprintf("use the next safe number %d", nextSafe(td)),
 							Related: []string{tb.Pos.String()},
 						})
@@ -282,6 +286,7 @@ func explicitlyNoProto(f *model.Field) bool {
 
 var ProtoTagMissing = &Rule{
 	ID:          "PROTO_TAG_MISSING",
+	Alpha:       finding.Info,
 	Category:    CatProtobuf,
 	Severity:    finding.Warning,
 	ReleaseNote: fixedNote("proto tag missing"),

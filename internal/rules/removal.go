@@ -6,6 +6,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/protobuf"
 )
 
 func tombstoneLine(f *model.Field) string {
@@ -15,6 +16,7 @@ func tombstoneLine(f *model.Field) string {
 
 var FieldRemovedWithoutTombstone = &Rule{
 	ID:       "FIELD_REMOVED_WITHOUT_TOMBSTONE",
+	Alpha:    finding.Info,
 	Category: CatRemoval,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
@@ -60,6 +62,7 @@ func restoredBy(head *model.Type, tb *model.Tombstone) *model.Field {
 
 var TombstoneRemoved = &Rule{
 	ID:       "TOMBSTONE_REMOVED",
+	Alpha:    finding.Info,
 	Category: CatRemoval,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
@@ -79,7 +82,7 @@ var TombstoneRemoved = &Rule{
 					num = fmt.Sprint(tb.Base.Proto.Number)
 				}
 				c.Tombstone(tb, Report{
-					Message: fmt.Sprintf("the tombstone of %s.%s (reserving protobuf number %s) was removed", td.Name(), tb.Base.FieldName, num),
+					Message: fmt.Sprintf("the tombstone of %s.%s (reserving protobuf number %s) was removed", td.Name(), tb.Base.Name(), num),
 					Hint:    "restore the tombstone comment from base " + tb.Base.Pos.String(),
 					Related: []string{"base " + tb.Base.Pos.String()},
 				})
@@ -90,36 +93,29 @@ var TombstoneRemoved = &Rule{
 
 var TombstoneChanged = &Rule{
 	ID:       "TOMBSTONE_CHANGED",
+	Alpha:    finding.Info,
 	Category: CatRemoval,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
-	Summary:  "A tombstone's reserved number, field name or wire type differs between base and head.",
-	Why:      "The tombstone documents what the number meant on the wire; editing it frees the old number.",
-	Fix:      "Restore the tombstone as it was at base.",
+	Summary: "A tombstone reserves another protobuf number at head than at base. A fixed name, wire type or " +
+		"another reservation form with the same number is no change.",
+	Why: "Renumbering a tombstone frees the number it reserved: a later field may take it.",
+	Fix: "Restore the tombstone as it was at base.",
 	Check: func(c *Context) {
 		for td := range c.Diff.ExistingStructs() {
 			for _, tb := range td.Tombstones {
 				if tb.Base == nil || tb.Head == nil {
 					continue
 				}
+				// What a tombstone reserves is its number: a fixed name, a
+				// corrected wire type or another reservation form (Kubernetes'
+				// marker, prose) with the same number change no contract.
 				b, h := tb.Base, tb.Head
-				var what []string
-				if b.FieldName != h.FieldName {
-					what = append(what, fmt.Sprintf("field name %s -> %s", b.FieldName, h.FieldName))
-				}
-				if b.Proto != nil && h.Proto != nil {
-					if b.Proto.Number != h.Proto.Number {
-						what = append(what, fmt.Sprintf("number %d -> %d", b.Proto.Number, h.Proto.Number))
-					}
-					if b.Proto.Wire != h.Proto.Wire || model.NormLabel(b.Proto.Label) != model.NormLabel(h.Proto.Label) {
-						what = append(what, fmt.Sprintf("encoding %s -> %s", protoDesc(b.Proto), protoDesc(h.Proto)))
-					}
-				}
-				if len(what) == 0 {
+				if b.Proto == nil || h.Proto == nil || b.Proto.Number == h.Proto.Number {
 					continue
 				}
 				c.Tombstone(tb, Report{
-					Message: fmt.Sprintf("tombstone of %s.%s changed: %s", td.Name(), b.FieldName, strings.Join(what, ", ")),
+					Message: fmt.Sprintf("tombstone of %s.%s changed: number %d -> %d", td.Name(), b.Name(), b.Proto.Number, h.Proto.Number),
 					Hint:    "restore the tombstone as it was at base " + b.Pos.String(),
 				})
 			}
@@ -129,6 +125,7 @@ var TombstoneChanged = &Rule{
 
 var TombstonedFieldRestored = &Rule{
 	ID:       "TOMBSTONED_FIELD_RESTORED",
+	Alpha:    finding.Info,
 	Category: CatRemoval,
 	Severity: finding.Warning,
 	Relax:    relaxedToInfo,
@@ -175,18 +172,77 @@ var TombstoneMalformed = &Rule{
 				if tb.Head == nil || tb.Head.Problem == "" {
 					continue
 				}
+				malformed := strings.HasPrefix(tb.Head.Problem, protobuf.MalformedPrefix)
+				if !c.Policy(td.Pkg).TombstoneSentence && !malformed {
+					continue // the checklist sentence is Gardener's house style; any explanation reserves the number
+				}
 				if tb.Base != nil && tb.Base.Problem == tb.Head.Problem {
 					continue // ratchet
 				}
 				hint := "write: // X is tombstoned to show why N is reserved protobuf tag."
-				if tb.Head.Proto != nil {
+				switch {
+				case malformed && tb.Head.Type == "":
+					hint = "write the explanatory line and, below it, the removed field's declaration as a comment"
+				case tb.Head.Proto != nil && tb.Head.FieldName != "":
 					hint = fmt.Sprintf("write: // %s is tombstoned to show why %d is reserved protobuf tag.", tb.Head.FieldName, tb.Head.Proto.Number)
 				}
 				c.Tombstone(tb, Report{
-					Message: fmt.Sprintf("malformed tombstone for %s.%s: %s", td.Name(), tb.Head.FieldName, tb.Head.Problem),
+					Message: fmt.Sprintf("malformed tombstone for %s.%s: %s", td.Name(), tb.Head.Name(), strings.TrimPrefix(tb.Head.Problem, "malformed tombstone: ")),
 					Hint:    hint,
+				})
+			}
+			// One number reserved twice under different names: which
+			// field did the number belong to?
+			for _, dup := range duplicateReservations(td.Head, td.Base) {
+				c.TypeAt(td, dup.second.Pos, Report{
+					Message: fmt.Sprintf("protobuf number %d of %s is reserved twice: by %s (%s) and by %s (%s)",
+						dup.number, td.Name(), dup.first.Name(), dup.first.Pos, dup.second.Name(), dup.second.Pos),
+					Hint:    "keep the tombstone of the field that really held the number",
+					Related: []string{dup.first.Pos.String()},
 				})
 			}
 		}
 	},
+}
+
+type duplicate struct {
+	number        int
+	first, second *model.Tombstone
+}
+
+// duplicateReservations are the numbers head reserves in two tombstones
+// with different names, unless base already did.
+func duplicateReservations(head, base *model.Type) []duplicate {
+	find := func(t *model.Type) []duplicate {
+		if t == nil {
+			return nil
+		}
+		var out []duplicate
+		first := map[int]*model.Tombstone{}
+		for _, tb := range t.Tombstones {
+			if tb.Proto == nil {
+				continue
+			}
+			f, ok := first[tb.Proto.Number]
+			if !ok {
+				first[tb.Proto.Number] = tb
+				continue
+			}
+			if !protobuf.SameReservation(f, tb) {
+				out = append(out, duplicate{tb.Proto.Number, f, tb})
+			}
+		}
+		return out
+	}
+	old := map[int]bool{}
+	for _, d := range find(base) {
+		old[d.number] = true
+	}
+	var out []duplicate
+	for _, d := range find(head) {
+		if !old[d.number] {
+			out = append(out, d)
+		}
+	}
+	return out
 }

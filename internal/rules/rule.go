@@ -65,9 +65,13 @@ type Rule struct {
 	// Severity is the default severity.
 	Severity finding.Severity
 	// Relax caps the severity of the rule's findings in groups of a
-	// profile (rules.md "Profiles"): a finding in a group of profile p has
-	// at most severity Relax[p]. Profiles not listed keep Severity.
+	// profile (docs/profiles.md): a finding in a group of profile p has at
+	// most severity Relax[p]; Off turns the rule off there. Profiles not
+	// listed keep Severity.
 	Relax map[model.Profile]finding.Severity
+	// Alpha caps the severity of findings about alpha versions and alpha
+	// fields in profiles whose policy lets alpha APIs break (0: no cap).
+	Alpha finding.Severity
 	// Audit marks a single-revision invariant that `apicheck audit` runs
 	// over every struct of one revision.
 	Audit bool
@@ -106,6 +110,20 @@ func (r *Rule) SeverityIn(p model.Profile, s finding.Severity) finding.Severity 
 		return max
 	}
 	return s
+}
+
+// offEverywhere reports whether the rule is off in every profile of the
+// change's groups (then it does not run at all).
+func (r *Rule) offEverywhere(d *model.Diff) bool {
+	if len(d.Groups) == 0 {
+		return false
+	}
+	for _, g := range d.Groups {
+		if r.Relax[g.Profile()] != Off {
+			return false
+		}
+	}
+	return true
 }
 
 // Needs reports whether the rule requires an input.
@@ -160,6 +178,9 @@ type Options struct {
 	// Analyses are the inputs beyond the diff (release history, usages,
 	// Shoot stage code) for the rules that require them.
 	Analyses Analyses
+	// VersionSkew overrides the profiles' VERSION_SKEW policy ("all" or
+	// "newest"; "" keeps them).
+	VersionSkew string
 }
 
 // Result is what a run produced.
@@ -173,15 +194,16 @@ type Result struct {
 type Context struct {
 	Diff *model.Diff
 
-	rule     *Rule
-	analyses Analyses
-	findings []finding.Finding
-	judged   map[model.Attr]bool
-	notes    []unjudged
-	paths    map[*model.Package]map[string]string
-	runNotes []string
-	skips    map[string][]string // why -> rule IDs, in run order
-	skipWhy  []string            // the reasons in order of first appearance
+	rule        *Rule
+	analyses    Analyses
+	versionSkew string
+	findings    []finding.Finding
+	judged      map[model.Attr]bool
+	notes       []unjudged
+	paths       map[*model.Package]map[string]string
+	runNotes    []string
+	skips       map[string][]string // why -> rule IDs, in run order
+	skipWhy     []string            // the reasons in order of first appearance
 }
 
 type unjudged struct {
@@ -249,18 +271,23 @@ func (c *Context) TypeAPIPath(pd *model.PackageDiff, typ string) string {
 func (c *Context) Field(fd *model.FieldDiff, r Report) {
 	td := fd.Type
 	pos := c.fieldPos(fd)
-	c.emit(td.Pkg, td.Name(), fd.Name(), c.fieldAPIPath(fd), pos, r)
+	c.emit(td.Pkg, td.Name(), fd.Name(), c.fieldAPIPath(fd), pos, r, fieldAlpha(fd))
 }
 
 // FieldAt reports on a field at an explicit position.
 func (c *Context) FieldAt(fd *model.FieldDiff, pos model.Pos, r Report) {
-	c.emit(fd.Type.Pkg, fd.Type.Name(), fd.Name(), c.fieldAPIPath(fd), pos, r)
+	c.emit(fd.Type.Pkg, fd.Type.Name(), fd.Name(), c.fieldAPIPath(fd), pos, r, fieldAlpha(fd))
 }
 
 // Type reports on a type pair at its head position (for a removed type,
 // the nearest place that exists at head).
 func (c *Context) Type(td *model.TypeDiff, r Report) {
-	c.emit(td.Pkg, td.Name(), "", c.typeAPIPath(td.Pkg, td.Name()), c.typePos(td), r)
+	c.emit(td.Pkg, td.Name(), "", c.typeAPIPath(td.Pkg, td.Name()), c.typePos(td), r, false)
+}
+
+// TypeAt reports on a type at an explicit position.
+func (c *Context) TypeAt(td *model.TypeDiff, pos model.Pos, r Report) {
+	c.emit(td.Pkg, td.Name(), "", c.typeAPIPath(td.Pkg, td.Name()), pos, r, false)
 }
 
 // Tombstone reports on a tombstone pair.
@@ -278,7 +305,12 @@ func (c *Context) Tombstone(tb *model.TombstoneDiff, r Report) {
 	if j := tombstoneJSON(tb); j != "" && path != "" {
 		path += "." + j
 	}
-	c.emit(td.Pkg, td.Name(), name, path, pos, r)
+	c.emit(td.Pkg, td.Name(), name, path, pos, r, false)
+}
+
+// Package reports on a package pair (a version) at an explicit position.
+func (c *Context) Package(pd *model.PackageDiff, pos model.Pos, r Report) {
+	c.emit(pd, "", "", "", pos, r, false)
 }
 
 // Const reports on a constant pair.
@@ -289,7 +321,7 @@ func (c *Context) Const(cd *model.ConstDiff, pos model.Pos, r Report) {
 	} else {
 		typ = cd.Head.Type
 	}
-	c.emit(cd.Pkg, typ, "", "", pos, r)
+	c.emit(cd.Pkg, typ, "", "", pos, r, false)
 }
 
 func tombstoneJSON(tb *model.TombstoneDiff) string {
@@ -299,12 +331,19 @@ func tombstoneJSON(tb *model.TombstoneDiff) string {
 	return tb.Base.JSONName
 }
 
-func (c *Context) emit(pd *model.PackageDiff, typ, field, apiPath string, pos model.Pos, r Report) {
+func (c *Context) emit(pd *model.PackageDiff, typ, field, apiPath string, pos model.Pos, r Report, alpha bool) {
 	sev := c.rule.Severity
 	if r.Severity != 0 {
 		sev = r.Severity
 	}
 	sev = c.rule.SeverityIn(pd.Group.Profile(), sev)
+	if sev == Off {
+		return
+	}
+	if c.rule.Alpha != 0 && sev > c.rule.Alpha && c.Policy(pd).AlphaMayBreak && (alpha || isAlpha(pd)) {
+		sev = c.rule.Alpha
+		r.Message += " (alpha API: may change)"
+	}
 	pkg := pd.Pkg()
 	c.findings = append(c.findings, finding.Finding{
 		Rule:     c.rule.ID,
@@ -324,6 +363,23 @@ func (c *Context) emit(pd *model.PackageDiff, typ, field, apiPath string, pos mo
 	})
 }
 
+// isAlpha reports an alpha version: alpha at base (what clients may rely
+// on) or, for a version new in head, at head.
+func isAlpha(pd *model.PackageDiff) bool {
+	if pd.Base != nil {
+		return pd.Base.Maturity == model.Alpha
+	}
+	return pd.Head != nil && pd.Head.Maturity == model.Alpha
+}
+
+// fieldAlpha reports a field marked alpha at base (or, when new, at head).
+func fieldAlpha(fd *model.FieldDiff) bool {
+	if fd.Base != nil {
+		return fd.Base.Alpha
+	}
+	return fd.Head != nil && fd.Head.Alpha
+}
+
 // fieldPos is the head position of a field, or for a removed field the
 // tombstone that reserves its number, or its struct at head.
 func (c *Context) fieldPos(fd *model.FieldDiff) model.Pos {
@@ -332,6 +388,29 @@ func (c *Context) fieldPos(fd *model.FieldDiff) model.Pos {
 	}
 	if t := TombstoneFor(fd.Type.Head, fd.Base); t != nil {
 		return t.Pos
+	}
+	if td := fd.Type; td.Head != nil && td.Base != nil {
+		// The deletion point: the next field of base that head still has
+		// (GitHub shows annotations only on lines of the diff), else the
+		// struct's closing brace.
+		after := false
+		for _, b := range td.Base.Fields {
+			if b == fd.Base {
+				after = true
+				continue
+			}
+			if !after {
+				continue
+			}
+			for _, x := range td.Fields {
+				if x.Base == b && x.Head != nil {
+					return x.Head.Pos
+				}
+			}
+		}
+		if !td.Head.End.IsZero() {
+			return td.Head.End
+		}
 	}
 	return c.typePos(fd.Type)
 }
@@ -355,12 +434,16 @@ func TombstoneFor(head *model.Type, removed *model.Field) *model.Tombstone {
 	return nil
 }
 
-// typePos is the head position of a type; for a removed type the first
-// line of its old file if that file still exists at head, else the first
-// file of the package at head, else its old position.
+// typePos is the head position of a type; for a removed type its
+// deletion point at head: the line after the previous declaration of its
+// old file that head still has, else the next such declaration, else the
+// first line of the file or package.
 func (c *Context) typePos(td *model.TypeDiff) model.Pos {
 	if td.Head != nil {
 		return td.Head.Pos
+	}
+	if pos, ok := deletionPoint(td); ok {
+		return pos
 	}
 	if h := td.Pkg.Head; h != nil {
 		for _, f := range h.Files {
@@ -373,6 +456,41 @@ func (c *Context) typePos(td *model.TypeDiff) model.Pos {
 		}
 	}
 	return td.Base.Pos
+}
+
+// deletionPoint finds where a removed type's declaration was at head.
+func deletionPoint(td *model.TypeDiff) (model.Pos, bool) {
+	pd := td.Pkg
+	if pd.Head == nil || pd.Base == nil {
+		return model.Pos{}, false
+	}
+	file, line := td.Base.Pos.File, td.Base.Pos.Line
+	var next, prev *model.Type // nearest surviving neighbours in the old file
+	for _, bt := range pd.Base.Types {
+		if bt.Pos.File != file || bt == td.Base {
+			continue
+		}
+		ht := pd.Head.Type(bt.Name)
+		if ht == nil || ht.Pos.File != file {
+			continue
+		}
+		switch {
+		case bt.Pos.Line > line && (next == nil || bt.Pos.Line < pd.Base.Type(next.Name).Pos.Line):
+			next = ht
+		case bt.Pos.Line < line && (prev == nil || bt.Pos.Line > pd.Base.Type(prev.Name).Pos.Line):
+			prev = ht
+		}
+	}
+	// Right after the previous surviving declaration is adjacent to the
+	// deletion (inside the diff hunk); the next one's name may sit below a
+	// long doc comment.
+	switch {
+	case prev != nil && !prev.End.IsZero():
+		return model.Pos{File: file, Line: prev.End.Line + 1, Col: 1}, true
+	case next != nil:
+		return model.Pos{File: file, Line: next.Pos.Line, Col: 1}, true
+	}
+	return model.Pos{}, false
 }
 
 func (c *Context) apiPaths(p *model.Package) map[string]string {
@@ -418,7 +536,7 @@ func (c *Context) fieldAPIPath(fd *model.FieldDiff) string {
 // run after all others so they see every judgement. A rule whose required
 // analyses the run cannot provide does not run; a note says why.
 func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
-	c := &Context{Diff: d, analyses: opts.Analyses, judged: map[model.Attr]bool{}}
+	c := &Context{Diff: d, analyses: opts.Analyses, versionSkew: opts.VersionSkew, judged: map[model.Attr]bool{}}
 	for _, r := range rs {
 		for _, a := range r.Judges {
 			c.judged[a] = true
@@ -426,7 +544,7 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 	}
 	var first, last []*Rule
 	for _, r := range rs {
-		if opts.Disabled[r.ID] || r.Check == nil {
+		if opts.Disabled[r.ID] || r.Check == nil || r.offEverywhere(d) {
 			continue
 		}
 		if r.Last {

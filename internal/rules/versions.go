@@ -11,6 +11,7 @@ import (
 
 var VersionSkew = &Rule{
 	ID:       "VERSION_SKEW",
+	Alpha:    finding.Info,
 	Category: CatVersions,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
@@ -26,6 +27,43 @@ var VersionSkew = &Rule{
 }
 
 func hasField(t *model.Type, name string) bool { return t != nil && t.Field(name) != nil }
+
+// skewPV is one version's pair of a type VERSION_SKEW compares.
+type skewPV struct {
+	pd *model.PackageDiff
+	td *model.TypeDiff
+}
+
+func (x skewPV) version() string { return x.pd.Version }
+
+func changeKey(added bool, name string) string {
+	if added {
+		return "+" + name
+	}
+	return "-" + name
+}
+
+// olderOnly drops, under the "newest" policy, the versions that missed an
+// added field because they are older than the newest version that got it:
+// older versions are frozen. The internal version still must get it.
+func olderOnly(got, missed []skewPV) []skewPV {
+	newest := ""
+	for _, g := range got {
+		if v := g.version(); v != "" && (newest == "" || model.VersionLess(newest, v)) {
+			newest = v
+		}
+	}
+	if newest == "" {
+		return missed
+	}
+	var out []skewPV
+	for _, m := range missed {
+		if v := m.version(); v == "" || !model.VersionLess(v, newest) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // changedFields indexes the added and removed field pairs of a type by
 // Go name.
@@ -57,12 +95,26 @@ func (m changedFields) get(td *model.TypeDiff, name string, added bool) *model.F
 
 func checkSkew(c *Context, gd *model.GroupDiff) {
 	// Struct types present at both revisions, by name, in package order.
-	type pv struct {
-		pd *model.PackageDiff
-		td *model.TypeDiff
-	}
+	type pv = skewPV
 	byName := map[string][]pv{}
+	moved := map[*model.PackageDiff]map[string]bool{} // names of fields added or removed anywhere in the package
 	for _, pd := range gd.Packages {
+		if (pd.Base != nil && pd.Base.Deprecated) || (pd.Head != nil && pd.Head.Deprecated) {
+			continue // a deprecated version is frozen: it does not get new fields
+		}
+		moved[pd] = map[string]bool{}
+		for _, td := range pd.Types {
+			for _, fd := range td.Fields {
+				if fd.Base == nil || fd.Head == nil {
+					f := fd.Head
+					if f == nil {
+						f = fd.Base
+					}
+					moved[pd][changeKey(fd.Base == nil, f.Name)] = true
+					moved[pd][changeKey(fd.Base == nil, f.WireName())] = true
+				}
+			}
+		}
 		for _, td := range pd.Types {
 			if td.Base != nil && td.Head != nil && !td.Renamed && td.Head.Kind == model.KindStruct {
 				byName[td.Head.Name] = append(byName[td.Head.Name], pv{pd, td})
@@ -106,11 +158,29 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 					continue
 				}
 				before := hasField(got[0].td.Base, fname)
+				wire := fname
+				if f := changed.get(got[0].td, fname, added); f != nil {
+					if ff := f.Head; ff != nil {
+						wire = ff.WireName()
+					} else if f.Base != nil {
+						wire = f.Base.WireName()
+					}
+				}
 				for _, x := range pvs {
 					b, h := hasField(x.td.Base, fname), hasField(x.td.Head, fname)
-					if b == before && h == before {
-						missed = append(missed, x)
+					if b != before || h != before {
+						continue
 					}
+					// The same change elsewhere in that version's shape (a
+					// field a version keeps in a nested struct, such as
+					// Device.Basic.BindsToNode against Device.BindsToNode).
+					if moved[x.pd][changeKey(added, fname)] || moved[x.pd][changeKey(added, wire)] {
+						continue
+					}
+					missed = append(missed, x)
+				}
+				if added && c.VersionSkewPolicy(gd) == "newest" {
+					missed = olderOnly(got, missed)
 				}
 				if len(missed) == 0 {
 					continue
@@ -159,7 +229,7 @@ var UnclassifiedChange = &Rule{
 				if td.Base == nil || td.Head == nil {
 					continue
 				}
-				if td.Base.Kind != td.Head.Kind || model.RenameType(td.Base.Underlying, nil) != td.Head.Underlying {
+				if td.Base.Kind != td.Head.Kind || underlyingID(td.Base) != underlyingID(td.Head) {
 					c.Type(td, Report{
 						Message: fmt.Sprintf("type %s changed from %s to %s", td.Name(), typeDesc(td.Base), typeDesc(td.Head)),
 						Hint:    "no rule judges this change; review it by hand",
@@ -174,13 +244,17 @@ var UnclassifiedChange = &Rule{
 						if a == model.AttrDeprecated || c.Judged(a) { // deprecation is documentation (release notes), not a contract change
 							continue
 						}
+						if a == model.AttrOtherMarkers {
+							open = append(open, markerChanges(contractOf(fd.Base).Unknown, contractOf(fd.Head).Unknown)...)
+							continue
+						}
 						open = append(open, string(a))
 					}
 					if len(open) == 0 {
 						continue
 					}
 					c.Field(fd, Report{
-						Message: fmt.Sprintf("%s.%s changed (%s) and no rule judged it", td.Name(), fd.Name(), strings.Join(open, ", ")),
+						Message: fmt.Sprintf("%s.%s changed (%s) and no rule judged it", td.Name(), fd.Name(), strings.Join(open, "; ")),
 						Hint:    "review the change by hand",
 					})
 				}
@@ -189,9 +263,117 @@ var UnclassifiedChange = &Rule{
 	},
 }
 
+// typeDesc describes a type declaration in a few words: never a dump of
+// a long interface or struct literal.
 func typeDesc(t *model.Type) string {
 	if t.Kind == model.KindStruct {
 		return "struct"
 	}
-	return t.Underlying
+	u := underlyingID(t)
+	switch {
+	case strings.HasPrefix(u, "interface{"):
+		return "an interface (its method set changed)"
+	case strings.HasPrefix(u, "struct{"):
+		return "an unnamed struct"
+	case strings.HasPrefix(u, "func("):
+		return "a func type"
+	case len(u) > 80:
+		return u[:77] + "..."
+	}
+	return u
+}
+
+// markerChanges names the markers that differ, one "+key: a -> b" each.
+func markerChanges(base, head []model.Marker) []string {
+	values := func(ms []model.Marker) map[string][]string {
+		out := map[string][]string{}
+		for _, m := range ms {
+			out[m.Key] = append(out[m.Key], m.Value)
+		}
+		return out
+	}
+	b, h := values(base), values(head)
+	var keys []string
+	for k := range b {
+		keys = append(keys, k)
+	}
+	for k := range h {
+		if _, ok := b[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	show := func(vs []string, ok bool) string {
+		if !ok {
+			return "absent"
+		}
+		return fmt.Sprintf("%q", strings.Join(vs, ", "))
+	}
+	var out []string
+	for _, k := range keys {
+		bv, bok := b[k]
+		hv, hok := h[k]
+		if bok && hok && strings.Join(bv, "\x00") == strings.Join(hv, "\x00") {
+			continue
+		}
+		out = append(out, fmt.Sprintf("marker +%s: %s -> %s", k, show(bv, bok), show(hv, hok)))
+	}
+	return out
+}
+
+var VersionRemoved = &Rule{
+	ID:       "VERSION_REMOVED",
+	Category: CatVersions,
+	Severity: finding.Error,
+	Relax:    relaxedToInfo,
+	Alpha:    finding.Info,
+	Summary: "An API version package (or a whole group) present at base is gone at head: deleted, or no longer " +
+		"declaring its group. A version whose every kind was marked deprecated at base is a warning (the removal " +
+		"was announced); an alpha version in a profile that lets alpha APIs break is info. A group moved to another " +
+		"directory with the same group name is not a removal.",
+	Why: "Every client and every stored object of that version stops working; with protobuf, clients still " +
+		"hold its message definitions.",
+	Fix: "Keep serving the version until its deprecation period is over; announce the removal by deprecating its kinds first.",
+	Check: func(c *Context) {
+		for _, gd := range c.Diff.Groups {
+			for _, pd := range gd.Packages {
+				if !pd.External() || pd.Base == nil || pd.Head != nil {
+					continue
+				}
+				what := fmt.Sprintf("API version %s", pd.Base.Label())
+				if gd.Base != nil && gd.Base.Name != "" {
+					what = fmt.Sprintf("API version %s/%s", gd.Base.Name, pd.Version)
+				}
+				r := Report{
+					Message: what + " was removed (" + pd.Base.Dir + ")",
+					Hint:    "keep serving the version until its deprecation period is over",
+				}
+				if gd.Head == nil {
+					r.Message = what + " was removed together with its group (" + pd.Base.Dir + ")"
+				}
+				if pd.Base.Deprecated {
+					r.Severity = finding.Warning
+					r.Message += "; every kind of it was deprecated at base, so the removal was announced"
+					r.Hint = "confirm the deprecation period is over and the removal is in the release note"
+				}
+				c.Package(pd, versionPos(gd, pd), r)
+			}
+		}
+	},
+}
+
+// versionPos is where a removed version is reported: a file of the group
+// that head still has, else the version's first file at base.
+func versionPos(gd *model.GroupDiff, pd *model.PackageDiff) model.Pos {
+	if gd.Head != nil {
+		for _, p := range gd.Head.Packages() {
+			if len(p.Files) > 0 {
+				return model.Pos{File: p.Files[0], Line: 1, Col: 1}
+			}
+		}
+	}
+	if len(pd.Base.Files) > 0 {
+		return model.Pos{File: pd.Base.Files[0], Line: 1, Col: 1}
+	}
+	return model.Pos{File: pd.Base.Dir}
 }

@@ -15,7 +15,7 @@ func wideDiff(n int) *model.Diff {
 		t := &model.Type{Name: "Spec", Kind: model.KindStruct}
 		for i := range extra {
 			t.Fields = append(t.Fields, &model.Field{Name: fmt.Sprintf("F%d", i), Type: "*string",
-				JSON: model.JSONTag{Present: true, Name: fmt.Sprintf("f%d", i), OmitEmpty: true},
+				JSON:  model.JSONTag{Present: true, Name: fmt.Sprintf("f%d", i), OmitEmpty: true},
 				Proto: &model.ProtoTag{Wire: "bytes", Number: i + 1, Label: "opt"}})
 		}
 		return &model.Package{Dir: "api/" + version, Version: version, Types: []*model.Type{t}}

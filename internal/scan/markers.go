@@ -16,7 +16,8 @@ import (
 // The result keeps source order. Keys are gengo's tag names, which include
 // prefixes such as "k8s:" and "kubebuilder:validation:". Values keep their
 // raw text ("map", "merge", `"foo"`, "{}"), with a trailing "// comment"
-// removed.
+// removed, and for the "k8s:" tags of Kubernetes' tag grammar also a
+// trailing "# comment" ("+k8s:maximum=1000000000 # HighestUserDefinablePriority").
 func ParseMarkers(lines []string) model.Markers {
 	var out model.Markers
 	for _, line := range lines {
@@ -24,6 +25,38 @@ func ParseMarkers(lines []string) model.Markers {
 		if !strings.HasPrefix(text, "+") {
 			continue
 		}
+		for _, text := range splitMarkerLine(text) {
+			out = append(out, parseMarker(text)...)
+		}
+	}
+	return out
+}
+
+// splitMarkerLine splits a line that holds several markers separated by
+// white space ("+featureGate=Foo +optional", as real Kubernetes types
+// write it). A line with quotes or parentheses is one marker: its value
+// may contain " +".
+func splitMarkerLine(text string) []string {
+	if strings.ContainsAny(text, "\"'`(") {
+		return []string{text}
+	}
+	f := strings.Fields(text)
+	var out []string
+	for _, tok := range f {
+		if len(out) > 0 && !(strings.HasPrefix(tok, "+") && len(tok) > 1 && isLetter(tok[1])) {
+			out[len(out)-1] += " " + tok
+			continue
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+func parseMarker(text string) model.Markers {
+	var out model.Markers
+	{
 		tags := codetags.Extract("+", []string{text})
 		for name, bodies := range tags {
 			if name == "" {
@@ -39,12 +72,36 @@ func ParseMarkers(lines []string) model.Markers {
 				case strings.HasPrefix(rest, "("):
 					value = rest
 				}
-				if i := strings.Index(value, " //"); i >= 0 {
-					value = value[:i]
-				}
+				value = stripTrailingComment(value, strings.HasPrefix(name, "k8s:"))
 				out = append(out, model.Marker{Key: name, Value: strings.TrimSpace(value)})
 			}
 		}
 	}
 	return out
+}
+
+// stripTrailingComment cuts a trailing comment off a marker value: " //"
+// always, " #" where the tag grammar has such comments. Text inside
+// quotes or backticks is never cut.
+func stripTrailingComment(value string, hash bool) string {
+	var quote byte
+	for i := 0; i < len(value); i++ {
+		c := value[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '`':
+			quote = c
+		case c == ' ' || c == '\t':
+			rest := strings.TrimLeft(value[i:], " \t")
+			if strings.HasPrefix(rest, "//") || hash && strings.HasPrefix(rest, "#") {
+				return strings.TrimSpace(value[:i])
+			}
+		}
+	}
+	return value
 }

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path"
 	"path/filepath"
@@ -42,15 +43,23 @@ type typeDecl struct {
 	expr    ast.Expr
 	imports map[string]string
 	pkg     *declPkg
+	alias   bool
 }
 
 func newResolver(s *state) *resolver {
 	return &resolver{s: s, modCache: goenv.ModCache(), pkgs: map[string]*declPkg{}}
 }
 
-// resolveNillability fills Nillable and NillableWhy of every field of p.
+// resolveNillability fills Nillable, NillableWhy, ValueKind and
+// TypeID of every field of p.
 func (s *state) resolveNillability(p *model.Package) {
+	ctx := s.res.repoPkg(p.ImportPath, p.Dir)
 	for _, t := range p.Types {
+		if t.Kind == model.KindOther && t.Underlying != "" {
+			if e, err := parser.ParseExpr(t.Underlying); err == nil {
+				t.UnderlyingID = s.res.identity(e, p.Imports[t.Pos.File], ctx, map[string]bool{})
+			}
+		}
 		for _, f := range t.Fields {
 			expr, ok := s.exprs[f.Type]
 			if !ok {
@@ -64,69 +73,59 @@ func (s *state) resolveNillability(p *model.Package) {
 				s.exprs[f.Type], expr = e, e
 			}
 			if expr == nil {
-				f.Nillable, f.NillableWhy = model.NillUnknown, "cannot parse type expression"
+				f.Nillable, f.NillableWhy, f.ValueKind, f.TypeID = model.NillUnknown, "cannot parse type expression", model.KindUnknown, f.Type
 				continue
 			}
-			ctx := s.res.repoPkg(p.ImportPath, p.Dir)
-			f.Nillable, f.NillableWhy = s.res.nillable(expr, p.Imports[f.Pos.File], ctx, map[string]bool{})
+			imports := p.Imports[f.Pos.File]
+			kind, why := s.res.kind(expr, imports, ctx, map[string]bool{})
+			f.ValueKind, f.NillableWhy = kind, why
+			f.Nillable = kind.Nillability()
+			f.TypeID = s.res.identity(expr, imports, ctx, map[string]bool{})
 		}
 	}
 }
 
-// nillable decides whether values of type expression e can be nil.
-// Parentheses and instantiations are unwrapped without limit; a chain of
-// named types is followed until it ends or revisits a type (seen holds
-// the named types on the way: a real definition cycle).
-func (r *resolver) nillable(e ast.Expr, imports map[string]string, pkg *declPkg, seen map[string]bool) (model.Nillability, string) {
-	for {
-		switch x := e.(type) {
-		case *ast.ParenExpr:
-			e = x.X
-			continue
-		case *ast.IndexExpr:
-			e = x.X
-			continue
-		case *ast.IndexListExpr:
-			e = x.X
-			continue
-		}
-		break
-	}
+// kind decides what values of type expression e are (struct, string,
+// pointer, ...). Parentheses and instantiations are unwrapped without
+// limit; a chain of named types is followed until it ends or revisits a
+// type (seen holds the named types on the way: a real definition cycle).
+func (r *resolver) kind(e ast.Expr, imports map[string]string, pkg *declPkg, seen map[string]bool) (model.ValueKind, string) {
+	e = unwrap(e)
 	switch x := e.(type) {
 	case *ast.StarExpr:
-		return model.Nillable, "pointer"
+		return model.KindPointer, "pointer"
 	case *ast.ArrayType:
 		if x.Len == nil {
-			return model.Nillable, "slice"
+			return model.KindSlice, "slice"
 		}
-		return model.NotNillable, "array"
+		return model.KindArray, "array"
 	case *ast.MapType:
-		return model.Nillable, "map"
+		return model.KindMap, "map"
 	case *ast.InterfaceType:
-		return model.Nillable, "interface"
+		return model.KindInterface, "interface"
 	case *ast.FuncType:
-		return model.Nillable, "func"
+		return model.KindFunc, "func"
 	case *ast.ChanType:
-		return model.Nillable, "channel"
+		return model.KindChan, "channel"
 	case *ast.StructType:
-		return model.NotNillable, "struct"
+		return model.KindStructValue, "struct"
 	case *ast.Ident:
 		switch x.Name {
 		case "any", "error":
-			return model.Nillable, "interface"
+			return model.KindInterface, "interface"
 		}
-		if model.IsBuiltin(x.Name) {
-			return model.NotNillable, x.Name
+		if k, ok := builtinKind(x.Name); ok {
+			return k, x.Name
 		}
 		return r.named(pkg, x.Name, seen)
 	case *ast.SelectorExpr:
 		id, ok := x.X.(*ast.Ident)
 		if !ok {
-			return model.NillUnknown, "unsupported type expression"
+			return model.KindUnknown, "unsupported type expression"
 		}
 		ip, ok := imports[id.Name]
 		if !ok {
-			return model.NillUnknown, "import " + id.Name + " not found"
+			return model.KindUnknown, "import " + id.Name + " not found"
 		}
 		from := ""
 		if pkg != nil {
@@ -134,43 +133,162 @@ func (r *resolver) nillable(e ast.Expr, imports map[string]string, pkg *declPkg,
 		}
 		return r.named(r.pkgFor(ip, from), x.Sel.Name, seen)
 	}
-	return model.NillUnknown, "unsupported type expression"
+	return model.KindUnknown, "unsupported type expression"
 }
 
-// named resolves a named type of pkg.
-func (r *resolver) named(pkg *declPkg, name string, seen map[string]bool) (model.Nillability, string) {
+// unwrap removes parentheses and type arguments.
+func unwrap(e ast.Expr) ast.Expr {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		default:
+			return e
+		}
+	}
+}
+
+// builtinKind classifies a predeclared type.
+func builtinKind(name string) (model.ValueKind, bool) {
+	switch name {
+	case "string":
+		return model.KindString, true
+	case "bool":
+		return model.KindBool, true
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr",
+		"float32", "float64", "complex64", "complex128", "byte", "rune":
+		return model.KindNumber, true
+	}
+	return "", false
+}
+
+// identity is the type of e by identity rather than spelling: a name
+// qualified by an import alias becomes its import path ("*metav1.Time"
+// and "*mv1.Time" are both "*k8s.io/apimachinery/pkg/apis/meta/v1.Time"),
+// and a type alias (type A = B) becomes what it stands for. Names of the
+// package itself stay unqualified; parentheses are dropped.
+func (r *resolver) identity(e ast.Expr, imports map[string]string, pkg *declPkg, seen map[string]bool) string {
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		return r.identity(x.X, imports, pkg, seen)
+	case *ast.StarExpr:
+		return "*" + r.identity(x.X, imports, pkg, seen)
+	case *ast.ArrayType:
+		if x.Len == nil {
+			return "[]" + r.identity(x.Elt, imports, pkg, seen)
+		}
+		return "[" + types.ExprString(x.Len) + "]" + r.identity(x.Elt, imports, pkg, seen)
+	case *ast.MapType:
+		return "map[" + r.identity(x.Key, imports, pkg, seen) + "]" + r.identity(x.Value, imports, pkg, seen)
+	case *ast.Ident:
+		if x.Name == "any" || x.Name == "error" || model.IsBuiltin(x.Name) {
+			return x.Name
+		}
+		if target, ok := r.alias(pkg, x.Name, seen); ok {
+			return r.qualify(r.identity(target.expr, target.imports, target.pkg, seen), target.pkg, pkg)
+		}
+		return x.Name
+	case *ast.SelectorExpr:
+		id, ok := x.X.(*ast.Ident)
+		if !ok {
+			return types.ExprString(e)
+		}
+		ip, ok := imports[id.Name]
+		if !ok {
+			return types.ExprString(e)
+		}
+		from := ""
+		if pkg != nil {
+			from = pkg.fromDir
+		}
+		if target, ok := r.alias(r.pkgFor(ip, from), x.Sel.Name, seen); ok {
+			return r.qualify(r.identity(target.expr, target.imports, target.pkg, seen), target.pkg, pkg)
+		}
+		if pkg != nil && ip == pkg.path {
+			return x.Sel.Name
+		}
+		return ip + "." + x.Sel.Name
+	case *ast.IndexExpr:
+		return r.identity(x.X, imports, pkg, seen) + "[" + r.identity(x.Index, imports, pkg, seen) + "]"
+	case *ast.IndexListExpr:
+		var args []string
+		for _, a := range x.Indices {
+			args = append(args, r.identity(a, imports, pkg, seen))
+		}
+		return r.identity(x.X, imports, pkg, seen) + "[" + strings.Join(args, ",") + "]"
+	}
+	return types.ExprString(e)
+}
+
+// qualify rewrites the package-local names of an identity computed in
+// package from so that it reads right in package to (an alias declared in
+// another package that stands for one of that package's own types).
+func (r *resolver) qualify(id string, from, to *declPkg) string {
+	if from == nil || to == nil || from.path == to.path {
+		return id
+	}
+	return model.QualifyLocal(id, from.path)
+}
+
+// alias returns the declaration a named type stands for when it is an
+// alias (type A = B); ok is false for defined types and unknown names.
+func (r *resolver) alias(pkg *declPkg, name string, seen map[string]bool) (*typeDecl, bool) {
 	if pkg == nil {
-		return model.NillUnknown, "unknown package"
+		return nil, false
+	}
+	if pkg.dir == "" {
+		r.loadModCache(pkg)
+	}
+	d := pkg.decls[name]
+	if d == nil || !d.alias {
+		return nil, false
 	}
 	qual := pkg.path + "." + name
 	if seen[qual] {
-		return model.NillUnknown, "type definition cycle through " + qual
+		return nil, false
+	}
+	seen[qual] = true
+	return d, true
+}
+
+// named resolves a named type of pkg.
+func (r *resolver) named(pkg *declPkg, name string, seen map[string]bool) (model.ValueKind, string) {
+	if pkg == nil {
+		return model.KindUnknown, "unknown package"
+	}
+	qual := pkg.path + "." + name
+	if seen[qual] {
+		return model.KindUnknown, "type definition cycle through " + qual
 	}
 	seen[qual] = true
 	if pkg.dir == "" {
 		// Outside the repository: the table first (no disk access), then
 		// the module cache, read once per package.
-		if n, ok := wellKnown[qual]; ok {
-			return n, "well-known type " + qual
+		if k, ok := wellKnown[qual]; ok {
+			return k, "well-known type " + qual
 		}
 		r.loadModCache(pkg)
 	}
 	if pkg.found {
 		if d := pkg.decls[name]; d != nil {
-			n, why := r.nillable(d.expr, d.imports, d.pkg, seen)
+			k, why := r.kind(d.expr, d.imports, d.pkg, seen)
 			if _, isIdent := d.expr.(*ast.Ident); isIdent || strings.Contains(why, " (") {
-				return n, why
+				return k, why
 			}
-			return n, why + " (" + qual + ", " + pkg.where + ")"
+			return k, why + " (" + qual + ", " + pkg.where + ")"
 		}
 	}
-	if n, ok := wellKnown[qual]; ok {
-		return n, "well-known type " + qual
+	if k, ok := wellKnown[qual]; ok {
+		return k, "well-known type " + qual
 	}
 	if pkg.found {
-		return model.NillUnknown, "type " + qual + " not found in " + pkg.where
+		return model.KindUnknown, "type " + qual + " not found in " + pkg.where
 	}
-	return model.NillUnknown, "cannot resolve " + qual + " (module not in this repository or the module cache, and not a well-known type)"
+	return model.KindUnknown, "cannot resolve " + qual + " (module not in this repository or the module cache, and not a well-known type)"
 }
 
 // repoPkg returns the declarations of a package in this repository.
@@ -273,20 +391,19 @@ func indexDecls(p *declPkg, f *ast.File) {
 		}
 		for _, spec := range gd.Specs {
 			ts := spec.(*ast.TypeSpec)
-			p.decls[ts.Name.Name] = &typeDecl{expr: ts.Type, imports: imports, pkg: p}
+			p.decls[ts.Name.Name] = &typeDecl{expr: ts.Type, imports: imports, pkg: p, alias: ts.Assign.IsValid()}
 		}
 	}
 }
 
 // wellKnown answers for common types of Kubernetes and the standard
-// library when their modules cannot be read. Struct types are listed as
-// not nillable so that a value-typed new field of such a type is caught.
-var wellKnown = map[string]model.Nillability{}
+// library when their modules cannot be read: what their values are.
+var wellKnown = map[string]model.ValueKind{}
 
 func init() {
-	add := func(pkg string, n model.Nillability, names ...string) {
+	add := func(pkg string, k model.ValueKind, names ...string) {
 		for _, name := range names {
-			wellKnown[pkg+"."+name] = n
+			wellKnown[pkg+"."+name] = k
 		}
 	}
 	const (
@@ -301,37 +418,46 @@ func init() {
 		netv1    = "k8s.io/api/networking/v1"
 		autoscv1 = "k8s.io/api/autoscaling/v1"
 	)
-	add(corev1, model.Nillable, "ResourceList")
-	add(corev1, model.NotNillable,
+	add(corev1, model.KindMap, "ResourceList")
+	add(corev1, model.KindString,
 		"ResourceName", "Protocol", "PullPolicy", "RestartPolicy", "ServiceType", "IPFamily", "IPFamilyPolicy",
-		"TaintEffect", "TolerationOperator", "ConditionStatus", "PersistentVolumeAccessMode", "DNSPolicy",
+		"TaintEffect", "TolerationOperator", "ConditionStatus", "PersistentVolumeAccessMode", "DNSPolicy")
+	add(corev1, model.KindStructValue,
 		"Toleration", "Taint", "LocalObjectReference", "ObjectReference", "SecretReference", "ResourceRequirements",
 		"Container", "PodSpec", "PodTemplateSpec", "EnvVar", "Volume", "VolumeMount", "Affinity", "NodeSelector",
 		"SecurityContext", "PodSecurityContext", "ServicePort", "ContainerPort", "TypedLocalObjectReference",
 		"ConfigMapKeySelector", "SecretKeySelector", "Probe", "Capabilities", "TopologySpreadConstraint",
 		"PersistentVolumeClaimSpec", "LoadBalancerIngress", "NodeAddress", "ResourceClaim")
-	add(metav1, model.NotNillable,
+	add(metav1, model.KindStructValue,
 		"Time", "MicroTime", "Duration", "ObjectMeta", "TypeMeta", "ListMeta", "LabelSelector",
-		"LabelSelectorRequirement", "Condition", "ConditionStatus", "OwnerReference", "GroupVersionKind",
-		"GroupVersionResource", "GroupResource", "FieldsV1", "ManagedFieldsEntry", "Status", "LabelSelectorOperator",
-		"DeletionPropagation", "Preconditions")
-	add(metav1, model.Nillable, "Object", "Fields")
-	add(runtime, model.NotNillable, "RawExtension", "Unknown", "TypeMeta")
-	add(runtime, model.Nillable, "Object")
-	add(resource, model.NotNillable, "Quantity", "Format")
-	add(intstr, model.NotNillable, "IntOrString", "Type")
-	add(types, model.NotNillable, "UID", "NamespacedName", "PatchType", "NodeName")
-	add(apiext, model.NotNillable, "JSON", "JSONSchemaProps", "CustomResourceDefinitionSpec")
-	add(rbacv1, model.NotNillable, "PolicyRule", "Subject", "RoleRef", "AggregationRule")
-	add(netv1, model.NotNillable, "NetworkPolicySpec", "IngressTLS", "IngressRule")
-	add(autoscv1, model.NotNillable, "CrossVersionObjectReference")
-	add("encoding/json", model.Nillable, "RawMessage")
-	add("time", model.NotNillable, "Duration", "Time", "Month", "Weekday")
-	add("k8s.io/apimachinery/pkg/labels", model.Nillable, "Set", "Selector")
-	add("k8s.io/apimachinery/pkg/util/sets", model.Nillable, "String", "Int", "Int32", "Int64", "Byte", "Set", "Empty")
-	add("k8s.io/component-base/config/v1alpha1", model.NotNillable,
+		"LabelSelectorRequirement", "Condition", "OwnerReference", "GroupVersionKind",
+		"GroupVersionResource", "GroupResource", "FieldsV1", "ManagedFieldsEntry", "Status", "Preconditions")
+	add(metav1, model.KindString, "ConditionStatus", "LabelSelectorOperator", "DeletionPropagation")
+	add(metav1, model.KindInterface, "Object")
+	add(metav1, model.KindMap, "Fields")
+	add(runtime, model.KindStructValue, "RawExtension", "Unknown", "TypeMeta")
+	add(runtime, model.KindInterface, "Object")
+	add(resource, model.KindStructValue, "Quantity")
+	add(resource, model.KindString, "Format")
+	add(intstr, model.KindStructValue, "IntOrString")
+	add(intstr, model.KindNumber, "Type")
+	add(types, model.KindString, "UID", "PatchType", "NodeName")
+	add(types, model.KindStructValue, "NamespacedName")
+	add(apiext, model.KindStructValue, "JSON", "JSONSchemaProps", "CustomResourceDefinitionSpec")
+	add(rbacv1, model.KindStructValue, "PolicyRule", "Subject", "RoleRef", "AggregationRule")
+	add(netv1, model.KindStructValue, "NetworkPolicySpec", "IngressTLS", "IngressRule")
+	add(autoscv1, model.KindStructValue, "CrossVersionObjectReference")
+	add("encoding/json", model.KindSlice, "RawMessage")
+	add("time", model.KindStructValue, "Time")
+	add("time", model.KindNumber, "Duration", "Month", "Weekday")
+	add("k8s.io/apimachinery/pkg/labels", model.KindMap, "Set")
+	add("k8s.io/apimachinery/pkg/labels", model.KindInterface, "Selector")
+	add("k8s.io/apimachinery/pkg/util/sets", model.KindMap, "String", "Int", "Int32", "Int64", "Byte", "Set")
+	add("k8s.io/apimachinery/pkg/util/sets", model.KindStructValue, "Empty")
+	add("k8s.io/component-base/config/v1alpha1", model.KindStructValue,
 		"LeaderElectionConfiguration", "ClientConnectionConfiguration", "DebuggingConfiguration", "LoggingConfiguration")
-	add("k8s.io/component-base/config", model.NotNillable,
+	add("k8s.io/component-base/config", model.KindStructValue,
 		"LeaderElectionConfiguration", "ClientConnectionConfiguration", "DebuggingConfiguration")
-	add("k8s.io/component-base/logs/api/v1", model.NotNillable, "LoggingConfiguration", "Format")
+	add("k8s.io/component-base/logs/api/v1", model.KindStructValue, "LoggingConfiguration")
+	add("k8s.io/component-base/logs/api/v1", model.KindString, "Format")
 }

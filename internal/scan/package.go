@@ -251,6 +251,11 @@ func commentLines(cg *ast.CommentGroup) []string {
 
 var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
 
+// alphaText is how Kubernetes-style doc comments call a field alpha
+// ("This is an alpha field and requires enabling the X feature gate.",
+// "alpha-level", "This field is alpha").
+var alphaText = regexp.MustCompile(`(?i)\b(an alpha field|alpha-level|(field|feature) is (in )?alpha|is an alpha feature)\b`)
+
 // isDeprecated reports whether a doc comment has a "Deprecated:" paragraph
 // (Go's convention; also accepted in upper case as older Kubernetes code
 // writes it).
@@ -332,6 +337,7 @@ func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
 		Markers: ParseMarkers(lines),
 	}
 	base.Deprecated = isDeprecated(lines)
+	base.Alpha = base.Markers.Has("k8s:alpha") || alphaText.MatchString(base.Doc)
 	if f.Tag != nil {
 		tag, err := strconv.Unquote(f.Tag.Value)
 		if err != nil {

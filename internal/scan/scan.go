@@ -5,7 +5,6 @@
 package scan
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -18,6 +17,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/contract"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
 )
@@ -32,14 +33,25 @@ type Source interface {
 // GroupSpec lists one API group explicitly (from configuration), which
 // replaces discovery.
 type GroupSpec struct {
-	Dir     string
+	Dir string
+	// Profile overrides the group's profile ("" detects it).
 	Profile model.Profile
+	// Versions are directories of external versions elsewhere (split
+	// layout); empty means the version sub-directories of Dir.
+	Versions []string
+	// Stable are versions judged as GA whatever their names say.
+	Stable []string
 }
 
 // Options tune a scan.
 type Options struct {
 	// Groups, when non-empty, replaces automatic discovery.
 	Groups []GroupSpec
+	// Profile is the repository's profile; "" detects it (DetectProfile).
+	Profile model.Profile
+	// Exclude are globs (config.MatchGlob syntax) of directories that are
+	// never API groups, in addition to the built-in exclusions.
+	Exclude []string
 }
 
 // Error is a scan failure that names a file position.
@@ -141,15 +153,20 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		versions []string
 	}
 	var cands []*cand
+	stable := map[string][]string{}
 	if len(opts.Groups) > 0 {
 		for _, g := range opts.Groups {
 			c := &cand{dir: strings.Trim(path.Clean(g.Dir), "/"), profile: g.Profile, explicit: true}
+			for _, v := range g.Versions {
+				c.versions = append(c.versions, strings.Trim(path.Clean(v), "/"))
+			}
+			stable[c.dir] = g.Stable
 			cands = append(cands, c)
 		}
 	} else {
 		byDir := map[string]*cand{}
 		for d := range s.goFiles {
-			if !IsVersionDir(path.Base(d)) || d == "." {
+			if !IsVersionDir(path.Base(d)) || d == "." || Excluded(d, opts.Exclude) {
 				continue
 			}
 			parent := path.Dir(d)
@@ -163,6 +180,9 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		sort.Slice(cands, func(i, j int) bool { return cands[i].dir < cands[j].dir })
 	}
 	for _, c := range cands {
+		if len(c.versions) > 0 {
+			continue // listed in the configuration (split layout)
+		}
 		prefix := c.dir + "/"
 		if c.dir == "." {
 			prefix = ""
@@ -196,10 +216,17 @@ func (s *state) run(opts Options) (*model.Model, error) {
 			if !c.explicit && !declaresGroup(s.parsed, files) {
 				continue
 			}
+			// Kubernetes' split layout: pkg/apis/<group>/<version> holds
+			// only conversions and names the external types' package.
+			if ext := s.externalTypes(v); ext != "" {
+				v = ext
+			}
 			pkg, err := s.buildPackage(v, path.Base(v))
 			if err != nil {
 				return nil, err
 			}
+			pkg.Maturity = maturityOf(pkg.Version, stable[c.dir])
+			pkg.Deprecated = versionDeprecated(pkg)
 			g.Versions = append(g.Versions, pkg)
 			if g.Name == "" {
 				g.Name = pkg.GroupName
@@ -219,10 +246,19 @@ func (s *state) run(opts Options) (*model.Model, error) {
 				g.Internal = pkg
 			}
 		}
-		if g.Profile == "" {
-			g.Profile = DefaultProfile(g.Dir, g.Name)
+		if g.Profile == "" && IsComponentConfig(g) {
+			g.Profile = model.ProfileComponentConfig
 		}
 		m.Groups = append(m.Groups, g)
+	}
+	m.Profile = opts.Profile
+	if m.Profile == "" {
+		m.Profile = s.DetectProfile(m)
+	}
+	for _, g := range m.Groups {
+		if g.Profile == "" {
+			g.Profile = m.Profile
+		}
 	}
 	for _, g := range m.Groups {
 		for _, p := range g.Packages() {
@@ -230,38 +266,154 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		}
 	}
 	m.Sort()
+	contract.Normalize(m)
 	return m, nil
 }
 
-// DefaultProfile classifies component-configuration groups (e.g.
-// pkg/gardenlet/apis/config, pkg/apis/config/<component>, groups named
-// *.config.*) as componentconfig, everything else as api.
-func DefaultProfile(dir, groupName string) model.Profile {
-	if strings.Contains(groupName, ".config.") || strings.HasPrefix(groupName, "config.") {
-		return model.ProfileComponentConfig
+// IsComponentConfig reports a component-configuration group: a group
+// whose kinds have neither ObjectMeta nor a spec or status (configuration
+// files, not API objects),
+// or one whose directory or group name says so (pkg/<component>/apis/config,
+// pkg/apis/config/<component>, *.config.*).
+func IsComponentConfig(g *model.Group) bool {
+	if strings.Contains(g.Name, ".config.") || strings.HasPrefix(g.Name, "config.") {
+		return true
 	}
-	segs := strings.Split(dir, "/")
+	segs := strings.Split(g.Dir, "/")
 	for i := 0; i+1 < len(segs); i++ {
 		if segs[i] == "apis" && segs[i+1] == "config" {
-			return model.ProfileComponentConfig
+			return true
 		}
 	}
-	return model.ProfileAPI
+	kinds, withMeta := 0, 0
+	for _, p := range g.Versions {
+		for _, t := range p.Types {
+			if !t.RootKind || strings.HasSuffix(t.Name, "List") {
+				continue
+			}
+			kinds++
+			for _, f := range t.Fields {
+				// An API object has ObjectMeta, or at least a spec or status.
+				if f.Embedded && strings.HasSuffix(f.Name, "ObjectMeta") || f.Name == "Spec" || f.Name == "Status" {
+					withMeta++
+					break
+				}
+			}
+		}
+	}
+	return kinds > 0 && withMeta == 0
+}
+
+// excludedSegments are directory names that never hold API groups:
+// generated clients, test code and fixtures, vendored copies.
+var excludedSegments = map[string]bool{
+	"clientset": true, "clientsets": true, "listers": true, "informers": true, "applyconfiguration": true,
+	"applyconfigurations": true, "fake": true, "fakes": true, "testdata": true, "test": true, "tests": true,
+	"e2e": true, "fixtures": true, "third_party": true, "vendor": true, "testing": true, "mocks": true,
+}
+
+// Excluded reports whether a directory is never an API group: a built-in
+// exclusion (generated clients, test code, fixtures, vendored copies) or
+// one of the configured globs.
+func Excluded(dir string, globs []string) bool {
+	for _, seg := range strings.Split(dir, "/") {
+		if excludedSegments[seg] {
+			return true
+		}
+	}
+	for _, g := range globs {
+		if config.MatchGlob(g, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// ExcludedGroupDirs lists the directories with version sub-packages that
+// discovery leaves out (Excluded), sorted: what apicheck init shows.
+func ExcludedGroupDirs(files []string, globs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range files {
+		if !scannable(f) {
+			continue
+		}
+		d := path.Dir(f)
+		if !IsVersionDir(path.Base(d)) || !Excluded(d, globs) {
+			continue
+		}
+		if g := path.Dir(d); !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// maturityOf is a version's stability from its name, unless configured
+// stable.
+func maturityOf(version string, stable []string) model.Maturity {
+	for _, s := range stable {
+		if strings.EqualFold(s, version) {
+			return model.GA
+		}
+	}
+	switch {
+	case strings.Contains(version, "alpha"):
+		return model.Alpha
+	case strings.Contains(version, "beta"):
+		return model.Beta
+	}
+	return model.GA
+}
+
+// versionDeprecated reports a version whose every kind is marked
+// deprecated (+k8s:prerelease-lifecycle-gen:deprecated/removed, or a
+// "Deprecated:" paragraph).
+func versionDeprecated(p *model.Package) bool {
+	kinds, deprecated := 0, 0
+	for _, t := range p.Types {
+		if !t.RootKind || strings.HasSuffix(t.Name, "List") {
+			continue
+		}
+		kinds++
+		if t.Markers.Has("k8s:prerelease-lifecycle-gen:deprecated") || t.Markers.Has("k8s:prerelease-lifecycle-gen:removed") ||
+			isDeprecated(strings.Split(t.Doc, "\n")) {
+			deprecated++
+		}
+	}
+	return kinds > 0 && deprecated == kinds
 }
 
 var groupNameMarker = regexp.MustCompile(`(?m)^\s*//\s*\+groupName\s*=`)
 
-// declaresGroup reports whether a version package declares +groupName or
-// a SchemeGroupVersion, which is what makes a vN directory an API version.
+// declaresGroup reports whether a version package declares its API group:
+// a +groupName marker, or a package-level SchemeGroupVersion (Kubernetes
+// style) or GroupVersion (kubebuilder style) of its own. A package that
+// only uses another package's SchemeGroupVersion (a generated clientset,
+// lister or informer) does not.
 func declaresGroup(parsed map[string]*parsedFile, files []string) bool {
 	for _, f := range files {
 		pf := parsed[f]
 		if pf == nil {
 			continue
 		}
-		if groupNameMarker.Match(pf.src) || bytes.Contains(pf.src, []byte("SchemeGroupVersion")) ||
-			bytes.Contains(pf.src, []byte("+kubebuilder:object:generate=true")) && bytes.Contains(pf.src, []byte("GroupVersion")) {
+		if groupNameMarker.Match(pf.src) {
 			return true
+		}
+		for _, d := range pf.file.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR && gd.Tok != token.CONST {
+				continue
+			}
+			for _, sp := range gd.Specs {
+				for _, n := range sp.(*ast.ValueSpec).Names {
+					if n.Name == "SchemeGroupVersion" || n.Name == "GroupVersion" {
+						return true
+					}
+				}
+			}
 		}
 	}
 	return false

@@ -119,7 +119,7 @@ func TestScanDiscoveryAndModel(t *testing.T) {
 		groups = append(groups, g.Dir+" "+string(g.Profile)+" "+g.Name+" "+strings.Join(vs, ","))
 	}
 	want := []string{
-		"pkg/apis/core api core.gardener.cloud example.com/repo/pkg/apis/core@,example.com/repo/pkg/apis/core/v1beta1@v1beta1",
+		"pkg/apis/core kubernetes core.gardener.cloud example.com/repo/pkg/apis/core@,example.com/repo/pkg/apis/core/v1beta1@v1beta1",
 		"pkg/gardenlet/apis/config componentconfig  example.com/repo/pkg/gardenlet/apis/config@,example.com/repo/pkg/gardenlet/apis/config/v1alpha1@v1alpha1",
 	}
 	if d := cmp.Diff(want, groups); d != "" {
@@ -196,7 +196,7 @@ func TestScanErrors(t *testing.T) {
 
 func TestScanExplicitGroups(t *testing.T) {
 	src := baseRepo()
-	m, err := scan.Scan(src, scan.Options{Groups: []scan.GroupSpec{{Dir: "pkg/util", Profile: model.ProfileAPI}}})
+	m, err := scan.Scan(src, scan.Options{Groups: []scan.GroupSpec{{Dir: "pkg/util", Profile: model.ProfileGardener}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,27 +211,121 @@ func TestScanExplicitGroups(t *testing.T) {
 	}
 }
 
-func TestDefaultProfile(t *testing.T) {
+func TestComponentConfigDetection(t *testing.T) {
+	kind := func(name string, meta bool) *model.Type {
+		t := &model.Type{Name: name, Kind: model.KindStruct, RootKind: true,
+			Fields: []*model.Field{{Name: "TypeMeta", Embedded: true}}}
+		if meta {
+			t.Fields = append(t.Fields, &model.Field{Name: "ObjectMeta", Embedded: true})
+		}
+		return t
+	}
 	for _, c := range []struct {
 		dir, group string
-		want       model.Profile
+		kinds      []*model.Type
+		want       bool
 	}{
-		{"pkg/apis/core", "core.gardener.cloud", model.ProfileAPI},
-		{"pkg/controllermanager/apis/config", "", model.ProfileComponentConfig},
-		{"pkg/apis/config/gardenlet", "", model.ProfileComponentConfig},
-		{"pkg/kubelet/apis", "kubelet.config.k8s.io", model.ProfileComponentConfig},
-		{"pkg/apis/operator", "operator.gardener.cloud", model.ProfileAPI},
+		{"pkg/apis/core", "core.gardener.cloud", []*model.Type{kind("Shoot", true)}, false},
+		{"pkg/controllermanager/apis/config", "", nil, true},
+		{"pkg/apis/config/gardenlet", "", nil, true},
+		{"pkg/kubelet/apis", "kubelet.config.k8s.io", nil, true},
+		{"pkg/apis/operator", "operator.gardener.cloud", []*model.Type{kind("Garden", true)}, false},
+		// An admission plugin's configuration: its kind has no ObjectMeta.
+		{"plugin/pkg/shoot/dnsrewriting/apis/dnsrewriting", "dnsrewriting.admission.gardener.cloud",
+			[]*model.Type{kind("Configuration", false)}, true},
 	} {
-		if got := scan.DefaultProfile(c.dir, c.group); got != c.want {
-			t.Errorf("DefaultProfile(%q, %q) = %s, want %s", c.dir, c.group, got, c.want)
+		g := &model.Group{Dir: c.dir, Name: c.group, Versions: []*model.Package{{Version: "v1alpha1", Types: c.kinds}}}
+		if got := scan.IsComponentConfig(g); got != c.want {
+			t.Errorf("IsComponentConfig(%s) = %v, want %v", c.dir, got, c.want)
 		}
+	}
+}
+
+// Discovery finds API groups only: generated clients that use another
+// package's SchemeGroupVersion, test fixtures and vendored copies are not
+// groups, nor are configured exclusions.
+func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
+	api := "// +groupName=core.example.cloud\npackage v1\n\n// Spec is a spec.\ntype Spec struct{}\n"
+	src := mapSource{
+		"go.mod":                    "module example.com/repo\n\ngo 1.22\n",
+		"pkg/apis/core/v1/types.go": api,
+		"pkg/client/clientset/versioned/typed/core/v1/core_client.go": "package v1\n\nimport v1 \"example.com/repo/pkg/apis/core/v1\"\n\nvar _ = v1.SchemeGroupVersion\n\n// CoreV1Client is a client.\ntype CoreV1Client struct{}\n",
+		"pkg/client/core/v1/lister.go":                                "package v1\n\nimport v1 \"example.com/repo/pkg/apis/core/v1\"\n\nvar _ = v1.SchemeGroupVersion\n\n// Lister lists.\ntype Lister struct{}\n",
+		"test/e2e/apis/fixture/v1/types.go":                           api,
+		"third_party/upstream/apis/v1alpha1/types.go":                 "// +groupName=upstream.io\npackage v1alpha1\n\n// Thing is upstream.\ntype Thing struct{}\n",
+		"pkg/provider-local/apis/local/v1alpha1/types.go":             "// +groupName=local.provider.example.cloud\npackage v1alpha1\n\n// Config is local.\ntype Config struct{}\n",
+		"pkg/apis/kb/v1/groupversion_info.go":                         "package v1\n\nimport \"k8s.io/apimachinery/pkg/runtime/schema\"\n\nvar GroupVersion = schema.GroupVersion{Group: \"kb.example.io\", Version: \"v1\"}\n\n// Widget is a kind.\ntype Widget struct{}\n",
+	}
+	m, err := scan.Scan(src, scan.Options{Exclude: []string{"pkg/provider-local/**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, g := range m.Groups {
+		dirs = append(dirs, g.Dir)
+	}
+	if got := strings.Join(dirs, " "); got != "pkg/apis/core pkg/apis/kb" {
+		t.Errorf("groups = %s, want pkg/apis/core pkg/apis/kb", got)
+	}
+}
+
+// The repository's profile is detected from its modules and API markers;
+// versions get their maturity from their names or the configuration.
+func TestProfileAndMaturity(t *testing.T) {
+	types := "// +groupName=core.example.cloud\npackage %s\n\n// Spec is a spec.\ntype Spec struct {\n\t// This is an alpha field and requires enabling the Foo feature gate.\n\t// +optional\n\tFoo *string `json:\"foo,omitempty\" protobuf:\"bytes,1,opt,name=foo\"`\n}\n"
+	files := func(mod, extra string) mapSource {
+		return mapSource{
+			"go.mod":                          "module " + mod + "\n\ngo 1.22\n" + extra,
+			"pkg/apis/core/v1/types.go":       fmt.Sprintf(types, "v1"),
+			"pkg/apis/core/v1beta1/types.go":  fmt.Sprintf(types, "v1beta1"),
+			"pkg/apis/core/v1alpha1/types.go": fmt.Sprintf(types, "v1alpha1"),
+		}
+	}
+	for _, c := range []struct {
+		src  mapSource
+		want model.Profile
+	}{
+		{files("github.com/gardener/gardener-extension-x", ""), model.ProfileGardener},
+		{files("example.com/ext", "require github.com/gardener/gardener v1.100.0\n"), model.ProfileGardener},
+		{files("k8s.io/api", ""), model.ProfileKubernetes},
+		{files("example.com/other", ""), model.ProfileKubernetes}, // protobuf tags, no kubebuilder
+	} {
+		m, err := scan.Scan(c.src, scan.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Profile != c.want || m.Groups[0].Profile != c.want {
+			t.Errorf("%s: profile %s / group %s, want %s", c.src["go.mod"], m.Profile, m.Groups[0].Profile, c.want)
+		}
+	}
+	m, err := scan.Scan(files("example.com/other", ""), scan.Options{Groups: []scan.GroupSpec{{Dir: "pkg/apis/core", Stable: []string{"v1alpha1"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]model.Maturity{}
+	for _, p := range m.Groups[0].Versions {
+		got[p.Version] = p.Maturity
+		if f := p.Type("Spec").Field("Foo"); !f.Alpha {
+			t.Errorf("%s: Foo not detected as an alpha field", p.Version)
+		}
+	}
+	want := map[string]model.Maturity{"v1": model.GA, "v1beta1": model.Beta, "v1alpha1": model.GA}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("maturity (-want +got):\n%s", d)
+	}
+	// Without kubebuilder markers and protobuf tags: crd.
+	crd := mapSource{"go.mod": "module example.com/op\n\ngo 1.22\n", "api/v1/types.go": "// +kubebuilder:object:generate=true\n// +groupName=op.example.io\npackage v1\n\n// Spec is a spec.\ntype Spec struct{}\n"}
+	if m, err := scan.Scan(crd, scan.Options{}); err != nil || m.Profile != model.ProfileCRD {
+		t.Errorf("kubebuilder project: profile %v, err %v; want crd", m.Profile, err)
 	}
 }
 
 // The scanner reads a real revision from git objects and the working tree.
 func TestScanGitSnapshots(t *testing.T) {
+	t.Parallel()
 	fx := gitfixture.New(t)
-	fx.Commit("base", map[string]string(baseRepo()))
+	fx.Import(gitfixture.Commit{Step: "base", Files: baseRepo()})
+	fx.Checkout()
 	fx.WriteWorktree(map[string]string{"pkg/apis/core/v1beta1/new.go": "package v1beta1\n\n// Added is untracked.\ntype Added struct{}\n"})
 	repo, err := git.Open(fx.Dir)
 	if err != nil {
@@ -267,12 +361,21 @@ func TestParseMarkers(t *testing.T) {
 		"+kubebuilder:default={\"a\": 1}",
 		"+k8s:validation:minimum=1 // a trailing comment",
 		"+apicheck:ignore=PROTO_NUMBER_CHANGED approved in review",
+		"+k8s:maximum=1000000000 # HighestUserDefinablePriority",
+		"+kubebuilder:validation:Pattern=`^#[a-f0-9]{6} //x$` // a comment",
+		"+k8s:validation:pattern=\"a # b\" # the comment",
+		"+kubebuilder:validation:Pattern=^a #b$",
 		"not +a marker",
 	})
 	want := model.Markers{
 		{Key: "optional"}, {Key: "listType", Value: "map"}, {Key: "listMapKey", Value: "name"},
 		{Key: "kubebuilder:default", Value: `{"a": 1}`}, {Key: "k8s:validation:minimum", Value: "1"},
 		{Key: "apicheck:ignore", Value: "PROTO_NUMBER_CHANGED approved in review"},
+		// "# comment" ends Kubernetes tags only, never inside quotes.
+		{Key: "k8s:maximum", Value: "1000000000"},
+		{Key: "kubebuilder:validation:Pattern", Value: "`^#[a-f0-9]{6} //x$`"},
+		{Key: "k8s:validation:pattern", Value: `"a # b"`},
+		{Key: "kubebuilder:validation:Pattern", Value: "^a #b$"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("markers (-want +got):\n%s", d)

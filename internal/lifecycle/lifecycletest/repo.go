@@ -9,11 +9,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
 // Module is the generated module path.
@@ -37,6 +37,50 @@ type Spec struct {
 	// OtherTags adds that many tags that are not releases
 	// ("nightly-<n>") spread over main.
 	OtherTags int
+	// Deps, when set, lays the controllers out as real code is: go.mod
+	// requires third-party modules (see Requires) that the controllers
+	// import, and every controller package imports a chain of in-repository
+	// helper packages (pkg/utils/u*), each importing the API and the next.
+	Deps bool
+}
+
+// Requires are the third-party modules a repository generated with Deps
+// requires (ModCache writes them).
+var Requires = []string{
+	"k8s.io/apimachinery v0.34.0",
+	"k8s.io/api v0.34.0",
+	"k8s.io/client-go v0.34.0",
+	"sigs.k8s.io/controller-runtime v0.22.0",
+	"github.com/go-logr/logr v1.4.3",
+}
+
+// ModCache writes a module cache under dir holding every module of
+// Requires with filesPerModule Go files each (source only, as `go mod
+// download` leaves it), and returns dir.
+func ModCache(tb testing.TB, dir string, filesPerModule int) string {
+	tb.Helper()
+	for _, r := range Requires {
+		mod, version, _ := strings.Cut(r, " ")
+		root := filepath.Join(dir, filepath.FromSlash(mod)+"@"+version)
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+mod+"\n\ngo 1.22\n"), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		for i := 0; i < filesPerModule; i++ {
+			pkg := fmt.Sprintf("pkg%d", i%20)
+			d := filepath.Join(root, pkg)
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				tb.Fatal(err)
+			}
+			src := fmt.Sprintf("package %s\n\n// T%d is a type.\ntype T%d struct {\n\tName string\n\tSpec struct{ SeedTemplate *string }\n}\n\nfunc F%d() *T%d { return &T%d{} }\n", pkg, i, i, i, i, i)
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("file%d.go", i)), []byte(src), 0o644); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	return dir
 }
 
 // Repo is a generated repository. Base and Head are branch names.
@@ -53,6 +97,28 @@ type Repo struct {
 
 const typesFiles = 6
 
+// utils is the number of helper packages of a repository with Deps.
+const utils = 20
+
+// depsController is controller file i of a repository with Deps: it
+// imports third-party packages, a helper package and the API; one in ten
+// uses the removed field through the helper's result, one in ten has the
+// field's name on a third-party type with another path.
+func depsController(i int, filler string) string {
+	imports := fmt.Sprintf("import (\n\t\"context\"\n\n\tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n\n\tcore \"%s/%s\"\n\tutil \"%s/pkg/utils/u%d\"\n)\n\n", Module, APIDir, Module, i%utils)
+	body := ""
+	switch i % 10 {
+	case 0: // uses the removed field, through a helper's result
+		body = "\tif util.Spec(s).SeedTemplate != nil {\n\t\tx = append(x, 1)\n\t}\n"
+	case 1: // the name on a third-party object: another path
+		body = "\tif o := c.Get(ctx); o.Config.SeedTemplate != nil {\n\t\tx = append(x, 2)\n\t}\n"
+	case 2: // another field
+		body = "\t_ = util.Region(s)\n"
+	}
+	return fmt.Sprintf("package c%d\n\n%s// F%d reconciles.\nfunc F%d(ctx context.Context, c client.Client, s *core.Shoot, _ metav1.Time) []int {\n\tvar x []int\n%s%s\treturn x\n}\n",
+		i%100, imports, i, i, body, filler)
+}
+
 // Commit is one commit of a history: files to write (a nil value deletes
 // the path), lightweight and annotated tags, and branches to point at it.
 type Commit struct {
@@ -60,88 +126,49 @@ type Commit struct {
 	Tags          []string
 	AnnotatedTags []string
 	Branches      []string
-	// Parents are the indexes of the parent commits in the list (the
-	// first parent's tree is the starting point); nil means the previous
-	// commit, and an empty non-nil list a root commit.
+	// Parents are the indexes of earlier commits in the list (the first
+	// parent's tree is the starting point); nil means the previous commit.
 	Parents []int
 }
 
 // FastImport builds a repository under tb.TempDir() from commits with one
-// `git fast-import`, with a fixed identity and dates, and returns its
-// directory. The working tree holds checkout (a branch), or nothing when
-// checkout is "".
+// `git fast-import` (gitfixture.Import), with a fixed identity and dates,
+// and returns its directory. The working tree holds checkout (a branch),
+// or nothing when checkout is "".
 func FastImport(tb testing.TB, commits []Commit, checkout string) string {
 	tb.Helper()
-	dir := filepath.Join(tb.TempDir(), "repo")
-	var s bytes.Buffer
+	f := gitfixture.New(tb)
+	steps := make([]gitfixture.Commit, len(commits))
 	for i, c := range commits {
-		if c.Parents != nil && len(c.Parents) == 0 && i > 0 {
-			s.WriteString("reset refs/heads/main\n\n") // a root commit
-		}
-		fmt.Fprintf(&s, "commit refs/heads/main\nmark :%d\ncommitter bench <bench@apicheck.invalid> %d +0000\n", i+1, 1700000000+i*60)
-		msg := fmt.Sprintf("step %d", i)
-		fmt.Fprintf(&s, "data %d\n%s\n", len(msg), msg)
-		parents := c.Parents
-		if parents == nil && i > 0 {
-			parents = []int{i - 1}
-		}
-		for k, p := range parents {
-			if p < 0 || p >= i {
-				tb.Fatalf("commit %d: parent %d is not an earlier commit", i, p)
-			}
-			if k == 0 {
-				fmt.Fprintf(&s, "from :%d\n", p+1)
+		files := make(map[string]string, len(c.Files))
+		for p, data := range c.Files {
+			if data == nil {
+				files[p] = gitfixture.Deleted
 			} else {
-				fmt.Fprintf(&s, "merge :%d\n", p+1)
+				files[p] = string(data)
 			}
 		}
-
-		paths := make([]string, 0, len(c.Files))
-		for p := range c.Files {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		for _, p := range paths {
-			if c.Files[p] == nil {
-				fmt.Fprintf(&s, "D %s\n", p)
-				continue
+		var parents []string
+		if c.Parents != nil {
+			if len(c.Parents) == 0 {
+				tb.Fatalf("commit %d: an empty list of parents (root commits are not supported)", i)
 			}
-			fmt.Fprintf(&s, "M 100644 inline %s\ndata %d\n", p, len(c.Files[p]))
-			s.Write(c.Files[p])
-			s.WriteByte('\n')
+			for _, p := range c.Parents {
+				if p < 0 || p >= i {
+					tb.Fatalf("commit %d: parent %d is not an earlier commit", i, p)
+				}
+				parents = append(parents, fmt.Sprintf("step%d", p))
+			}
 		}
-		for _, t := range c.Tags {
-			fmt.Fprintf(&s, "reset refs/tags/%s\nfrom :%d\n", t, i+1)
-		}
-		for _, t := range c.AnnotatedTags {
-			msg := "release " + t
-			fmt.Fprintf(&s, "tag %s\nfrom :%d\ntagger bench <bench@apicheck.invalid> %d +0000\ndata %d\n%s\n", t, i+1, 1700000000+i*60+30, len(msg), msg)
-		}
-		for _, br := range c.Branches {
-			fmt.Fprintf(&s, "reset refs/heads/%s\nfrom :%d\n", br, i+1)
-		}
+		steps[i] = gitfixture.Commit{Step: fmt.Sprintf("step%d", i), Files: files, Parents: parents,
+			Tags: c.Tags, AnnotatedTags: c.AnnotatedTags, Branches: c.Branches}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	run := func(stdin []byte, args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+dir)
-		if stdin != nil {
-			cmd.Stdin = bytes.NewReader(stdin)
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			tb.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	run(nil, "init", "-q", "-b", "main")
-	run(s.Bytes(), "fast-import", "--quiet")
-	run(nil, "pack-refs", "--all") // as in a clone
+	f.Import(steps...)
+	f.Git("pack-refs", "--all") // as in a clone
 	if checkout != "" {
-		run(nil, "checkout", "-q", "-f", checkout)
+		f.Git("checkout", "-q", "-f", checkout)
 	}
-	return dir
+	return f.Dir
 }
 
 // typesFile renders types_<file>.go: 40 structs of 15 protobuf fields,
@@ -190,12 +217,16 @@ type ShootSpec struct {
 
 // Generate writes the repository: the first commit has the API group and
 // the controllers, then Tags releases, a base commit and a head commit,
-// which is checked out (type information needs the working tree).
+// which is checked out.
 func Generate(tb testing.TB, spec Spec) *Repo {
 	tb.Helper()
 	r := &Repo{Base: "base", Head: "head", RemovedField: "ShootSpec.SeedTemplate"}
+	goMod := "module " + Module + "\n\ngo 1.22\n"
+	if spec.Deps {
+		goMod += "\nrequire (\n\t" + strings.Join(Requires, "\n\t") + "\n)\n"
+	}
 	files := map[string][]byte{
-		"go.mod":                             []byte("module " + Module + "\n\ngo 1.22\n"),
+		"go.mod":                             []byte(goMod),
 		APIDir + "/doc.go":                   []byte("// +groupName=core.example.cloud\npackage v1beta1\n"),
 		APIDir + "/types.go":                 []byte(shootTypes),
 		APIDir + "/zz_generated.deepcopy.go": append([]byte("package v1beta1\n"), bytes.Repeat([]byte("// generated\n"), 20000)...),
@@ -205,10 +236,31 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 	for f := 0; f < typesFiles; f++ {
 		files[fmt.Sprintf("%s/types_%d.go", APIDir, f)] = typesFile(f, 0, false)
 	}
+	if spec.Deps {
+		// pkg/utils/u0 ... u19: u<i> imports the API and u<i+1>.
+		for u := 0; u < utils; u++ {
+			next, call := "", ""
+			if u+1 < utils {
+				next = fmt.Sprintf("\tnext \"%s/pkg/utils/u%d\"\n", Module, u+1)
+				call = "\t_ = next.Region(s)\n"
+			}
+			files[fmt.Sprintf("pkg/utils/u%d/u.go", u)] = []byte(fmt.Sprintf("package u%d\n\nimport (\n\tcore \"%s/%s\"\n%s)\n\n"+
+				"// Region returns the Shoot's region.\nfunc Region(s *core.Shoot) string {\n%s\treturn s.Spec.Region\n}\n\n"+
+				"// Spec returns the Shoot's spec.\nfunc Spec(s *core.Shoot) *core.ShootSpec { return &s.Spec }\n", u, Module, APIDir, next, call))
+		}
+	}
 	filler := strings.Repeat("\t// Some code that does things with other things, a line of a typical controller.\n\tx = append(x, len(x))\n", 30)
 	for i := 0; len(files) < spec.Files; i++ {
 		pkg := fmt.Sprintf("pkg/controller/c%d", i%100)
 		var src string
+		if spec.Deps {
+			src = depsController(i, filler)
+			if i%10 == 0 {
+				r.UsagesAtBase++
+			}
+			files[fmt.Sprintf("%s/file%d.go", pkg, i)] = []byte(src)
+			continue
+		}
 		switch i % 10 {
 		case 0: // uses the removed field
 			src = fmt.Sprintf("package c%d\n\nimport core \"%s/%s\"\n\nfunc F%d(s *core.Shoot) []int {\n\tvar x []int\n\tif s.Spec.SeedTemplate != nil {\n\t\tx = append(x, 1)\n\t}\n%s\treturn x\n}\n", i%100, Module, APIDir, i, filler)

@@ -3,9 +3,13 @@ package shoot
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/scan"
@@ -33,6 +37,11 @@ type Stages struct {
 	versDone bool
 	vers     []Version
 	versProb string
+
+	relDone bool
+	relTag  string
+	relProb string
+	relAll  []string // every release tag name
 }
 
 // NewStages prepares the stage reader; nothing is read yet.
@@ -71,15 +80,32 @@ func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *Stag
 	files := snap.Files()
 	var want, missing []string
 	for _, en := range entries {
-		got := expandEntry(files, en, st == StageStrategy)
+		got := expandEntry(files, en, st == StageStrategy || st == StageValidation)
 		if len(got) == 0 {
 			missing = append(missing, en)
 		}
 		want = append(want, got...)
 	}
+	if len(missing) > 0 && st == StageDefaults && e.hist.Options().Shoot.Defaults == nil {
+		missing = nil // no defaults*.go file: the version package has no defaulting
+	}
 	if len(missing) > 0 {
-		return &StageCode{Problem: fmt.Sprintf("%s code %s not found at %s (set %s in .apicheck.yaml)",
-			st, strings.Join(missing, ", "), revName, setting)}
+		found, err := locate(st, files, snap.ReadFiles)
+		if err != nil {
+			return &StageCode{Problem: fmt.Sprintf("cannot search %s code at %s: %v", st, revName, err)}
+		}
+		if len(found) == 0 {
+			what := ""
+			if l, ok := lookFor[st]; ok {
+				what = ", and no Go file below a path mentioning shoot has " + l
+			}
+			return &StageCode{Problem: fmt.Sprintf("%s code not found at %s: %s %s%s (set %s in .apicheck.yaml)",
+				st, revName, strings.Join(missing, ", "), doesNotExist(len(missing)), what, setting)}
+		}
+		want = append(want, found...)
+	}
+	if len(want) == 0 {
+		return &StageCode{}
 	}
 	contents, err := snap.ReadFiles(dedup(want))
 	if err != nil {
@@ -90,6 +116,13 @@ func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *Stag
 		return &StageCode{Problem: fmt.Sprintf("%s code at %s: %v", st, revName, err)}
 	}
 	return &StageCode{Files: parsed}
+}
+
+func doesNotExist(n int) string {
+	if n == 1 {
+		return "does not exist"
+	}
+	return "do not exist"
 }
 
 // stageEntries returns the configured entries of a stage and the name of
@@ -114,8 +147,9 @@ func (e *Stages) stageEntries(st Stage, versionDir string) ([]string, string) {
 
 // expandEntry lists the Go files an entry stands for: a directory entry
 // ("dir/") its non-test, non-generated Go files below it, a file itself
-// (for the strategy: every such file of its package), and "dir/prefix*.go"
-// the matching files of dir.
+// (for the strategy and the validation: every such file of its package,
+// whose helpers they call), and "dir/prefix*.go" the matching files of
+// dir.
 func expandEntry(files []string, entry string, wholePackage bool) []string {
 	var out []string
 	switch {
@@ -164,6 +198,101 @@ func dedup(s []string) []string {
 		}
 	}
 	return out
+}
+
+// HeadRelease says whether the comparison crosses a release: it returns
+// the newest release tag (by the configured tag pattern) that points at
+// head or at a commit reachable from head but not from base, "" when there
+// is none (the working tree is never a release), or a problem saying why
+// it cannot tell.
+func (e *Stages) HeadRelease() (tag, problem string) {
+	if e.relDone {
+		return e.relTag, e.relProb
+	}
+	e.relDone = true
+	e.relTag, e.relProb = e.headRelease()
+	return e.relTag, e.relProb
+}
+
+func (e *Stages) headRelease() (string, string) {
+	in := e.hist.Input()
+	if in.Repo == nil || in.Head == nil || in.Base == nil || in.Head.Ref() == git.WorktreeRef || in.Head.Commit() == "" {
+		return "", ""
+	}
+	re, err := config.CompileTagPattern(e.hist.Options().TagPattern)
+	if err != nil {
+		return "", err.Error()
+	}
+	tags, err := in.Repo.Tags("")
+	if err != nil {
+		return "", fmt.Sprintf("cannot read release tags: %v", err)
+	}
+	byCommit := map[string][]string{}
+	for _, t := range tags {
+		if re.MatchString(t.Name) {
+			byCommit[t.Commit] = append(byCommit[t.Commit], t.Name)
+			e.relAll = append(e.relAll, t.Name)
+		}
+	}
+	if len(byCommit) == 0 {
+		return "", ""
+	}
+	head, base := in.Head.Commit(), in.Base.Commit()
+	rng := head
+	if base != "" {
+		rng = base + ".." + head
+	}
+	out, err := in.Repo.Output("rev-list", rng)
+	if err != nil {
+		return "", fmt.Sprintf("cannot list the commits of base..head: %v", err)
+	}
+	best := ""
+	for _, c := range strings.Fields(string(out)) {
+		for _, t := range byCommit[c] {
+			if best == "" || tagNewer(t, best) {
+				best = t
+			}
+		}
+	}
+	return best, ""
+}
+
+// ReleasesBetween lists the release tags whose version lies strictly
+// between release from (the newest release before base) and the release
+// head is or contains (HeadRelease), oldest first: the releases a
+// comparison spans without seeing them. It is empty when head crosses no
+// release.
+func (e *Stages) ReleasesBetween(from string) []string {
+	head, _ := e.HeadRelease()
+	if head == "" || from == "" {
+		return nil
+	}
+	var out []string
+	for _, t := range e.relAll {
+		if tagNewer(t, from) && tagNewer(head, t) {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return tagNewer(out[j], out[i]) })
+	return out
+}
+
+var tagNumbers = regexp.MustCompile(`\d+`)
+
+// tagNewer orders release tags by their numbers, then by name.
+func tagNewer(a, b string) bool {
+	na, nb := tagNumbers.FindAllString(a, -1), tagNumbers.FindAllString(b, -1)
+	for i := 0; i < len(na) && i < len(nb); i++ {
+		x, _ := strconv.Atoi(na[i])
+		y, _ := strconv.Atoi(nb[i])
+		if x != y {
+			return x > y
+		}
+	}
+	if len(na) != len(nb) {
+		return len(na) > len(nb)
+	}
+	return a > b
 }
 
 // SupportedVersionsFile is the file listing the supported Kubernetes

@@ -6,8 +6,12 @@
 //
 // Detection is syntactic and works on parsed files handed in by the
 // caller; it knows nothing about git or the rules. The styles it accepts
-// are the ones Gardener's code base uses (see the test file for the list
-// and citations).
+// are the ones Gardener's code base uses and used (see the test files for
+// the list and citations). Stages (code.go) reads the files of each stage
+// at a revision, from the configured locations or, where those do not
+// exist, found by content (locate.go), and says whether a comparison
+// crosses a release. ForbiddenFrom reads the Kubernetes version a
+// deprecation's doc comment names.
 package shoot
 
 import (
@@ -15,7 +19,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +49,14 @@ type File struct {
 	Path string
 	fset *token.FileSet
 	ast  *ast.File
+	unit *unit
+}
+
+// unit is the set of files one Parse call returned; it caches what the
+// detectors derive from all of them together.
+type unit struct {
+	files []*File
+	vix   *valIndex
 }
 
 // Parse parses stage files (repository-relative path -> content), sorted
@@ -57,14 +68,16 @@ func Parse(files map[string][]byte) ([]*File, error) {
 	}
 	sort.Strings(paths)
 	var out []*File
+	u := &unit{}
 	for _, p := range paths {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, files[p], parser.SkipObjectResolution)
 		if err != nil {
 			return nil, fmt.Errorf("cannot parse %s: %w", p, err)
 		}
-		out = append(out, &File{Path: p, fset: fset, ast: f})
+		out = append(out, &File{Path: p, fset: fset, ast: f, unit: u})
 	}
+	u.files = out
 	return out, nil
 }
 
@@ -163,8 +176,16 @@ func segmentArg(call *ast.CallExpr, f Field) bool {
 	if !pathCallNames[name] {
 		return false
 	}
-	for _, a := range call.Args {
+	parent := parentJSON(f)
+	for i, a := range call.Args {
 		if s, ok := stringLit(a); ok && s == f.JSONName {
+			// Child("watchCacheSizes", "default"): the segment before
+			// must be the parent's.
+			if i > 0 && parent != "" {
+				if prev, ok := stringLit(call.Args[i-1]); ok && prev != parent {
+					continue
+				}
+			}
 			return true
 		}
 	}
@@ -349,242 +370,4 @@ func Defaulting(files []*File, f Field) []Hit {
 		}
 	}
 	return out
-}
-
-// Validation finds field.Forbidden / field.Invalid errors for the field
-// that are reported only from a Kubernetes version on. Hit.From is that
-// version. Recognised gates (possibly negated, combined with &&, stored in
-// a variable first, or in an if statement's init):
-//
-//	versionutils.ConstraintK8sGreaterEqual133.Check(v)     from 1.33
-//	!versionutils.ConstraintK8sLess133.Check(v)            from 1.33
-//	versionutils.CheckVersionMeetsConstraint(v, ">= 1.33") from 1.33
-//	versionutils.CompareVersions(v, ">=", "1.33")          from 1.33
-//
-// and the else branch of a "< 1.33" gate.
-func Validation(files []*File, f Field) []Hit {
-	var out []Hit
-	for _, file := range files {
-		for _, d := range file.ast.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
-				continue
-			}
-			vars := gateVars(fd.Body)
-			var stack []ast.Node
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				if n == nil {
-					stack = stack[:len(stack)-1]
-					return true
-				}
-				stack = append(stack, n)
-				call, ok := n.(*ast.CallExpr)
-				if !ok || !isFieldError(call) || len(call.Args) == 0 {
-					return true
-				}
-				at, ok := mentions(call, f)
-				if !ok {
-					return true
-				}
-				if v, ok := gateAbove(stack, vars); ok {
-					out = append(out, Hit{Pos: file.pos(at), From: v})
-				}
-				return true
-			})
-		}
-	}
-	return out
-}
-
-// isFieldError matches field.Forbidden(...) and field.Invalid(...) (with
-// any name for the field package).
-func isFieldError(call *ast.CallExpr) bool {
-	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return false
-	}
-	if _, ok := sel.X.(*ast.Ident); !ok {
-		return false
-	}
-	return sel.Sel.Name == "Forbidden" || sel.Sel.Name == "Invalid"
-}
-
-// gate is what a condition says about the Kubernetes version v when it is
-// true: v >= version (atLeast) or v < version (!atLeast).
-type gate struct {
-	version Version
-	atLeast bool
-}
-
-// gateVars collects boolean variables assigned from a gate in a function:
-// "k8sGreaterEqual133, _ := versionutils.CheckVersionMeetsConstraint(...)".
-func gateVars(body *ast.BlockStmt) map[string]gate {
-	vars := map[string]gate{}
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch t := n.(type) {
-		case *ast.AssignStmt:
-			if len(t.Rhs) == 1 && len(t.Lhs) >= 1 {
-				if id, ok := t.Lhs[0].(*ast.Ident); ok {
-					if gs := gatesOf(t.Rhs[0], vars); len(gs) == 1 {
-						vars[id.Name] = gs[0]
-					}
-				}
-			}
-		case *ast.ValueSpec:
-			if len(t.Values) == 1 && len(t.Names) >= 1 {
-				if gs := gatesOf(t.Values[0], vars); len(gs) == 1 {
-					vars[t.Names[0].Name] = gs[0]
-				}
-			}
-		}
-		return true
-	})
-	return vars
-}
-
-// gateAbove returns the lowest version from which the innermost node of
-// stack runs only for Kubernetes versions >= that version.
-func gateAbove(stack []ast.Node, vars map[string]gate) (Version, bool) {
-	var best Version
-	found := false
-	consider := func(v Version) {
-		if !found || v.Less(best) {
-			best, found = v, true
-		}
-	}
-	for i := len(stack) - 2; i >= 0; i-- {
-		ifs, ok := stack[i].(*ast.IfStmt)
-		if !ok {
-			continue
-		}
-		child := stack[i+1]
-		gs := gatesOf(ifs.Cond, vars)
-		switch child {
-		case ifs.Body:
-			for _, g := range gs {
-				if g.atLeast {
-					consider(g.version)
-				}
-			}
-		case ifs.Else:
-			if len(gs) == 1 && !gs[0].atLeast && !isConjunction(ifs.Cond) {
-				consider(gs[0].version)
-			}
-		}
-	}
-	return best, found
-}
-
-func isConjunction(e ast.Expr) bool {
-	b, ok := ast.Unparen(e).(*ast.BinaryExpr)
-	return ok && b.Op == token.LAND
-}
-
-var (
-	constraintName = regexp.MustCompile(`^ConstraintK8s(GreaterEqual|Greater|LessEqual|Less)(\d)(\d+)$`)
-	constraintText = regexp.MustCompile(`^\s*(>=|>|<=|<)\s*v?(\d+)\.(\d+)`)
-)
-
-// gatesOf returns the version facts a condition implies when it is true:
-// one per recognised conjunct.
-func gatesOf(e ast.Expr, vars map[string]gate) []gate {
-	switch t := ast.Unparen(e).(type) {
-	case *ast.BinaryExpr:
-		if t.Op == token.LAND {
-			return append(gatesOf(t.X, vars), gatesOf(t.Y, vars)...)
-		}
-	case *ast.UnaryExpr:
-		if t.Op == token.NOT {
-			gs := gatesOf(t.X, vars)
-			if len(gs) == 1 && !isConjunction(t.X) {
-				return []gate{{gs[0].version, !gs[0].atLeast}}
-			}
-		}
-	case *ast.Ident:
-		if g, ok := vars[t.Name]; ok {
-			return []gate{g}
-		}
-	case *ast.CallExpr:
-		if g, ok := callGate(t); ok {
-			return []gate{g}
-		}
-	}
-	return nil
-}
-
-func callGate(call *ast.CallExpr) (gate, bool) {
-	name := ""
-	var recv ast.Expr
-	switch fn := call.Fun.(type) {
-	case *ast.SelectorExpr:
-		name, recv = fn.Sel.Name, fn.X
-	case *ast.Ident:
-		name = fn.Name
-	}
-	switch name {
-	case "Check":
-		cname := ""
-		switch r := recv.(type) {
-		case *ast.SelectorExpr:
-			cname = r.Sel.Name
-		case *ast.Ident:
-			cname = r.Name
-		}
-		m := constraintName.FindStringSubmatch(cname)
-		if m == nil {
-			return gate{}, false
-		}
-		return opGate(m[1], m[2], m[3])
-	case "CheckVersionMeetsConstraint":
-		if len(call.Args) < 2 {
-			return gate{}, false
-		}
-		s, ok := stringLit(call.Args[1])
-		if !ok {
-			return gate{}, false
-		}
-		m := constraintText.FindStringSubmatch(s)
-		if m == nil {
-			return gate{}, false
-		}
-		return opGate(m[1], m[2], m[3])
-	case "CompareVersions":
-		if len(call.Args) < 3 {
-			return gate{}, false
-		}
-		op, ok1 := stringLit(call.Args[1])
-		v, ok2 := stringLit(call.Args[2])
-		if !ok1 || !ok2 {
-			return gate{}, false
-		}
-		m := constraintText.FindStringSubmatch(op + " " + v)
-		if m == nil {
-			return gate{}, false
-		}
-		return opGate(m[1], m[2], m[3])
-	}
-	return gate{}, false
-}
-
-// opGate turns an operator and a major.minor version into a gate. Only
-// minor versions matter: "> 1.32" and "<= 1.32" are read as ">= 1.33"
-// and "< 1.33".
-func opGate(op, major, minor string) (gate, bool) {
-	ma, err1 := strconv.Atoi(major)
-	mi, err2 := strconv.Atoi(minor)
-	if err1 != nil || err2 != nil {
-		return gate{}, false
-	}
-	v := Version{Major: ma, Minor: mi}
-	switch op {
-	case ">=", "GreaterEqual":
-		return gate{v, true}, true
-	case ">", "Greater":
-		return gate{Version{ma, mi + 1}, true}, true
-	case "<", "Less":
-		return gate{v, false}, true
-	case "<=", "LessEqual":
-		return gate{Version{ma, mi + 1}, false}, true
-	}
-	return gate{}, false
 }

@@ -12,13 +12,18 @@ import (
 	"github.com/apicheck/apicheck/internal/scan"
 )
 
-// BenchmarkUsageScan measures one syntactic usage scan of the base of a
-// generated 2,500-file repository: every file read from git objects, the
-// ones naming the field parsed.
+// BenchmarkUsages measures the usage search at base of a generated
+// 2,500-file repository laid out as real code is (third-party imports,
+// chains of in-repository helper packages; lifecycletest.Spec.Deps): every
+// file read from git objects, the candidates type-checked in-process with
+// the helper packages they need. The module cache is empty or full of the
+// repository's dependencies: the search never reads it, so both cost the
+// same. "path" leaves type information off (and finds none of these
+// usages: they select the field from a helper's result).
 //
-//	go test -run '^$' -bench BenchmarkUsageScan ./internal/lifecycle/usage/
-func BenchmarkUsageScan(b *testing.B) {
-	r := lifecycletest.Generate(b, lifecycletest.Spec{Files: 2500})
+//	go test -run '^$' -bench BenchmarkUsages ./internal/lifecycle/usage/
+func BenchmarkUsages(b *testing.B) {
+	r := lifecycletest.Generate(b, lifecycletest.Spec{Files: 2500, Deps: true})
 	repo, err := git.Open(r.Dir)
 	if err != nil {
 		b.Fatal(err)
@@ -44,19 +49,55 @@ func BenchmarkUsageScan(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := lifecycle.Input{Repo: repo, Base: base, Head: head, BaseModel: bm, HeadModel: hm,
-		Options: lifecycle.Options{TypeInfo: lifecycle.TypeInfoOff}}
 	removed := slices.Collect(model.Compare(bm, hm).RemovedFields())
 	if len(removed) != 1 {
 		b.Fatalf("removed fields: %d, want 1", len(removed))
 	}
+	full := lifecycletest.ModCache(b, b.TempDir(), 400)
+	for _, c := range []struct {
+		name, typeInfo, modCache string
+	}{
+		{"typed/modcache=empty", lifecycle.TypeInfoAuto, b.TempDir()},
+		{"typed/modcache=full", lifecycle.TypeInfoAuto, full},
+		{"path", lifecycle.TypeInfoOff, b.TempDir()},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.Setenv("GOMODCACHE", c.modCache)
+			in := lifecycle.Input{Repo: repo, Base: base, Head: head, BaseModel: bm, HeadModel: hm,
+				Options: lifecycle.Options{TypeInfo: c.typeInfo}}
+			for b.Loop() {
+				u, err := usage.New(lifecycle.NewHistory(in), removed).At(lifecycle.RevBase)
+				if err != nil {
+					b.Fatal(err)
+				}
+				refs := u.Of(removed[0])
+				// By path, util.Spec(s).SeedTemplate is a chain of one name
+				// (the root is a call): not a match.
+				if c.typeInfo != lifecycle.TypeInfoOff && (len(refs.Typed) != r.UsagesAtBase || len(refs.ByPath) != 0) {
+					b.Fatalf("typed %d, by path %d; want %d usages", len(refs.Typed), len(refs.ByPath), r.UsagesAtBase)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNothingRemoved: without removed fields the search reads
+// nothing.
+func BenchmarkNothingRemoved(b *testing.B) {
+	r := lifecycletest.Generate(b, lifecycletest.Spec{Files: 2500, Deps: true})
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := repo.Snapshot(r.Base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer base.Close()
+	in := lifecycle.Input{Repo: repo, Base: base, Head: base}
 	for b.Loop() {
-		u, err := usage.New(lifecycle.NewHistory(in), removed).At(lifecycle.RevBase)
-		if err != nil {
+		if _, err := usage.New(lifecycle.NewHistory(in), nil).At(lifecycle.RevBase); err != nil {
 			b.Fatal(err)
-		}
-		if got := len(u.Of(removed[0])); got != r.UsagesAtBase {
-			b.Fatalf("usages: %d, want %d", got, r.UsagesAtBase)
 		}
 	}
 }

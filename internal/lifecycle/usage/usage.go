@@ -1,7 +1,29 @@
+// Package usage finds the usages of removed fields (rules.md "usage") in
+// a revision of the repository: the first step of the two-step removal is
+// done when none are left.
+//
+// A usage of a field is a reference to it — a selector x.Field whose
+// receiver x is (through pointers and embedding) the field's struct type
+// in any version package of the field's API group, internal version
+// included, or a composite-literal key T{Field: ...} of that struct — in
+// Go code of the repository that a component of the previous release
+// runs. Not usages (see Exclusions): method calls, code of the API group
+// itself (conversion, defaulting, helpers, validation), code excluded by
+// the usages.exclude globs (by default tests, test helpers, mocks and
+// fakes, generated code, and code that runs in or with the API server),
+// the configured Shoot stage files, and generated files.
+//
+// Receivers are resolved with in-process type information (load.go):
+// the packages that can contain usages are type-checked from the
+// revision's sources, with the in-repository packages they import.
+// Nothing is downloaded or executed. A receiver whose type stays
+// unresolved (it comes from a package that is not loaded) is matched by
+// path instead (paths.go) and reported as a possible usage.
 package usage
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -10,53 +32,24 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
-	"github.com/apicheck/apicheck/internal/scan"
 )
 
-// Package usage finds the usages of removed fields (rules.md "usage") in
-// a revision of the repository: the first step of the two-step removal is
-// done when none are left.
-//
-// A usage of a field is a reference to it (a selector x.Foo or a
-// composite-literal key Foo:) in Go code of the repository outside the
-// field's API group (the group directory and everything below it: the
-// version packages, validation, helpers, install), outside generated files
-// (zz_generated.*, *.pb.go, generated.*), outside tests, vendor/ and
-// testdata/, and outside the configured Shoot deprecation-stage files.
-//
-// Candidates are found syntactically in files that import one of the
-// group's packages; when the module loads offline they are confirmed with
-// type information (see typecheck.go).
-
-// fieldKey names a field independently of the version package: a usage of
-// the internal ShootSpec.Foo and of v1beta1.ShootSpec.Foo is a usage of
-// the same API field.
-type fieldKey struct {
-	group, typ, name string
+// Key names a removed field independently of the version package: a
+// usage of v1alpha1.ShootSpec.Foo and of v1beta1.ShootSpec.Foo (and of the
+// internal version's) is a usage of the same API field.
+type Key struct {
+	// Group is the API group's directory.
+	Group string
+	// Type and Field are the Go names of the struct and the field at base.
+	Type, Field string
 }
 
-// Usages are the usages of the removed fields in one revision.
-type Usages struct {
-	// Rev names the revision (e.g. "base" or "release v1.2.0").
-	Rev string
-	// Exact is true when every candidate was confirmed with type
-	// information.
-	Exact bool
-	// Approx says why the result is syntactic ("" when exact or when
-	// there was nothing to confirm).
-	Approx string
-	byKey  map[fieldKey][]model.Pos
-}
-
-// Of returns the usages of a removed field, sorted by position.
-func (u *Usages) Of(fd *model.FieldDiff) []model.Pos {
-	return u.byKey[keyOf(fd)]
-}
-
-func keyOf(fd *model.FieldDiff) fieldKey {
+// KeyOf returns the key of a removed field.
+func KeyOf(fd *model.FieldDiff) Key {
 	f := fd.Base
 	if f == nil {
 		f = fd.Head
@@ -65,8 +58,53 @@ func keyOf(fd *model.FieldDiff) fieldKey {
 	if fd.Type.Base != nil {
 		typ = fd.Type.Base.Name
 	}
-	return fieldKey{group: fd.Type.Pkg.Group.Dir, typ: typ, name: f.Name}
+	return Key{Group: fd.Type.Pkg.Group.Dir, Type: typ, Field: f.Name}
 }
+
+// Refs are the usages of one field at one revision, sorted by position.
+type Refs struct {
+	// Typed are references whose receiver was type-checked to the field's
+	// struct.
+	Typed []model.Pos
+	// ByPath are references whose receiver type could not be resolved
+	// and whose selector chain matches the field's path from its kind:
+	// possible usages.
+	ByPath []model.Pos
+}
+
+// Len is the number of references of both kinds.
+func (r Refs) Len() int { return len(r.Typed) + len(r.ByPath) }
+
+// Usages are the usages of the removed fields in one revision.
+type Usages struct {
+	// Rev names the revision (e.g. "base" or "release v1.2.0").
+	Rev string
+	// TypeChecked is true when the candidate packages were type-checked
+	// in-process (false when type information is off by configuration).
+	// Then Typed references are exact, and ByPath ones had receivers from
+	// packages that are not loaded.
+	TypeChecked bool
+	// Packages is how many packages were type-checked.
+	Packages int
+	// Problems are things that went wrong while type-checking (a package
+	// whose check failed); its references fall back to path matching.
+	Problems []string
+
+	byKey map[Key]*Refs
+	paths map[Key][][]seg
+}
+
+// Of returns the usages of a removed field.
+func (u *Usages) Of(fd *model.FieldDiff) Refs {
+	if r := u.byKey[KeyOf(fd)]; r != nil {
+		return *r
+	}
+	return Refs{}
+}
+
+// Path renders the Go field path by which possible usages of a removed
+// field are matched (".Spec.DNS.Providers.Zones").
+func (u *Usages) Path(fd *model.FieldDiff) string { return pathString(u.paths[KeyOf(fd)]) }
 
 // Finder finds the usages of the removed fields of one comparison at the
 // revisions of its release history, each revision once.
@@ -86,86 +124,21 @@ func New(h *lifecycle.History, removed []*model.FieldDiff) *Finder {
 	return &Finder{hist: h, fields: removed, memo: map[lifecycle.Rev]*usageMemo{}}
 }
 
-// usageQuery is what one scan looks for: every removed field of the change.
-type usageQuery struct {
-	groups   []*usageGroup
-	names    [][]byte // distinct Go names, for the byte pre-filter
-	excluded func(file string) bool
-}
-
-type usageGroup struct {
-	dir     string
-	imports map[string]bool
-	byName  map[string][]fieldKey
-}
-
-// candidate is one match: syntactic (attributed to every removed field
-// of its group with that name) or, when exact, type-checked (attributed to
-// key only).
-type candidate struct {
-	pos   model.Pos
-	group *usageGroup
-	name  string
-	key   fieldKey
-	exact bool
-}
-
-// query builds the usage query for the removed fields.
-func (e *Finder) query(fields []*model.FieldDiff) *usageQuery {
-	in := e.hist.Input()
-	q := &usageQuery{}
-	byDir := map[string]*usageGroup{}
-	seenName := map[string]bool{}
+// Groups returns the removed fields grouped by Key, in the order of their
+// first field: the same field removed from several version packages is one
+// group.
+func Groups(fields []*model.FieldDiff) [][]*model.FieldDiff {
+	var out [][]*model.FieldDiff
+	at := map[Key]int{}
 	for _, fd := range fields {
-		k := keyOf(fd)
-		g := byDir[k.group]
-		if g == nil {
-			g = &usageGroup{dir: k.group, imports: map[string]bool{}, byName: map[string][]fieldKey{}}
-			for _, m := range []*model.Model{in.BaseModel, in.HeadModel} {
-				if mg := m.Group(k.group); mg != nil {
-					for _, p := range mg.Packages() {
-						g.imports[p.ImportPath] = true
-					}
-				}
-			}
-			byDir[k.group] = g
-			q.groups = append(q.groups, g)
+		k := KeyOf(fd)
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, nil)
 		}
-		if !containsKey(g.byName[k.name], k) {
-			g.byName[k.name] = append(g.byName[k.name], k)
-		}
-		if !seenName[k.name] {
-			seenName[k.name] = true
-			q.names = append(q.names, []byte(k.name))
-		}
-	}
-	stage := e.stagePaths()
-	q.excluded = func(file string) bool {
-		for _, s := range stage {
-			if file == s || (strings.HasSuffix(s, "/") && strings.HasPrefix(file, s)) {
-				return true
-			}
-		}
-		return false
-	}
-	return q
-}
-
-func containsKey(ks []fieldKey, k fieldKey) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
-// stagePaths are the configured Shoot stage files and directories.
-func (e *Finder) stagePaths() []string {
-	s := e.hist.Options().Shoot
-	var out []string
-	for _, l := range [][]string{s.Warnings, s.Validation, s.Strategy, s.Maintenance, s.Defaults} {
-		out = append(out, l...)
+		out[i] = append(out[i], fd)
 	}
 	return out
 }
@@ -182,48 +155,329 @@ func (e *Finder) At(rev lifecycle.Rev) (*Usages, error) {
 	return m.res, m.err
 }
 
+// query is what one search looks for: every removed field of the change.
+type query struct {
+	groups  []*group
+	names   [][]byte // distinct Go names, for the byte pre-filter
+	nameSet map[string]bool
+	paths   map[Key][][]seg
+	exclude *exclusions
+}
+
+type group struct {
+	dir     string
+	imports map[string]bool // import paths of the group's packages
+	byName  map[string][]Key
+	names   [][]byte        // the distinct keys of byName
+	types   map[string]bool // struct type names with removed fields
+}
+
+func (e *Finder) query(fields []*model.FieldDiff) (*query, error) {
+	in := e.hist.Input()
+	opts := e.hist.Options()
+	ex, err := newExclusions(opts)
+	if err != nil {
+		return nil, err
+	}
+	q := &query{nameSet: map[string]bool{}, paths: map[Key][][]seg{}, exclude: ex}
+	byDir := map[string]*group{}
+	for _, fd := range fields {
+		k := KeyOf(fd)
+		g := byDir[k.Group]
+		if g == nil {
+			g = &group{dir: k.Group, imports: map[string]bool{}, byName: map[string][]Key{}, types: map[string]bool{}}
+			for _, m := range []*model.Model{in.BaseModel, in.HeadModel} {
+				if m == nil {
+					continue
+				}
+				if mg := m.Group(k.Group); mg != nil {
+					for _, p := range mg.Packages() {
+						g.imports[p.ImportPath] = true
+					}
+				}
+			}
+			byDir[k.Group] = g
+			q.groups = append(q.groups, g)
+		}
+		if len(g.byName[k.Field]) == 0 {
+			g.names = append(g.names, []byte(k.Field))
+		}
+		if !containsKey(g.byName[k.Field], k) {
+			g.byName[k.Field] = append(g.byName[k.Field], k)
+		}
+		g.types[k.Type] = true
+		if !q.nameSet[k.Field] {
+			q.nameSet[k.Field] = true
+			q.names = append(q.names, []byte(k.Field))
+		}
+		q.paths[k] = append(q.paths[k], kindPaths(fd.Type.Pkg.Base, k.Type, k.Field)...)
+	}
+	return q, nil
+}
+
+func containsKey(ks []Key, k Key) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// inGroup reports whether file lies in the group directory or below it.
+func inGroup(file, dir string) bool {
+	return dir == "." || strings.HasPrefix(file, dir+"/")
+}
+
+// candFile is a file that may hold usages: it names a removed field and
+// imports a package of the field's group (from outside that group).
+type candFile struct {
+	path    string
+	file    *ast.File
+	groups  []*group
+	names   [][]byte        // the removed fields' names of those groups
+	imports map[string]bool // local names of the file's imports
+}
+
 func (e *Finder) usagesIn(rev lifecycle.Rev) (*Usages, error) {
 	fields := e.fields
+	typeInfo := e.hist.Options().TypeInfo != lifecycle.TypeInfoOff
 	if len(fields) == 0 {
-		return &Usages{Rev: string(rev), Exact: true}, nil
+		return &Usages{Rev: string(rev), TypeChecked: typeInfo}, nil
 	}
 	snap, label, err := e.hist.Snapshot(rev)
 	if err != nil {
 		return nil, err
 	}
-	q := e.query(fields)
-	cands, err := scanUsages(snap, q)
+	q, err := e.query(fields)
 	if err != nil {
 		return nil, err
 	}
-	res := &Usages{Rev: label, byKey: map[fieldKey][]model.Pos{}}
-	if len(cands) > 0 {
-		confirmed, why := e.confirm(snap, q, cands)
-		if why == "" {
-			res.Exact, cands = true, confirmed
-		} else {
-			res.Approx = why
-		}
-	} else {
-		res.Exact = true
-	}
-	for _, c := range cands {
-		if c.exact {
-			res.byKey[c.key] = append(res.byKey[c.key], c.pos)
+	res := &Usages{Rev: label, TypeChecked: typeInfo, byKey: map[Key]*Refs{}, paths: q.paths}
+
+	files := snap.Files()
+	var paths []string
+	for _, p := range files {
+		if !strings.HasSuffix(p, ".go") || skippedDir(path.Dir(p)) || q.exclude.match(p) {
 			continue
 		}
-		for _, k := range c.group.byName[c.name] {
-			res.byKey[k] = append(res.byKey[k], c.pos)
+		for _, g := range q.groups {
+			if !inGroup(p, g.dir) {
+				paths = append(paths, p)
+				break
+			}
 		}
 	}
-	for k, ps := range res.byKey {
-		sortPos(ps)
-		res.byKey[k] = dedupPos(ps)
+	if len(paths) == 0 {
+		return res, nil
+	}
+	srcs, err := snap.ReadFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	found, err := par.Map(len(paths), func(i int) (*candFile, error) {
+		return candidate(fset, paths[i], srcs[paths[i]], q), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var cands []*candFile
+	for _, c := range found {
+		if c != nil {
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return res, nil
+	}
+
+	// Type information for the candidate packages.
+	var units map[string]*unit
+	if typeInfo {
+		mods, err := readModules(snap, files)
+		if err != nil {
+			return nil, err
+		}
+		parsed := map[string]*ast.File{}
+		hot := map[string][][]byte{}
+		byDir := map[string][]string{}
+		for _, c := range cands {
+			parsed[c.path] = c.file
+			hot[c.path] = c.names
+			if !strings.HasSuffix(c.file.Name.Name, "_test") {
+				byDir[path.Dir(c.path)] = append(byDir[path.Dir(c.path)], c.path)
+			}
+		}
+		l := newLoader(snap, files, mods, fset, parsed, func(file string, body []byte) bool {
+			return mentionsAny(body, hot[file])
+		})
+		if units, err = l.load(byDir, srcs); err != nil {
+			return nil, err
+		}
+		res.Packages = l.checked
+		res.Problems = l.problems
+	}
+
+	keys := fieldVars(q, units)
+	refs, err := par.Map(len(cands), func(i int) ([]ref, error) {
+		c := cands[i]
+		var tc *typed
+		if u := units[path.Dir(c.path)]; u != nil && u.checked && u.info != nil && containsFile(u.files, c.file) {
+			tc = &typed{info: u.info, pkg: u.pkg}
+		}
+		return references(fset, c, tc, q, keys), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, rs := range refs {
+		for _, r := range rs {
+			x := res.byKey[r.key]
+			if x == nil {
+				x = &Refs{}
+				res.byKey[r.key] = x
+			}
+			if r.typed {
+				x.Typed = append(x.Typed, r.pos)
+			} else {
+				x.ByPath = append(x.ByPath, r.pos)
+			}
+		}
+	}
+	for _, x := range res.byKey {
+		x.Typed = sortDedup(x.Typed)
+		x.ByPath = sortDedup(x.ByPath)
 	}
 	return res, nil
 }
 
-func sortPos(ps []model.Pos) {
+func containsFile(fs []*ast.File, f *ast.File) bool {
+	for _, x := range fs {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// candidate parses a file when it may hold usages: it contains one of
+// the names (a byte pre-filter before any parsing), is not generated, and
+// imports a package of a group it is not part of.
+func candidate(fset *token.FileSet, p string, src []byte, q *query) *candFile {
+	if !mentionsAny(src, q.names) || generated(src) {
+		return nil
+	}
+	// The imports first (cheap): only the names of the groups the file
+	// imports count.
+	hdr, err := parser.ParseFile(token.NewFileSet(), p, src, parser.ImportsOnly|parser.SkipObjectResolution)
+	if err != nil {
+		return nil // not our business: the compiler reports broken files
+	}
+	c := &candFile{path: p, imports: map[string]bool{}}
+	for _, imp := range hdr.Imports {
+		ip, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			continue
+		}
+		name := guessName(ip)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		c.imports[name] = true
+		for _, g := range q.groups {
+			if g.imports[ip] && !inGroup(p, g.dir) && !containsGroup(c.groups, g) {
+				c.groups = append(c.groups, g)
+				c.names = append(c.names, g.names...)
+			}
+		}
+	}
+	if len(c.groups) == 0 || !mentionsAny(src, c.names) {
+		return nil
+	}
+	if c.file, err = parser.ParseFile(fset, p, src, parser.SkipObjectResolution); err != nil {
+		return nil
+	}
+	return c
+}
+
+func containsGroup(gs []*group, g *group) bool {
+	for _, x := range gs {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+// generated reports whether a Go file says it is generated: a line
+// "// Code generated ... DO NOT EDIT." before the package clause (the
+// convention of https://go.dev/s/generatedcode).
+func generated(src []byte) bool {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if bytes.HasPrefix(line, []byte("package ")) {
+			return false
+		}
+		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsAny reports whether src may reference one of the names as a
+// field: a selector ".Name" or a composite-literal key "Name:" (not
+// "Name :="), with Name a whole identifier. It is the byte pre-filter that
+// runs before anything is parsed; comments and strings may match too.
+func mentionsAny(src []byte, names [][]byte) bool {
+	for _, n := range names {
+		if mentions(src, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func mentions(src, name []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(src[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(name)
+		off = i + 1
+		if end < len(src) && identByte(src[end]) {
+			continue
+		}
+		if i > 0 && src[i-1] == '.' {
+			return true
+		}
+		if i > 0 && identByte(src[i-1]) {
+			continue
+		}
+		j := end
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+			j++
+		}
+		if j < len(src) && src[j] == ':' && (j+1 == len(src) || src[j+1] != '=') {
+			return true
+		}
+	}
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+func sortDedup(ps []model.Pos) []model.Pos {
 	sort.Slice(ps, func(i, j int) bool {
 		if ps[i].File != ps[j].File {
 			return ps[i].File < ps[j].File
@@ -233,9 +487,6 @@ func sortPos(ps []model.Pos) {
 		}
 		return ps[i].Col < ps[j].Col
 	})
-}
-
-func dedupPos(ps []model.Pos) []model.Pos {
 	out := ps[:0]
 	for i, p := range ps {
 		if i == 0 || p != ps[i-1] {
@@ -245,124 +496,52 @@ func dedupPos(ps []model.Pos) []model.Pos {
 	return out
 }
 
-// inGroup reports whether file lies in the group directory or below it.
-func inGroup(file, dir string) bool {
-	return dir == "." || strings.HasPrefix(file, dir+"/")
+// Mode says how the usages were found, for notes and messages.
+func (u *Usages) Mode() string {
+	if !u.TypeChecked {
+		return "matched by path: type information is off"
+	}
+	return fmt.Sprintf("type-checked in-process, %d packages", u.Packages)
 }
 
-// scanUsages finds the syntactic candidates in one pass over the revision:
-// every file is read once (one cat-file batch), files that do not contain
-// any of the names are dropped without parsing, the rest are parsed in
-// parallel.
-func scanUsages(src scan.Source, q *usageQuery) ([]candidate, error) {
-	var paths []string
-	for _, p := range src.Files() {
-		if !scan.Scannable(p) || q.excluded(p) {
-			continue
-		}
-		outside := false
-		for _, g := range q.groups {
-			if !inGroup(p, g.dir) {
-				outside = true
-				break
-			}
-		}
-		if outside {
-			paths = append(paths, p)
-		}
-	}
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	contents, err := src.ReadFiles(paths)
-	if err != nil {
-		return nil, err
-	}
-	results, err := par.Map(len(paths), func(i int) ([]candidate, error) {
-		return fileCandidates(paths[i], contents[paths[i]], q), nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	var out []candidate
-	for _, r := range results {
-		out = append(out, r...)
-	}
-	return out, nil
+// exclusions decide which files are not usages: the usages.exclude globs
+// and the Shoot stage files.
+type exclusions struct {
+	globs []config.Glob
+	stage []string
 }
 
-// fileCandidates returns the matches in one file.
-func fileCandidates(p string, src []byte, q *usageQuery) []candidate {
-	hit := false
-	for _, n := range q.names {
-		if bytes.Contains(src, n) {
-			hit = true
-			break
-		}
+func newExclusions(o lifecycle.Options) (*exclusions, error) {
+	list := o.UsageExclude
+	if list == nil {
+		list = config.DefaultUsageExclude()
 	}
-	if !hit {
-		return nil
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
+	gs, err := config.CompileGlobs(list)
 	if err != nil {
-		return nil // not our business: the compiler reports broken files
+		return nil, fmt.Errorf("usages.exclude: %w", err)
 	}
-	importNames := map[string]bool{}
-	var groups []*usageGroup
-	for _, imp := range f.Imports {
-		ip, err := strconv.Unquote(imp.Path.Value)
-		if err != nil {
-			continue
-		}
-		name := path.Base(ip)
-		if imp.Name != nil {
-			name = imp.Name.Name
-		}
-		importNames[name] = true
-		for _, g := range q.groups {
-			if g.imports[ip] && !inGroup(p, g.dir) && !containsGroup(groups, g) {
-				groups = append(groups, g)
-			}
-		}
+	x := &exclusions{globs: gs}
+	s := o.Shoot
+	for _, l := range [][]string{s.Warnings, s.Validation, s.Strategy, s.Maintenance, s.Defaults} {
+		x.stage = append(x.stage, l...)
 	}
-	if len(groups) == 0 {
-		return nil
-	}
-	var out []candidate
-	add := func(id *ast.Ident) {
-		for _, g := range groups {
-			if len(g.byName[id.Name]) > 0 {
-				ps := fset.Position(id.Pos())
-				out = append(out, candidate{pos: model.Pos{File: p, Line: ps.Line, Col: ps.Column}, group: g, name: id.Name})
-			}
+	return x, nil
+}
+
+func (x *exclusions) match(file string) bool {
+	for _, s := range x.stage {
+		if file == s || (strings.HasSuffix(s, "/") && strings.HasPrefix(file, s)) {
+			return true
 		}
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			// pkg.Foo names a package member, not a field.
-			if x, ok := n.X.(*ast.Ident); ok && importNames[x.Name] {
+		if strings.Contains(s, "*") {
+			if ok, _ := path.Match(s, file); ok {
 				return true
 			}
-			add(n.Sel)
-		case *ast.CompositeLit:
-			for _, el := range n.Elts {
-				if kv, ok := el.(*ast.KeyValueExpr); ok {
-					if id, ok := kv.Key.(*ast.Ident); ok {
-						add(id)
-					}
-				}
-			}
 		}
-		return true
-	})
-	return out
-}
-
-func containsGroup(gs []*usageGroup, g *usageGroup) bool {
-	for _, x := range gs {
-		if x == g {
+	}
+	parts := strings.Split(file, "/")
+	for _, g := range x.globs {
+		if g.MatchSegments(parts) {
 			return true
 		}
 	}

@@ -26,18 +26,29 @@
 //	-- worktree/api/new.go --
 //	package api
 //
+// Speed: a fixture costs two git processes however long its history is:
+// one `git fast-import` that writes every commit and tag, and one
+// `git read-tree` that checks the last commit out (New writes what git init
+// would itself). Import gives tests
+// the same for hand-built histories (branches, merges, modes). Commit is
+// the slower, index-based way for tests that stage things themselves.
+//
 // git runs with a hermetic environment: HOME is an empty temporary
 // directory, no system or global configuration is read, and the identity is
 // fixed, so fixtures behave the same on a developer's machine and in CI.
 package gitfixture
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,8 +65,49 @@ const (
 	UserEmail = "test@apicheck.invalid"
 )
 
+// Deleted as a file's content removes the path (as in archives).
+const Deleted = "(deleted)"
+
 // epoch is the date of the first commit; each commit is one minute later.
 var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// initRepo writes what `git init -q -b main --template=` writes: HEAD,
+// config and the empty object and ref directories (saving a git process
+// per fixture), plus repoConfig.
+func initRepo(gitDir string) error {
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(gitDir, filepath.FromSlash(d)), 0o755); err != nil {
+			return err
+		}
+	}
+	core := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"
+	switch runtime.GOOS {
+	case "windows":
+		core = "[core]\n\trepositoryformatversion = 0\n\tfilemode = false\n\tbare = false\n\tlogallrefupdates = true\n" +
+			"\tsymlinks = false\n\tignorecase = true\n"
+	case "darwin", "ios":
+		core += "\tignorecase = true\n\tprecomposeunicode = true\n"
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "config"), []byte(core+repoConfig), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+}
+
+// repoConfig is what New writes to .git/config besides git's defaults: the
+// identity and no signing, for git commands that tests run themselves
+// (and for the code under test, which runs git with the user's
+// environment).
+const repoConfig = `[user]
+	name = ` + UserName + `
+	email = ` + UserEmail + `
+[commit]
+	gpgsign = false
+[tag]
+	gpgsign = false
+[core]
+	autocrlf = false
+`
 
 // Fixture is a real git repo in t.TempDir().
 type Fixture struct {
@@ -68,8 +120,8 @@ type Fixture struct {
 	n    int    // commits made so far, for the dates
 }
 
-// New makes an empty repo (git init -b main, local user.name/email set,
-// commit.gpgsign=false).
+// New makes an empty repo (as git init -b main --template= would, local
+// user.name/email set, commit.gpgsign=false) without running git.
 func New(t testing.TB) *Fixture {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -90,16 +142,14 @@ func New(t testing.TB) *Fixture {
 			t.Fatalf("gitfixture: %v", err)
 		}
 	}
-	f.Git("init", "-q", "-b", "main")
-	f.Git("config", "user.name", UserName)
-	f.Git("config", "user.email", UserEmail)
-	f.Git("config", "commit.gpgsign", "false")
-	f.Git("config", "tag.gpgsign", "false")
-	f.Git("config", "core.autocrlf", "false")
+	if err := initRepo(filepath.Join(f.Dir, ".git")); err != nil {
+		t.Fatalf("gitfixture: %v", err)
+	}
 	return f
 }
 
-// FromTxtar builds a repo from an archive (see the package documentation).
+// FromTxtar builds a repo from an archive (see the package documentation)
+// with one git fast-import, and checks the last committed step out.
 func FromTxtar(t testing.TB, archive []byte) *Fixture {
 	t.Helper()
 	steps, err := txtarrepo.Parse(archive)
@@ -107,15 +157,33 @@ func FromTxtar(t testing.TB, archive []byte) *Fixture {
 		t.Fatalf("gitfixture: %v", err)
 	}
 	f := New(t)
+	var commits []Commit
+	var worktree map[string]string
+	tree := map[string]bool{}
 	for _, s := range steps {
 		if s.Name == WorktreeStep {
-			f.WriteWorktree(s.Files)
+			worktree = s.Files
 			continue
 		}
-		f.Commit(s.Name, s.Files)
-		for _, tag := range s.Tags {
-			f.Tag(tag, s.Name)
+		// fast-import ignores the deletion of a missing path; an archive
+		// that deletes one has a mistake, as Overlay would say.
+		for p, content := range s.Files {
+			if !isDeleted(content) {
+				tree[p] = true
+			} else if !tree[p] {
+				t.Fatalf("gitfixture: step %q deletes %s, which does not exist", s.Name, p)
+			} else {
+				delete(tree, p)
+			}
 		}
+		commits = append(commits, Commit{Step: s.Name, Files: s.Files, Tags: s.Tags})
+	}
+	if len(commits) > 0 {
+		f.Import(commits...)
+		f.Checkout()
+	}
+	if worktree != nil {
+		f.WriteWorktree(worktree)
 	}
 	return f
 }
@@ -130,17 +198,182 @@ func FromFile(t testing.TB, path string) *Fixture {
 	return FromTxtar(t, data)
 }
 
-// Commit overlays files on the previous step's tree (a content of
+// Commit is one commit for Import.
+type Commit struct {
+	// Step names the commit: its message, and its key in Fixture.Commits.
+	// It must be unique, non-empty, not "worktree", without '@' or '/'.
+	Step string
+	// Branch is the branch the commit goes on (default "main"); the
+	// branch ref ends up at its last commit of the import.
+	Branch string
+	// Parents are steps (committed before, or earlier in this import) or
+	// full commit shas. Nil continues Branch: its previous commit in this
+	// import, else the branch's current tip in the repository, else no
+	// parent (the first commit of a new branch). Use an explicit list for
+	// merges ("from" first) and to start a branch somewhere.
+	Parents []string
+	// Files overlays the first parent's tree: path -> content, Deleted
+	// removes the path.
+	Files map[string]string
+	// Modes gives files a mode other than 100644: "100755" (executable),
+	// "120000" (symlink; the content is the target) or "160000" (gitlink;
+	// the content is the submodule's commit sha).
+	Modes map[string]string
+	// Tags are lightweight tags to create at the commit; Branches are more
+	// branches to point at it.
+	Tags, Branches []string
+	// AnnotatedTags are annotated tags to create at the commit (message
+	// "release <tag>", the fixed identity, dated 30 seconds after the
+	// commit).
+	AnnotatedTags []string
+}
+
+// Import writes commits with one `git fast-import`, records them in
+// Commits and Steps, and leaves the working tree and index alone (see
+// Checkout). Dates continue one minute apart after the fixture's previous
+// commit.
+func (f *Fixture) Import(commits ...Commit) {
+	f.t.Helper()
+	if len(commits) == 0 {
+		return
+	}
+	if slices.Contains(f.Steps, WorktreeStep) {
+		f.t.Fatalf("gitfixture: cannot commit after the %q step", WorktreeStep)
+	}
+	var s bytes.Buffer
+	marks := map[string]int{}        // step -> mark in this import
+	lastOnBranch := map[string]int{} // branch -> mark of its last commit in this import
+	for i, c := range commits {
+		mark := i + 1
+		f.checkStep(c.Step)
+		if _, dup := marks[c.Step]; dup {
+			f.t.Fatalf("gitfixture: step %q committed twice", c.Step)
+		}
+		branch := c.Branch
+		if branch == "" {
+			branch = "main"
+		}
+		var parents []string
+		switch {
+		case c.Parents != nil:
+			for _, p := range c.Parents {
+				switch {
+				case marks[p] != 0:
+					parents = append(parents, ":"+strconv.Itoa(marks[p]))
+				case f.Commits[p] != "":
+					parents = append(parents, f.Commits[p])
+				case isSHA(p):
+					parents = append(parents, p)
+				default:
+					f.t.Fatalf("gitfixture: step %q: unknown parent %q", c.Step, p)
+				}
+			}
+		case lastOnBranch[branch] != 0:
+			parents = []string{":" + strconv.Itoa(lastOnBranch[branch])}
+		case f.branchExists(branch):
+			parents = []string{"refs/heads/" + branch + "^0"}
+		}
+		date := epoch.Add(time.Duration(f.n+i) * time.Minute).Unix()
+		msg := c.Step + "\n"
+		fmt.Fprintf(&s, "commit refs/heads/%s\nmark :%d\n", branch, mark)
+		fmt.Fprintf(&s, "author %s <%s> %d +0000\ncommitter %s <%s> %d +0000\n", UserName, UserEmail, date, UserName, UserEmail, date)
+		fmt.Fprintf(&s, "data %d\n%s", len(msg), msg)
+		for j, p := range parents {
+			if j == 0 {
+				fmt.Fprintf(&s, "from %s\n", p)
+			} else {
+				fmt.Fprintf(&s, "merge %s\n", p)
+			}
+		}
+		paths := make([]string, 0, len(c.Files))
+		for p := range c.Files {
+			if err := txtarrepo.CheckPath(p); err != nil {
+				f.t.Fatalf("gitfixture: step %q: %v", c.Step, err)
+			}
+			paths = append(paths, p)
+		}
+		for p := range c.Modes {
+			if _, ok := c.Files[p]; !ok {
+				f.t.Fatalf("gitfixture: step %q: mode for %s, which has no content", c.Step, p)
+			}
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			content := c.Files[p]
+			if isDeleted(content) {
+				fmt.Fprintf(&s, "D %s\n", quotePath(p))
+				continue
+			}
+			switch mode := c.Modes[p]; mode {
+			case "", "100644", "100755", "120000":
+				if mode == "" {
+					mode = "100644"
+				}
+				fmt.Fprintf(&s, "M %s inline %s\ndata %d\n%s\n", mode, quotePath(p), len(content), content)
+			case "160000":
+				fmt.Fprintf(&s, "M 160000 %s %s\n", strings.TrimSpace(content), quotePath(p))
+			default:
+				f.t.Fatalf("gitfixture: step %q: unsupported mode %q for %s", c.Step, mode, p)
+			}
+		}
+		s.WriteByte('\n')
+		for _, tag := range c.Tags {
+			fmt.Fprintf(&s, "reset refs/tags/%s\nfrom :%d\n\n", tag, mark)
+		}
+		for _, tag := range c.AnnotatedTags {
+			tmsg := "release " + tag + "\n"
+			fmt.Fprintf(&s, "tag %s\nfrom :%d\ntagger %s <%s> %d +0000\ndata %d\n%s\n", tag, mark, UserName, UserEmail, date+30, len(tmsg), tmsg)
+		}
+		for _, b := range c.Branches {
+			fmt.Fprintf(&s, "reset refs/heads/%s\nfrom :%d\n\n", b, mark)
+		}
+		marks[c.Step] = mark
+		lastOnBranch[branch] = mark
+	}
+	s.WriteString("done\n")
+
+	marksFile := filepath.Join(f.home, fmt.Sprintf("marks-%d", f.n))
+	// Fixture repositories are small and short-lived: storing objects
+	// uncompressed saves the time zlib takes on large test files.
+	f.run(&s, "-c", "core.compression=0", "fast-import", "--quiet", "--done", "--export-marks="+marksFile)
+	data, err := os.ReadFile(marksFile)
+	if err != nil {
+		f.t.Fatalf("gitfixture: reading fast-import marks: %v", err)
+	}
+	_ = os.Remove(marksFile)
+	byMark := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if m, sha, ok := strings.Cut(sc.Text(), " "); ok {
+			byMark[m] = sha
+		}
+	}
+	for i, c := range commits {
+		sha := byMark[":"+strconv.Itoa(i+1)]
+		if sha == "" {
+			f.t.Fatalf("gitfixture: fast-import gave no commit for step %q", c.Step)
+		}
+		f.Commits[c.Step] = sha
+		f.Steps = append(f.Steps, c.Step)
+	}
+	f.n += len(commits)
+}
+
+// Checkout makes the index and the working tree match HEAD (one git
+// read-tree), e.g. after Import.
+func (f *Fixture) Checkout() {
+	f.t.Helper()
+	f.Git("read-tree", "--reset", "-u", "HEAD")
+}
+
+// Commit overlays files on the working tree and the index (a content of
 // "(deleted)" removes the path), commits with step as message, records the
-// step and returns the commit sha.
+// step and returns the commit sha. Prefer Import, which needs neither the
+// working tree nor a git process per commit, unless the test stages
+// things in the index itself.
 func (f *Fixture) Commit(step string, files map[string]string) string {
 	f.t.Helper()
-	if step == "" || step == WorktreeStep || strings.ContainsAny(step, "@/") {
-		f.t.Fatalf("gitfixture: cannot commit step %q (must be non-empty, not %q, without '@' or '/')", step, WorktreeStep)
-	}
-	if _, dup := f.Commits[step]; dup {
-		f.t.Fatalf("gitfixture: step %q committed twice", step)
-	}
+	f.checkStep(step)
 	if slices.Contains(f.Steps, WorktreeStep) {
 		f.t.Fatalf("gitfixture: cannot commit step %q after the %q step", step, WorktreeStep)
 	}
@@ -210,6 +443,16 @@ func (f *Fixture) Path(rel string) string {
 	return filepath.Join(f.Dir, filepath.FromSlash(rel))
 }
 
+func (f *Fixture) checkStep(step string) {
+	f.t.Helper()
+	if step == "" || step == WorktreeStep || strings.ContainsAny(step, "@/") {
+		f.t.Fatalf("gitfixture: cannot commit step %q (must be non-empty, not %q, without '@' or '/')", step, WorktreeStep)
+	}
+	if _, dup := f.Commits[step]; dup {
+		f.t.Fatalf("gitfixture: step %q committed twice", step)
+	}
+}
+
 // commitOf returns the sha of a committed step.
 func (f *Fixture) commitOf(step string) string {
 	f.t.Helper()
@@ -218,6 +461,25 @@ func (f *Fixture) commitOf(step string) string {
 		f.t.Fatalf("gitfixture: no committed step %q (have %v)", step, f.Steps)
 	}
 	return sha
+}
+
+// branchExists says whether refs/heads/<b> exists, from the files backend
+// git init created (loose ref or packed-refs), without running git.
+func (f *Fixture) branchExists(b string) bool {
+	ref := "refs/heads/" + b
+	if _, err := os.Stat(filepath.Join(f.Dir, ".git", filepath.FromSlash(ref))); err == nil {
+		return true
+	}
+	packed, err := os.ReadFile(filepath.Join(f.Dir, ".git", "packed-refs"))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(packed), "\n") {
+		if _, name, ok := strings.Cut(l, " "); ok && name == ref {
+			return true
+		}
+	}
+	return false
 }
 
 // overlay writes files to the work tree and returns the touched paths,
@@ -229,6 +491,54 @@ func (f *Fixture) overlay(step string, files map[string]string) []string {
 		f.t.Fatalf("gitfixture: step %q: %v", step, err)
 	}
 	return paths
+}
+
+func isDeleted(content string) bool {
+	return content == Deleted || content == Deleted+"\n"
+}
+
+func isSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// quotePath quotes a path for fast-import when it must be (a leading
+// double quote or a newline) or could be misread (a backslash, control
+// characters), C-style as git reads it.
+func quotePath(p string) string {
+	needs := strings.HasPrefix(p, `"`)
+	for i := 0; i < len(p) && !needs; i++ {
+		needs = p[i] < 0x20 || p[i] == '\\' || p[i] == 0x7f
+	}
+	if !needs {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\%03o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // env is the hermetic environment git runs with.

@@ -1,6 +1,7 @@
 package gitfixture
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -47,6 +48,7 @@ func tree(t *testing.T, f *Fixture, step string) map[string]string {
 }
 
 func TestFromTxtar(t *testing.T) {
+	t.Parallel()
 	f := FromTxtar(t, []byte(threeSteps))
 
 	if want := []string{"base", "mid", "last", "worktree"}; !reflect.DeepEqual(f.Steps, want) {
@@ -123,6 +125,7 @@ func TestFromTxtar(t *testing.T) {
 }
 
 func TestFromTxtarReproducible(t *testing.T) {
+	t.Parallel()
 	a := FromTxtar(t, []byte(threeSteps))
 	b := FromTxtar(t, []byte(threeSteps))
 	if !reflect.DeepEqual(a.Commits, b.Commits) {
@@ -131,6 +134,7 @@ func TestFromTxtarReproducible(t *testing.T) {
 }
 
 func TestMethods(t *testing.T) {
+	t.Parallel()
 	f := New(t)
 	if got := f.Git("symbolic-ref", "HEAD"); got != "refs/heads/main" {
 		t.Errorf("HEAD = %s, want refs/heads/main", got)
@@ -160,5 +164,132 @@ func TestMethods(t *testing.T) {
 	}
 	if want := []string{"one", "two", "worktree"}; !reflect.DeepEqual(f.Steps, want) {
 		t.Errorf("Steps = %v, want %v", f.Steps, want)
+	}
+}
+
+func TestImport(t *testing.T) {
+	t.Parallel()
+	f := New(t)
+	f.Import(
+		Commit{Step: "c1", Files: map[string]string{"a": "1\n", "odd \"name\"\nwith\ttab\x01.txt": "odd\n", `"quoted`: "q"}, Tags: []string{"v1.0.0"}},
+		Commit{Step: "s1", Branch: "side", Parents: []string{"c1"}, Files: map[string]string{"s": "1\n"}},
+		Commit{Step: "c2", Files: map[string]string{"a": "2\n", "run.sh": "#!/bin/sh\n", "link": "a"},
+			Modes: map[string]string{"run.sh": "100755", "link": "120000"}},
+		Commit{Step: "m", Parents: []string{"c2", "s1"}, Files: map[string]string{"s": "1\n"}, Branches: []string{"release"}},
+	)
+	// A second import continues main from its tip and can reference the
+	// steps of the first one.
+	f.Import(
+		Commit{Step: "c3", Files: map[string]string{"a": Deleted, "sub": f.Commits["c1"]}, Modes: map[string]string{"sub": "160000"}},
+		Commit{Step: "o1", Branch: "other", Files: map[string]string{"o": "1\n"}},
+	)
+	if want := []string{"c1", "s1", "c2", "m", "c3", "o1"}; !reflect.DeepEqual(f.Steps, want) {
+		t.Fatalf("Steps = %v, want %v", f.Steps, want)
+	}
+	for step, want := range map[string]string{"c1": "", "s1": "c1", "c2": "c1", "m": "c2 s1", "c3": "m", "o1": ""} {
+		var parents []string
+		for _, p := range strings.Fields(f.Git("log", "-1", "--format=%P", f.Commits[step])) {
+			for s, sha := range f.Commits {
+				if sha == p {
+					parents = append(parents, s)
+				}
+			}
+		}
+		if got := strings.Join(parents, " "); got != want {
+			t.Errorf("parents of %s = %q, want %q", step, got, want)
+		}
+	}
+	for ref, step := range map[string]string{"main": "c3", "side": "s1", "release": "m", "other": "o1", "v1.0.0": "c1"} {
+		if got := f.Git("rev-parse", ref); got != f.Commits[step] {
+			t.Errorf("%s = %s, want step %s", ref, got, step)
+		}
+	}
+	if got := f.Git("ls-tree", "-r", "--format=%(objectmode) %(path)", f.Commits["c3"]); got !=
+		"100644 \"\\\"quoted\"\n120000 link\n100644 \"odd \\\"name\\\"\\nwith\\ttab\\001.txt\"\n100755 run.sh\n100644 s\n160000 sub" {
+		t.Errorf("tree of c3:\n%s", got)
+	}
+	if got := f.Git("show", f.Commits["c1"]+":odd \"name\"\nwith\ttab\x01.txt"); got != "odd" {
+		t.Errorf("odd file = %q", got)
+	}
+	// Import leaves the working tree alone; Checkout fills it.
+	if _, err := os.Stat(f.Path("run.sh")); !os.IsNotExist(err) {
+		t.Errorf("Import wrote the working tree: %v", err)
+	}
+	f.Checkout()
+	if fi, err := os.Stat(f.Path("run.sh")); err != nil || fi.Mode()&0o100 == 0 {
+		t.Errorf("run.sh after Checkout: %v %v", fi, err)
+	}
+	if got := f.Git("status", "--porcelain"); got != "" {
+		t.Errorf("status after Checkout = %q", got)
+	}
+}
+
+// TestFromTxtarMatchesCommit: the fast-import history is the one that
+// committing step by step gives, sha for sha (golden files hold shas).
+func TestFromTxtarMatchesCommit(t *testing.T) {
+	t.Parallel()
+	a := FromTxtar(t, []byte(threeSteps))
+	b := New(t)
+	b.Commit("base", map[string]string{".gitignore": "*.log\n", "api/types.go": "package api\n\ntype T struct{}\n", "api/old.go": "package api\n",
+		"go.mod": "module example.com/m\n", "keep.log": "ignored by .gitignore, committed anyway\n"})
+	b.Commit("mid", map[string]string{"api/old.go": Deleted, "api/types.go": "package api\n\ntype T struct{ X int }\n"})
+	b.Commit("last", nil)
+	for _, s := range []string{"base", "mid", "last"} {
+		if a.Commits[s] != b.Commits[s] {
+			t.Errorf("%s: FromTxtar %s, Commit %s", s, a.Commits[s], b.Commits[s])
+		}
+	}
+}
+
+func TestFromTxtarBadDeletion(t *testing.T) {
+	t.Parallel()
+	ft := &fakeT{TB: t}
+	func() {
+		defer func() { recover() }()
+		FromTxtar(ft, []byte("-- base/a --\na\n-- head/b --\n(deleted)\n"))
+	}()
+	if !strings.Contains(ft.msg, "deletes b, which does not exist") {
+		t.Errorf("message = %q", ft.msg)
+	}
+}
+
+// fakeT records Fatalf and stops the calling function.
+type fakeT struct {
+	testing.TB
+	msg string
+}
+
+func (f *fakeT) Helper() {}
+func (f *fakeT) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic(f)
+}
+
+// TestNewIsGitInit: New writes what git init writes (it saves the process),
+// plus the identity and signing settings.
+func TestNewIsGitInit(t *testing.T) {
+	t.Parallel()
+	f := New(t)
+	ref := filepath.Join(t.TempDir(), "ref")
+	f.Git("init", "-q", "-b", "main", "--template=", ref)
+	list := func(gitDir string) []string {
+		var out []string
+		filepath.WalkDir(gitDir, func(p string, d os.DirEntry, err error) error {
+			rel, _ := filepath.Rel(gitDir, p)
+			out = append(out, filepath.ToSlash(rel))
+			return err
+		})
+		return out
+	}
+	if got, want := list(filepath.Join(f.Dir, ".git")), list(filepath.Join(ref, ".git")); !reflect.DeepEqual(got, want) {
+		t.Errorf(".git of New = %q\ngit init: %q", got, want)
+	}
+	wantCfg := f.Git("config", "--file", filepath.Join(ref, ".git", "config"), "--list")
+	gotCfg := f.Git("config", "--file", filepath.Join(f.Dir, ".git", "config"), "--list")
+	if !strings.HasPrefix(gotCfg, wantCfg+"\n") || !strings.Contains(gotCfg, "user.name="+UserName) || !strings.Contains(gotCfg, "commit.gpgsign=false") {
+		t.Errorf("config of New:\n%s\ngit init's:\n%s", gotCfg, wantCfg)
+	}
+	if got := f.Git("symbolic-ref", "HEAD"); got != "refs/heads/main" {
+		t.Errorf("HEAD = %s", got)
 	}
 }

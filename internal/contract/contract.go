@@ -1,0 +1,394 @@
+// Package contract computes the effective wire contract of every field
+// (model.Contract) from its syntax: the json tag, the protobuf tag, the
+// markers of the field and of its type, and the resolved value kind of
+// its type. It is the one place that knows how kube-openapi, server-side
+// apply, strategic merge patch, controller-gen and encoding/json read
+// those forms; the diff and the rules only compare contracts.
+//
+// docs/contracts.md documents every row of "text form → contract".
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+// Normalize fills the Contract of every field of every package of m.
+func Normalize(m *model.Model) {
+	for _, g := range m.Groups {
+		for _, p := range g.Packages() {
+			for _, t := range p.Types {
+				list := isListKind(t)
+				for _, f := range t.Fields {
+					f.Contract = Field(f, p, list)
+				}
+			}
+		}
+	}
+}
+
+// isListKind reports whether t is the list type of a kind (FooList with
+// Items); its Items field is exempt from list-semantics markers.
+func isListKind(t *model.Type) bool {
+	return t.RootKind && strings.HasSuffix(t.Name, "List") && t.Field("Items") != nil
+}
+
+// Field computes the contract of one field of package p. inListKind says
+// the field's struct is a *List kind.
+func Field(f *model.Field, p *model.Package, inListKind bool) *model.Contract {
+	c := &model.Contract{Type: f.TypeID}
+	if c.Type == "" {
+		c.Type = f.Type
+	}
+	c.Inline = f.Inline()
+	if !c.Inline {
+		c.Name = f.WireName()
+	}
+	c.Omit = f.JSON.OmitZero || (f.JSON.OmitEmpty && f.ValueKind != model.KindStructValue && f.ValueKind != model.KindArray)
+	if !c.Inline {
+		c.Presence = presence(f) // an inline field's members carry their own
+	}
+	if f.Proto != nil {
+		c.Proto = &model.ProtoWire{Number: f.Proto.Number, Wire: f.Proto.Wire, Label: model.NormLabel(f.Proto.Label)}
+	}
+	c.PatchStrategy, c.PatchMergeKey = patch(f, c)
+	c.List = listSemantics(f, c, inListKind)
+	c.Default = defaultValue(f.Markers)
+	var typeMarkers model.Markers
+	if t := p.Type(model.LocalTypeName(f.Type)); t != nil && t.Kind == model.KindOther && !strings.ContainsAny(strings.TrimPrefix(f.Type, "*"), "*[]") {
+		typeMarkers = t.Markers // the named type's schema is the field's (through a pointer too)
+	}
+	c.Validation = constraints(f.Markers, typeMarkers)
+	c.Unknown = unknownMarkers(f.Markers)
+	return c
+}
+
+// presence is how kube-openapi and controller-gen mark the field: an
+// explicit required marker wins; otherwise +optional (in any spelling),
+// omitempty or omitzero make it optional, and everything else is required.
+func presence(f *model.Field) model.Presence {
+	if f.Required() {
+		return model.Required
+	}
+	if f.Optional() || f.JSON.OmitEmpty || f.JSON.OmitZero {
+		return model.Optional
+	}
+	return model.Required
+}
+
+// patch returns the effective strategic-merge-patch metadata: the struct
+// tag, else the marker; the strategy's parts sorted ("retainKeys,merge"
+// and "merge,retainKeys" are one strategy).
+func patch(f *model.Field, c *model.Contract) (strategy, key string) {
+	strategy = f.EffectivePatchStrategy()
+	if strategy != "" {
+		parts := strings.Split(strategy, ",")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		sort.Strings(parts)
+		strategy = strings.Join(parts, ",")
+	}
+	key = f.EffectivePatchMergeKey()
+	if key != "" && !strings.Contains(strategy, "merge") {
+		c.Conflicts = append(c.Conflicts, fmt.Sprintf("patchMergeKey %q without patchStrategy merge", key))
+	}
+	return strategy, key
+}
+
+// isList reports whether the field is a list on the wire: a slice or
+// array whose element is not byte ([]byte is a base64 string).
+func isList(f *model.Field) bool {
+	t := f.TypeID
+	if t == "" {
+		t = f.Type
+	}
+	t = strings.TrimPrefix(t, "*")
+	if !strings.HasPrefix(t, "[") {
+		return false
+	}
+	i := strings.Index(t, "]")
+	elem := t[i+1:]
+	return elem != "byte" && elem != "uint8"
+}
+
+// listSemantics is the list type server-side apply uses: the +listType
+// marker (with +listMapKey), else what strategic merge patch implies
+// (merge with a key is a map, merge on scalars a set), else atomic.
+// Items of a *List kind is exempt (nil).
+func listSemantics(f *model.Field, c *model.Contract, inListKind bool) *model.ListSemantics {
+	if !isList(f) || (inListKind && f.Name == "Items") {
+		return nil
+	}
+	lt, hasLT := markerValue(f.Markers, "listType", "k8s:listType")
+	keys := markerValues(f.Markers, "listMapKey", "k8s:listMapKey")
+	sort.Strings(keys)
+	keys = slices.Compact(keys)
+	if hasLT {
+		l := &model.ListSemantics{Type: lt, From: "marker"}
+		switch lt {
+		case "map":
+			l.Keys = keys
+			if len(keys) == 0 {
+				c.Conflicts = append(c.Conflicts, "+listType=map without +listMapKey")
+			}
+		case "atomic", "set":
+			// +k8s:unique=map with +k8s:listMapKey names the keys that
+			// declarative validation keeps unique; the list stays atomic.
+			_, uniqueByKey := markerValue(f.Markers, "k8s:unique")
+			if len(keys) > 0 && !uniqueByKey {
+				c.Conflicts = append(c.Conflicts, fmt.Sprintf("+listMapKey on a +listType=%s list", lt))
+			}
+		default:
+			c.Conflicts = append(c.Conflicts, fmt.Sprintf("unknown +listType=%s", lt))
+		}
+		if c.PatchMergeKey != "" && lt == "map" && len(keys) > 0 && !slices.Contains(keys, c.PatchMergeKey) {
+			c.Conflicts = append(c.Conflicts, fmt.Sprintf("patchMergeKey %q is not one of +listMapKey %s", c.PatchMergeKey, strings.Join(keys, ",")))
+		}
+		return l
+	}
+	if len(keys) > 0 {
+		c.Conflicts = append(c.Conflicts, "+listMapKey without +listType=map")
+	}
+	if strings.Contains(c.PatchStrategy, "merge") {
+		if c.PatchMergeKey != "" {
+			return &model.ListSemantics{Type: "map", Keys: []string{c.PatchMergeKey}, From: "patch strategy"}
+		}
+		return &model.ListSemantics{Type: "set", From: "patch strategy"}
+	}
+	return &model.ListSemantics{Type: "atomic", From: "default"}
+}
+
+// defaultValue is the default marker's value; JSON values are compacted
+// so that spacing does not matter.
+func defaultValue(m model.Markers) *string {
+	v, ok := markerValue(m, "default", "kubebuilder:default", "k8s:default")
+	if !ok {
+		return nil
+	}
+	v = strings.TrimSpace(v)
+	var buf bytes.Buffer
+	if json.Valid([]byte(v)) && json.Compact(&buf, []byte(v)) == nil {
+		v = buf.String()
+	}
+	return &v
+}
+
+// constraintMarkers maps validation markers to schema keywords.
+var constraintMarkers = map[string]string{
+	"kubebuilder:validation:Minimum":          "minimum",
+	"kubebuilder:validation:Maximum":          "maximum",
+	"kubebuilder:validation:ExclusiveMinimum": "exclusiveMinimum",
+	"kubebuilder:validation:ExclusiveMaximum": "exclusiveMaximum",
+	"kubebuilder:validation:MinLength":        "minLength",
+	"kubebuilder:validation:MaxLength":        "maxLength",
+	"kubebuilder:validation:MinItems":         "minItems",
+	"kubebuilder:validation:MaxItems":         "maxItems",
+	"kubebuilder:validation:MinProperties":    "minProperties",
+	"kubebuilder:validation:MaxProperties":    "maxProperties",
+	"kubebuilder:validation:Pattern":          "pattern",
+	"kubebuilder:validation:Format":           "format",
+	"kubebuilder:validation:Enum":             "enum",
+	"kubebuilder:validation:UniqueItems":      "uniqueItems",
+	"kubebuilder:validation:XValidation:rule": "rule",
+	"k8s:minimum":            "minimum",
+	"k8s:maximum":            "maximum",
+	"k8s:minLength":          "minLength",
+	"k8s:maxLength":          "maxLength",
+	"k8s:minItems":           "minItems",
+	"k8s:maxItems":           "maxItems",
+	"k8s:format":             "format",
+	"k8s:immutable":          "immutable",
+	"k8s:enum":               "enum",
+	"k8s:unique":             "unique",
+	"k8s:validation:pattern": "pattern",
+	"validation:Minimum":     "minimum",
+	"validation:Maximum":     "maximum",
+	"validation:MinLength":   "minLength",
+	"validation:MaxLength":   "maxLength",
+	"validation:MinItems":    "minItems",
+	"validation:MaxItems":    "maxItems",
+	"validation:Pattern":     "pattern",
+	"validation:Enum":        "enum",
+}
+
+// constraints collects the validation constraints of a field and of its
+// package-local named type, normalized and sorted.
+func constraints(field, typ model.Markers) []model.Constraint {
+	var out []model.Constraint
+	for _, ms := range []model.Markers{typ, field} {
+		for _, m := range ms {
+			m = unwrapStaged(m)
+			kind, ok := constraintMarkers[m.Key]
+			if !ok {
+				continue
+			}
+			out = append(out, model.Constraint{Kind: kind, Value: normalizeConstraint(kind, m.Value), Marker: "+" + m.Key})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Value < out[j].Value
+	})
+	// One constraint per kind and value (field and type may repeat it).
+	return slices.CompactFunc(out, func(a, b model.Constraint) bool { return a.Kind == b.Kind && a.Value == b.Value })
+}
+
+// unwrapStaged returns the tag inside a Kubernetes stability wrapper:
+// "+k8s:alpha(since: "1.36")=+k8s:maxItems=32" stages the declarative
+// rule +k8s:maxItems=32 behind the hand-written validation that stays
+// authoritative, so it is the same constraint as the unwrapped tag.
+func unwrapStaged(m model.Marker) model.Marker {
+	if m.Key != "k8s:alpha" && m.Key != "k8s:beta" {
+		return m
+	}
+	_, inner, ok := strings.Cut(m.Value, "=+")
+	if !ok {
+		return m
+	}
+	key, value, _ := strings.Cut(inner, "=")
+	return model.Marker{Key: strings.TrimSpace(key), Value: strings.TrimSpace(value)}
+}
+
+// normalizeConstraint puts a value in a canonical form: numbers as exact
+// decimals, enum values sorted, strings unquoted.
+func normalizeConstraint(kind, v string) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "true" // a flag such as +k8s:immutable
+	}
+	switch kind {
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+		"minItems", "maxItems", "minProperties", "maxProperties":
+		if r, ok := new(big.Rat).SetString(v); ok {
+			return r.RatString()
+		}
+	case "enum":
+		vals := strings.Split(v, ";")
+		for i := range vals {
+			vals[i] = unquote(strings.TrimSpace(vals[i]))
+		}
+		sort.Strings(vals)
+		return strings.Join(slices.Compact(vals), ";")
+	case "pattern", "format":
+		return unquote(v)
+	case "rule":
+		// +kubebuilder:validation:XValidation:rule="...",message="...": the
+		// rule is the constraint, the message only words the error.
+		if q, err := strconv.QuotedPrefix(v); err == nil {
+			if r, err := strconv.Unquote(q); err == nil {
+				return r
+			}
+		}
+	}
+	return v
+}
+
+// unquote removes a marker value's quotes. Double-quoted values are Go
+// string literals in both marker grammars ("^\\d+$" is the pattern ^\d+$).
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '`' && s[len(s)-1] == '`') {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// understood are the markers some part of the contract (or nothing on the
+// wire) accounts for. Markers not listed here and not validation markers
+// are "unknown": a change of them is reported as unclassified.
+var understood = map[string]bool{
+	// optionality
+	"optional": true, "k8s:optional": true, "kubebuilder:validation:Optional": true,
+	"required": true, "k8s:required": true, "kubebuilder:validation:Required": true,
+	// defaults
+	"default": true, "kubebuilder:default": true, "k8s:default": true,
+	// list and patch semantics
+	"listType": true, "listMapKey": true, "k8s:listType": true, "k8s:listMapKey": true,
+	"patchStrategy": true, "patchMergeKey": true,
+	// documentation and code generation only: nothing on the wire
+	"featureGate": true, "k8s:alpha": true, "k8s:beta": true, "k8s:openapi-gen": true,
+	"k8s:deepcopy-gen": true, "k8s:conversion-gen": true, "k8s:protobuf": true, "protobuf": true,
+	"protobuf.nullable": true, "protobuf.options.(gogoproto.goproto_stringer)": true,
+	"genclient": true, "k8s:deepcopy-gen:interfaces": true, "k8s:prerelease-lifecycle-gen": true,
+	"deprecated": true, "k8s:deprecated": true, "k8s:subfield": true, "k8s:optional-unset": true,
+	"kubebuilder:printcolumn": true, "kubebuilder:validation:EmbeddedResource": true,
+	"kubebuilder:pruning:PreserveUnknownFields": true, "kubebuilder:validation:Schemaless": true,
+	"structType": true, "mapType": true, "nullable": true, "k8s:unionMember": true, "k8s:unionDiscriminator": true,
+	"unionDiscriminator": true, "union": true, "k8s:ifEnabled": true, "k8s:ifDisabled": true,
+	"k8s:eachVal": true, "k8s:eachKey": true, "k8s:item": true, "k8s:zeroOrOneOfMember": true,
+	"k8s:opaqueType": true, "k8s:declarativeValidationNative": true, "k8s:alpha(since)": true,
+}
+
+// docPrefixes are marker families that never change the wire.
+var docPrefixes = []string{"k8s:prerelease-lifecycle-gen:", "apicheck:", "kubebuilder:printcolumn", "kubebuilder:object:",
+	"kubebuilder:subresource", "kubebuilder:resource", "kubebuilder:storageversion", "kubebuilder:skip",
+	"genclient:", "k8s:deepcopy-gen:", "k8s:conversion-gen", "k8s:defaulter-gen", "groupName", "k8s:validation-gen",
+	"kubebuilder:metadata", "kubebuilder:deprecatedversion", "kubebuilder:unservedversion", "kubebuilder:ac:",
+	"kubebuilder:validation:XValidation:message", "kubebuilder:validation:XValidation:messageExpression",
+	"kubebuilder:validation:XValidation:reason", "kubebuilder:validation:XValidation:fieldPath",
+	"kubebuilder:validation:XValidation:optionalOldSelf"}
+
+// unknownMarkers are the field's markers no part of the contract knows.
+func unknownMarkers(ms model.Markers) []model.Marker {
+	var out []model.Marker
+	for _, m := range ms {
+		if understood[m.Key] || constraintMarkers[m.Key] != "" || hasDocPrefix(m.Key) {
+			continue
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Key != out[j].Key {
+			return out[i].Key < out[j].Key
+		}
+		return out[i].Value < out[j].Value
+	})
+	return out
+}
+
+func hasDocPrefix(key string) bool {
+	for _, p := range docPrefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func markerValue(m model.Markers, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if v, ok := m.Get(k); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func markerValues(m model.Markers, keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		for _, v := range m.All(k) {
+			for _, part := range strings.Split(v, ",") {
+				if part = strings.TrimSpace(part); part != "" {
+					out = append(out, part)
+				}
+			}
+		}
+	}
+	return out
+}

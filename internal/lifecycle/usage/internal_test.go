@@ -1,0 +1,182 @@
+package usage
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestMentions(t *testing.T) {
+	for src, want := range map[string]bool{
+		"x.Region":                  true,
+		"x.Region()":                true, // a call is told apart later
+		"T{Region: r}":              true,
+		"T{\n\tRegion:\t r,\n}":     true,
+		"Region := 1":               false,
+		"Region = 1":                false,
+		"x.Regions":                 false,
+		"x.SubRegion":               false,
+		"var Region string":         false,
+		"// see the Region field":   false,
+		"x.Region.Name":             true,
+		"case Region:":              true, // a label or case: over-inclusion is harmless
+		"Region":                    false,
+		"x.\u00e9Region, y.Region_": false,
+	} {
+		if got := mentions([]byte(src), []byte("Region")); got != want {
+			t.Errorf("mentions(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+func TestDeclsOnly(t *testing.T) {
+	src := `package p
+
+import "strings"
+
+type T struct{ f func() int }
+
+type I interface{ M() }
+
+func F(x int) (struct{ A int }, error) {
+	if x > 0 { return struct{ A int }{x}, nil }
+	return struct{ A int }{}, nil
+}
+
+func (t *T) M() interface{ N() } { return nil }
+
+func G() func() int { return func() int { return strings.Count("a", "b") } }
+
+var V = func() int { return 1 }()
+
+func Asm(x int) int
+`
+	out := string(declsOnly([]byte(src)))
+	for _, gone := range []string{"if x > 0", "return nil", "strings.Count"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("body text %q kept:\n%s", gone, out)
+		}
+	}
+	for _, kept := range []string{"type T struct{ f func() int }", "type I interface{ M() }", "func F(x int) (struct{ A int }, error)",
+		"func (t *T) M() interface{ N() }", "func G() func() int", "var V = func() int { return 1 }()", "func Asm(x int) int"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("declaration %q lost:\n%s", kept, out)
+		}
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), "p.go", out, 0); err != nil {
+		t.Errorf("result does not parse: %v\n%s", err, out)
+	}
+	if got := string(declsOnly([]byte("package p\nfunc F() {"))); got != "package p\nfunc F() {" {
+		t.Errorf("unbalanced input changed: %q", got)
+	}
+}
+
+func TestBuildOK(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      bool
+	}{
+		{"a.go", "package a", true},
+		{"a_linux.go", "package a", true},
+		{"a_windows.go", "package a", false},
+		{"a_linux_arm64.go", "package a", false},
+		{"a_linux_amd64.go", "package a", true},
+		{"a_amd64.go", "package a", true},
+		{"a_test.go", "package a", true},
+		{"linux.go", "package a", true}, // the first element is never a constraint
+		{"a.go", "//go:build ignore\n\npackage main", false},
+		{"a.go", "// Copyright\n\n//go:build linux && !cgo\n\npackage a", true},
+		{"a.go", "//go:build cgo\n\npackage a", false},
+		{"a.go", "//go:build go1.21 && unix\n\npackage a", true},
+		{"a.go", "// +build windows\n\npackage a", false},
+		{"a.go", "//go:build (\n\npackage a", false},
+		{"a.go", "package a\n\n//go:build windows\n", true}, // after the package clause: a comment
+	} {
+		if got := buildOK(c.name, []byte(c.src)); got != c.want {
+			t.Errorf("buildOK(%s, %q) = %v, want %v", c.name, c.src, got, c.want)
+		}
+	}
+}
+
+func TestMatchChain(t *testing.T) {
+	paths := [][]seg{
+		{{name: "Spec"}, {name: "DNS"}, {name: "Providers"}, {name: "Zones"}},
+		{{name: "Spec"}, {name: "Common", embedded: true}, {name: "Zones"}},
+	}
+	for chain, want := range map[string]bool{
+		"Spec.DNS.Providers.Zones":   true,
+		"Providers.Zones":            true,
+		"DNS.Providers.Zones":        true,
+		"Zones":                      false, // one name is not a path
+		"Spec.Zones":                 true,  // the embedded step skipped
+		"Spec.Common.Zones":          true,
+		"Status.Zones":               false,
+		"X.Spec.DNS.Providers.Zones": false,
+	} {
+		if got := matchChain(strings.Split(chain, "."), paths); got != want {
+			t.Errorf("matchChain(%s) = %v, want %v", chain, got, want)
+		}
+	}
+	if !matchChain([]string{"Zones"}, [][]seg{{{name: "Zones"}}}) {
+		t.Error("a field no kind reaches must match by name")
+	}
+}
+
+func TestGuessName(t *testing.T) {
+	for ip, want := range map[string]string{
+		"k8s.io/api/core/v1":      "v1",
+		"github.com/go-logr/logr": "logr",
+		"gopkg.in/yaml.v3":        "yaml", "k8s.io/api/apps/v1beta1": "v1beta1",
+		"github.com/foo/bar/v2":        "bar",
+		"github.com/foo/go-bar":        "bar",
+		"github.com/gardener/gardener": "gardener",
+	} {
+		if got := guessName(ip); got != want {
+			t.Errorf("guessName(%s) = %s, want %s", ip, got, want)
+		}
+	}
+}
+
+func TestModules(t *testing.T) {
+	m := &modules{roots: []string{"tools", "."}, paths: map[string]string{".": "example.com/api", "tools": "example.com/tools"}}
+	for dir, ip := range map[string]string{".": "example.com/api", "pkg/a": "example.com/api/pkg/a", "tools": "example.com/tools", "tools/x": "example.com/tools/x"} {
+		if got := m.importPath(dir); got != ip {
+			t.Errorf("importPath(%s) = %s, want %s", dir, got, ip)
+		}
+		if got, ok := m.dir(ip); !ok || got != dir {
+			t.Errorf("dir(%s) = %s, %v; want %s", ip, got, ok, dir)
+		}
+	}
+	if _, ok := m.dir("k8s.io/api/core/v1"); ok {
+		t.Error("a third-party import path maps to a directory")
+	}
+}
+
+// TestNoExecution: the usage search runs nothing (issue 13): no process,
+// no go command behind go/packages or go/build, no cgo. Its imports are
+// checked so that a change cannot bring one in unnoticed.
+func TestNoExecution(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbidden := map[string]bool{"os/exec": true, "go/build": true, "golang.org/x/tools/go/packages": true, "C": true,
+		"plugin": true, "syscall": true, "net": true, "net/http": true}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		pf, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range pf.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); forbidden[p] {
+				t.Errorf("%s imports %s", f, p)
+			}
+		}
+	}
+}

@@ -1,0 +1,542 @@
+package usage
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/par"
+)
+
+// In-process type information.
+//
+// The packages holding candidate files are type-checked with go/types from
+// the revision's own sources (read from git objects, never from a
+// checkout), together with the in-repository packages they need. Nothing
+// is executed: no go command, no cgo, no module download.
+//
+//   - An import path is in-repository when a go.mod of the revision (any
+//     module of the repository) contains it; every other import (standard
+//     library, third-party modules, vendor/) is not loaded: go/types then
+//     gives the imported names an invalid type, and every expression built
+//     from them stays unresolved. Unresolved receivers are not guessed:
+//     they fall back to path matching (paths.go).
+//   - Only what is needed is read and checked. A candidate package is
+//     checked with the bodies of the functions that mention a removed
+//     field's name; every other function body is dropped before checking.
+//     The in-repository packages are loaded on demand, in waves: a
+//     package's imports that no kept declaration or body refers to are
+//     not loaded at all.
+//   - Files are the ones a linux/amd64 build without cgo compiles
+//     (build.go). Packages are checked in dependency order, each level in
+//     parallel; an import cycle (broken code) leaves the imports along the
+//     cycle unresolved.
+
+// unit is one package to type-check.
+type unit struct {
+	path  string // import path
+	dir   string
+	files []*ast.File
+	// needs are the in-repository import paths its kept declarations
+	// refer to; only these are served to the type checker.
+	needs   []string
+	needSet map[string]bool
+	// candidate units keep their type information for the reference
+	// search.
+	candidate bool
+	info      *types.Info
+	pkg       *types.Package
+	// checked is set once pkg is final.
+	checked bool
+}
+
+// loader type-checks in-repository packages of one revision.
+type loader struct {
+	snap  git.Snapshot
+	mods  *modules
+	fset  *token.FileSet
+	byDir map[string][]string // directory -> its .go files (sorted)
+	units map[string]*unit    // by import path
+	// parsed holds files already parsed (the candidate files).
+	parsed map[string]*ast.File
+	// hot reports whether a function body of a candidate file may
+	// reference a removed field (the body is kept).
+	hot func(file string, body []byte) bool
+
+	mu       sync.Mutex
+	checked  int
+	problems []string
+	limited  bool
+}
+
+func newLoader(snap git.Snapshot, files []string, mods *modules, fset *token.FileSet, parsed map[string]*ast.File, hot func(string, []byte) bool) *loader {
+	l := &loader{snap: snap, mods: mods, fset: fset, byDir: map[string][]string{}, units: map[string]*unit{},
+		parsed: parsed, hot: hot}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".go") && !skippedDir(path.Dir(f)) {
+			l.byDir[path.Dir(f)] = append(l.byDir[path.Dir(f)], f)
+		}
+	}
+	return l
+}
+
+// load type-checks the packages of the candidate files (directory ->
+// the candidate files in it) and everything in the repository they need.
+// It returns the candidate units by directory.
+func (l *loader) load(cands map[string][]string, srcs map[string][]byte) (map[string]*unit, error) {
+	out := map[string]*unit{}
+	var wave []*unit
+	dirs := make([]string, 0, len(cands))
+	for d := range cands {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		u := &unit{path: l.mods.importPath(d), dir: d, candidate: true}
+		if old := l.units[u.path]; old != nil {
+			continue // two directories with one import path: keep the first
+		}
+		l.units[u.path] = u
+		out[d] = u
+		wave = append(wave, u)
+	}
+	for len(wave) > 0 {
+		if err := l.parseWave(wave, cands, srcs); err != nil {
+			return nil, err
+		}
+		var next []*unit
+		for _, u := range wave {
+			for _, ip := range u.needs {
+				if l.units[ip] != nil {
+					continue
+				}
+				d, ok := l.mods.dir(ip)
+				if !ok || len(l.byDir[d]) == 0 {
+					continue
+				}
+				if len(l.units) >= maxUnits {
+					l.limited = true
+					continue
+				}
+				nu := &unit{path: ip, dir: d}
+				l.units[ip] = nu
+				next = append(next, nu)
+			}
+		}
+		wave = next
+	}
+	if l.limited {
+		l.problems = append(l.problems, fmt.Sprintf("type information is limited to %d packages; imports beyond stay unresolved", maxUnits))
+	}
+	l.check()
+	return out, nil
+}
+
+// maxUnits bounds the packages one search type-checks, so that a
+// pathological repository costs bounded time and memory; imports beyond
+// stay unresolved (matched by path).
+const maxUnits = 5000
+
+// parseWave reads and parses the files of a wave of units in parallel and
+// works out what each needs.
+func (l *loader) parseWave(wave []*unit, cands map[string][]string, srcs map[string][]byte) error {
+	var need []string
+	for _, u := range wave {
+		for _, f := range l.byDir[u.dir] {
+			if _, ok := srcs[f]; !ok && !strings.HasSuffix(f, "_test.go") {
+				need = append(need, f)
+			}
+		}
+	}
+	if len(need) > 0 {
+		got, err := l.snap.ReadFiles(need)
+		if err != nil {
+			return err
+		}
+		for f, b := range got {
+			srcs[f] = b
+		}
+	}
+	return par.Do(len(wave), func(i int) error {
+		u := wave[i]
+		l.parseUnit(u, cands[u.dir], srcs)
+		return nil
+	})
+}
+
+// parseUnit parses a unit's files: the files of its directory that build
+// on linux/amd64 and belong to the package (the candidate files' package,
+// else the most common package name), non-test files plus the candidate
+// files themselves. Function bodies are dropped except in candidate files
+// where they mention a name of interest.
+func (l *loader) parseUnit(u *unit, candFiles []string, srcs map[string][]byte) {
+	isCand := map[string]bool{}
+	for _, f := range candFiles {
+		isCand[f] = true
+	}
+	type pf struct {
+		name string
+		file *ast.File
+	}
+	var files []pf
+	names := map[string]int{}
+	for _, f := range l.byDir[u.dir] {
+		if !isCand[f] && (strings.HasSuffix(f, "_test.go") || conversionCode(f)) {
+			continue
+		}
+		src := srcs[f]
+		if !buildOK(f, src) {
+			continue
+		}
+		af := l.parsed[f]
+		if af == nil {
+			var err error
+			af, err = parser.ParseFile(l.fset, f, declsOnly(src), parser.SkipObjectResolution)
+			if err != nil && af == nil {
+				continue
+			}
+		}
+		if importsC(af) {
+			continue
+		}
+		files = append(files, pf{f, af})
+		names[af.Name.Name]++
+	}
+	pkgName := ""
+	for _, f := range candFiles {
+		if af := l.parsed[f]; af != nil {
+			pkgName = af.Name.Name
+			break
+		}
+	}
+	if pkgName == "" {
+		best := -1
+		for n, c := range names {
+			if c > best || c == best && n < pkgName {
+				pkgName, best = n, c
+			}
+		}
+	}
+	needs := map[string]bool{}
+	for _, f := range files {
+		if f.file.Name.Name != pkgName {
+			continue
+		}
+		keep, name := isCand[f.name], f.name
+		stripBodies(l.fset, f.file, srcs[f.name], func(body []byte) bool { return keep && l.hot(name, body) })
+		for ip := range referencedImports(f.file) {
+			needs[ip] = true
+		}
+		u.files = append(u.files, f.file)
+	}
+	u.needSet = map[string]bool{}
+	for ip := range needs {
+		if ip != u.path {
+			u.needs = append(u.needs, ip)
+			u.needSet[ip] = true
+		}
+	}
+	sort.Strings(u.needs)
+}
+
+// conversionCode reports whether a file holds code generated from API
+// types that the usage search never needs: protobuf marshalling,
+// conversion and defaulting functions, OpenAPI definitions. They declare
+// methods and functions whose results are never structs of an API group,
+// so no selector chain to a removed field goes through them, and they are
+// by far the largest files of an API package.
+func conversionCode(file string) bool {
+	switch base := path.Base(file); {
+	case strings.HasSuffix(base, ".pb.go"):
+		return true
+	case base == "zz_generated.conversion.go", base == "zz_generated.defaults.go", base == "openapi_generated.go":
+		return true
+	}
+	return false
+}
+
+func importsC(f *ast.File) bool {
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"C"` {
+			return true
+		}
+	}
+	return false
+}
+
+// stripBodies drops the body of every function whose source text keep
+// rejects (function literals inside kept bodies stay).
+func stripBodies(fset *token.FileSet, f *ast.File, src []byte, keep func(body []byte) bool) {
+	tf := fset.File(f.Pos())
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		if tf != nil {
+			lo, hi := tf.Offset(fd.Body.Lbrace), tf.Offset(fd.Body.Rbrace)
+			if lo >= 0 && hi <= len(src) && lo <= hi && keep(src[lo:hi]) {
+				continue
+			}
+		}
+		fd.Body = nil
+	}
+}
+
+// referencedImports returns the import paths of a file that its
+// declarations (and kept bodies) refer to: a qualified identifier pkg.X,
+// or any dot import. Blank imports and imports only used in dropped
+// bodies are not needed.
+func referencedImports(f *ast.File) map[string]bool {
+	byName := map[string]string{}
+	out := map[string]bool{}
+	for _, imp := range f.Imports {
+		ip, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			continue
+		}
+		name := ""
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		switch name {
+		case "_":
+			continue
+		case ".":
+			out[ip] = true
+			continue
+		case "":
+			name = guessName(ip)
+		}
+		byName[name] = ip
+	}
+	if len(byName) == 0 {
+		return out
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok {
+				if ip, ok := byName[x.Name]; ok {
+					out[ip] = true
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// guessName is the package name an import path most likely declares: the
+// last element, without a major-version element (/v2) or suffix (.v3), a
+// "go-" prefix or a ".go" suffix. An in-repository package whose name
+// differs from its directory, imported without a name, is not recognised
+// as needed and stays unresolved (its references are matched by path).
+func guessName(ip string) string {
+	elems := strings.Split(ip, "/")
+	last := elems[len(elems)-1]
+	if len(elems) > 1 && majorVersion(last) {
+		last = elems[len(elems)-2]
+	}
+	if i := strings.LastIndex(last, ".v"); i > 0 && majorVersion(last[i+1:]) {
+		last = last[:i]
+	}
+	last = strings.TrimPrefix(strings.TrimSuffix(last, ".go"), "go-")
+	return strings.NewReplacer("-", "_", ".", "_").Replace(last)
+}
+
+// majorVersion reports whether s is a module major version element, v2 or
+// above (v0 and v1 are ordinary package names, as in k8s.io/api/core/v1).
+func majorVersion(s string) bool {
+	if len(s) < 2 || s[0] != 'v' || strings.Trim(s[1:], "0123456789") != "" {
+		return false
+	}
+	return s != "v0" && s != "v1"
+}
+
+var errNotLoaded = errors.New("not loaded")
+
+// check type-checks every unit in dependency order: each level (units
+// whose in-repository dependencies are all checked) in parallel.
+func (l *loader) check() {
+	pending := map[*unit]int{}
+	users := map[*unit][]*unit{}
+	for _, u := range l.units {
+		for _, ip := range u.needs {
+			if d := l.units[ip]; d != nil {
+				pending[u]++
+				users[d] = append(users[d], u)
+			}
+		}
+	}
+	var level []*unit
+	for _, u := range l.units {
+		if pending[u] == 0 {
+			level = append(level, u)
+		}
+	}
+	done := map[*unit]bool{}
+	for len(done) < len(l.units) {
+		if len(level) == 0 {
+			// An import cycle: check the rest one by one; imports along
+			// the cycle stay unresolved.
+			for _, u := range l.units {
+				if !done[u] {
+					level = append(level, u)
+					break
+				}
+			}
+		}
+		sortUnits(level)
+		_ = par.Do(len(level), func(i int) error {
+			l.checkUnit(level[i])
+			return nil
+		})
+		var next []*unit
+		for _, u := range level {
+			done[u] = true
+		}
+		for _, u := range level {
+			for _, w := range users[u] {
+				pending[w]--
+				if pending[w] == 0 && !done[w] {
+					next = append(next, w)
+				}
+			}
+		}
+		level = next
+	}
+}
+
+func sortUnits(us []*unit) {
+	sort.Slice(us, func(i, j int) bool { return us[i].path < us[j].path })
+}
+
+// checkUnit type-checks one unit. Errors (unresolved imports, undefined
+// names) are expected and ignored: the affected expressions have no type.
+func (l *loader) checkUnit(u *unit) {
+	defer func() {
+		if p := recover(); p != nil {
+			l.mu.Lock()
+			l.problems = append(l.problems, fmt.Sprintf("type-checking %s failed: %v", u.path, p))
+			l.mu.Unlock()
+		}
+	}()
+	conf := types.Config{
+		Importer: importerFunc(func(ip string) (*types.Package, error) {
+			if ip == "unsafe" {
+				return types.Unsafe, nil
+			}
+			// Only the needed imports, all checked at an earlier level
+			// (or, along an import cycle, not at all).
+			if d := l.units[ip]; d != nil && u.needSet[ip] && d.checked && d.pkg != nil {
+				return d.pkg, nil
+			}
+			return nil, errNotLoaded
+		}),
+		Error: func(error) {},
+	}
+	var info *types.Info
+	if u.candidate {
+		info = &types.Info{
+			Types:      map[ast.Expr]types.TypeAndValue{},
+			Defs:       map[*ast.Ident]types.Object{},
+			Uses:       map[*ast.Ident]types.Object{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{},
+		}
+	}
+	pkg, _ := conf.Check(u.path, l.fset, u.files, info)
+	u.info = info
+	u.pkg = pkg
+	u.checked = true
+	if !u.candidate {
+		u.files = nil // the AST is not needed any more
+	}
+	l.mu.Lock()
+	l.checked++
+	l.mu.Unlock()
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// declsOnly returns a Go file's source without the bodies of its functions
+// and methods, which the type checker does not need for a package loaded
+// for its declarations. Tokenizing is much cheaper than parsing the
+// bodies. Positions in the result are not those of the file: no position
+// of such a file is ever reported. A body is the "{" at the top level of
+// a func declaration that does not open a struct or interface type.
+func declsOnly(src []byte) []byte {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, src, func(token.Position, string) {}, 0)
+	out := make([]byte, 0, len(src)/2)
+	last := 0
+	depth, nest := 0, 0 // braces; parentheses and brackets
+	inFunc := false
+	prev := token.ILLEGAL
+	for {
+		pos, tok, _ := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		switch tok {
+		case token.FUNC:
+			// A declaration, not a function literal in a var initializer.
+			if depth == 0 && nest == 0 && (prev == token.SEMICOLON || prev == token.ILLEGAL) {
+				inFunc = true
+			}
+		case token.LPAREN, token.LBRACK:
+			nest++
+		case token.RPAREN, token.RBRACK:
+			nest--
+		case token.SEMICOLON:
+			if depth == 0 && nest == 0 {
+				inFunc = false
+			}
+		case token.LBRACE:
+			if depth == 0 && nest == 0 && inFunc && prev != token.STRUCT && prev != token.INTERFACE {
+				start := file.Offset(pos)
+				end := -1
+				for d := 1; d > 0; {
+					p, t, _ := s.Scan()
+					switch t {
+					case token.EOF:
+						d = 0
+					case token.LBRACE:
+						d++
+					case token.RBRACE:
+						if d--; d == 0 {
+							end = file.Offset(p) + 1
+						}
+					}
+				}
+				if end < 0 {
+					return src // unbalanced: leave it to the parser
+				}
+				out = append(out, src[last:start]...)
+				out = append(out, ';')
+				last = end
+				inFunc = false
+				prev = token.RBRACE
+				continue
+			}
+			depth++
+		case token.RBRACE:
+			depth--
+		}
+		prev = tok
+	}
+	return append(out, src[last:]...)
+}

@@ -1,0 +1,376 @@
+package usage_test
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/lifecycle/usage"
+	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/scan"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+)
+
+// search builds the repository of a txtar history (steps base and head),
+// and returns the usages at base of every removed field, one line per
+// reference: "Type.Field typed|path file:line:col".
+func search(t *testing.T, archive string, opts lifecycle.Options) ([]string, *usage.Usages) {
+	t.Helper()
+	fx := gitfixture.FromTxtar(t, []byte(archive))
+	repo, err := git.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := repo.Snapshot(fx.Commits["base"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { base.Close() })
+	head, err := repo.Snapshot(fx.Commits["head"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { head.Close() })
+	bm, err := scan.Scan(base, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm, err := scan.Scan(head, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := slices.Collect(model.Compare(bm, hm).RemovedFields())
+	if len(removed) == 0 {
+		t.Fatal("nothing removed")
+	}
+	u, err := usage.New(lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Head: head, BaseModel: bm, HeadModel: hm, Options: opts}), removed).At(lifecycle.RevBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, g := range usage.Groups(removed) {
+		fd := g[0]
+		refs := u.Of(fd)
+		for _, p := range refs.Typed {
+			out = append(out, fmt.Sprintf("%s.%s typed %s", fd.Type.Name(), fd.Base.Name, p))
+		}
+		for _, p := range refs.ByPath {
+			out = append(out, fmt.Sprintf("%s.%s path %s", fd.Type.Name(), fd.Base.Name, p))
+		}
+	}
+	sort.Strings(out)
+	return out, u
+}
+
+// api is an API group with a Shoot kind whose ShootSpec.Region is removed
+// at head; the group's module is example.com/api.
+const api = `
+-- base/go.mod --
+module example.com/api
+
+go 1.22
+-- base/pkg/apis/core/v1beta1/doc.go --
+// +groupName=core.example.com
+package v1beta1
+-- base/pkg/apis/core/v1beta1/types.go --
+package v1beta1
+
+// Shoot is a cluster.
+type Shoot struct {
+	TypeMeta ` + "`json:\",inline\"`" + `
+	Spec ShootSpec ` + "`json:\"spec\"`" + `
+}
+
+// TypeMeta marks root kinds.
+type TypeMeta struct {
+	Kind string ` + "`json:\"kind\"`" + `
+}
+
+// ShootSpec is the spec.
+type ShootSpec struct {
+	// Region is removed.
+	Region string ` + "`json:\"region\"`" + `
+	// Seed stays.
+	Seed string ` + "`json:\"seed\"`" + `
+}
+
+// DeepCopy copies.
+func (s *Shoot) DeepCopy() *Shoot { c := *s; return &c }
+-- head/pkg/apis/core/v1beta1/types.go --
+package v1beta1
+
+// Shoot is a cluster.
+type Shoot struct {
+	TypeMeta ` + "`json:\",inline\"`" + `
+	Spec ShootSpec ` + "`json:\"spec\"`" + `
+}
+
+// TypeMeta marks root kinds.
+type TypeMeta struct {
+	Kind string ` + "`json:\"kind\"`" + `
+}
+
+// ShootSpec is the spec.
+type ShootSpec struct {
+	// Seed stays.
+	Seed string ` + "`json:\"seed\"`" + `
+}
+`
+
+func TestResolution(t *testing.T) {
+	got, u := search(t, api+`
+-- base/pkg/a/a.go --
+package a
+
+import (
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	core "example.com/api/pkg/apis/core/v1beta1"
+	"example.com/api/pkg/b"
+)
+
+// Region reads the field: through a value, a pointer, a helper's result,
+// a DeepCopy and a type assertion on a third-party interface.
+func Region(s core.Shoot, p *core.Shoot, obj client.Object) []string {
+	out := []string{s.Spec.Region, p.Spec.Region, b.Spec(p).Region, p.DeepCopy().Spec.Region}
+	if shoot, ok := obj.(*core.Shoot); ok {
+		out = append(out, shoot.Spec.Region)
+	}
+	// Unresolved receivers: matched by path (.Spec.Region), or not.
+	o := cache.Get()
+	out = append(out, o.Spec.Region, o.Status.Region, o.Region)
+	// A method of an unresolved receiver is not a field.
+	out = append(out, o.Spec.Region())
+	return out
+}
+-- base/pkg/b/b.go --
+package b
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+// Spec returns the spec.
+func Spec(s *core.Shoot) *core.ShootSpec { return &s.Spec }
+
+// Other has a field of the same name.
+type Other struct{ Spec struct{ Region string } }
+-- base/pkg/c/c.go --
+package c
+
+import (
+	core "example.com/api/pkg/apis/core/v1beta1"
+	"example.com/api/pkg/b"
+)
+
+// Use reads the same name on another type, and a method.
+func Use(o b.Other, r region, _ core.Shoot) string { return o.Spec.Region + r.Region() }
+
+type region struct{}
+
+func (region) Region() string { return "" }
+`, lifecycle.Options{})
+	want := []string{
+		"ShootSpec.Region path pkg/a/a.go:20:27",
+		"ShootSpec.Region typed pkg/a/a.go:14:25",
+		"ShootSpec.Region typed pkg/a/a.go:14:40",
+		"ShootSpec.Region typed pkg/a/a.go:14:58",
+		"ShootSpec.Region typed pkg/a/a.go:14:84",
+		"ShootSpec.Region typed pkg/a/a.go:16:32",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usages (-want +got):\n%s", diff)
+	}
+	if !u.TypeChecked || u.Packages < 3 {
+		t.Errorf("type-checked %v, %d packages", u.TypeChecked, u.Packages)
+	}
+}
+
+// TestPathOnly: with type information off, every selector is matched by
+// path and composite-literal keys by the literal's type name.
+func TestPathOnly(t *testing.T) {
+	got, u := search(t, api+`
+-- base/pkg/a/a.go --
+package a
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+func f(p *core.Shoot, o other) core.ShootSpec {
+	_ = p.Spec.Region
+	_ = o.Status.Region
+	return core.ShootSpec{Region: "x"}
+}
+
+type other struct{ Status struct{ Region string } }
+`, lifecycle.Options{TypeInfo: lifecycle.TypeInfoOff})
+	want := []string{
+		"ShootSpec.Region path pkg/a/a.go:6:13",
+		"ShootSpec.Region path pkg/a/a.go:8:24",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usages (-want +got):\n%s", diff)
+	}
+	if u.TypeChecked || !strings.Contains(u.Mode(), "type information is off") {
+		t.Errorf("mode %q", u.Mode())
+	}
+}
+
+// TestLayouts: repositories without go.mod, with nested modules, with an
+// import cycle, build-constrained files and cgo files: type-checked where
+// the go command would compile, nothing hangs or crashes.
+func TestLayouts(t *testing.T) {
+	t.Run("no go.mod", func(t *testing.T) {
+		archive := strings.Replace(api, "-- base/go.mod --\nmodule example.com/api\n\ngo 1.22\n", "", 1)
+		got, _ := search(t, archive+`
+-- base/pkg/a/a.go --
+package a
+
+import core "pkg/apis/core/v1beta1"
+
+func f(p *core.Shoot) string { return p.Spec.Region }
+`, lifecycle.Options{})
+		if diff := cmp.Diff([]string{"ShootSpec.Region typed pkg/a/a.go:5:46"}, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("nested module", func(t *testing.T) {
+		got, _ := search(t, api+`
+-- base/tools/go.mod --
+module example.com/tools
+
+go 1.22
+
+require example.com/api v0.0.0
+-- base/tools/cmd/x/main.go --
+package main
+
+import (
+	core "example.com/api/pkg/apis/core/v1beta1"
+	"example.com/tools/lib"
+)
+
+func main() { _ = lib.Shoot().Spec.Region; _ = core.Shoot{} }
+-- base/tools/lib/lib.go --
+package lib
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+// Shoot returns a Shoot.
+func Shoot() *core.Shoot { return nil }
+`, lifecycle.Options{})
+		if diff := cmp.Diff([]string{"ShootSpec.Region typed tools/cmd/x/main.go:8:36"}, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("import cycle", func(t *testing.T) {
+		got, _ := search(t, api+`
+-- base/pkg/x/x.go --
+package x
+
+import (
+	core "example.com/api/pkg/apis/core/v1beta1"
+	"example.com/api/pkg/y"
+)
+
+// X is part of a cycle.
+func X(s *core.Shoot) string { return y.Y(s) + s.Spec.Region }
+-- base/pkg/y/y.go --
+package y
+
+import (
+	core "example.com/api/pkg/apis/core/v1beta1"
+	"example.com/api/pkg/x"
+)
+
+// Y is part of a cycle.
+func Y(s *core.Shoot) string { return x.X(s) + s.Spec.Region }
+`, lifecycle.Options{})
+		if diff := cmp.Diff([]string{"ShootSpec.Region typed pkg/x/x.go:9:55", "ShootSpec.Region typed pkg/y/y.go:9:55"}, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("build constraints", func(t *testing.T) {
+		got, _ := search(t, api+`
+-- base/pkg/a/a_linux.go --
+package a
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+func f(p *core.Shoot) string { return p.Spec.Region }
+-- base/pkg/a/a_windows.go --
+package a
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+func f(p *core.Shoot) string { return p.Spec.Region }
+-- base/pkg/a/tool.go --
+//go:build ignore
+
+package main
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+func main() { var p *core.Shoot; _ = p.Spec.Region }
+-- base/pkg/a/cgo.go --
+package a
+
+// #include <stdio.h>
+import "C"
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+func g(p *core.Shoot) string { return p.Spec.Region }
+`, lifecycle.Options{})
+		// The linux file is type-checked; the others are not compiled on
+		// linux/amd64 without cgo and fall back to path matching.
+		want := []string{
+			"ShootSpec.Region path pkg/a/a_windows.go:5:46",
+			"ShootSpec.Region path pkg/a/cgo.go:8:46",
+			"ShootSpec.Region path pkg/a/tool.go:7:45",
+			"ShootSpec.Region typed pkg/a/a_linux.go:5:46",
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestEmbeddedThirdParty: a receiver whose struct embeds a type that is
+// not loaded may have the name promoted from there: matched by path.
+func TestEmbeddedThirdParty(t *testing.T) {
+	got, _ := search(t, api+`
+-- base/pkg/a/a.go --
+package a
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	core "example.com/api/pkg/apis/core/v1beta1"
+)
+
+type wrapper struct {
+	metav1.ObjectMeta
+	Spec struct{ Other string }
+}
+
+type plain struct {
+	Spec struct{ Other string }
+}
+
+func f(w wrapper, p plain, _ core.Shoot) {
+	_ = w.Spec.Region
+	_ = w.Region
+	_ = p.Spec.Region
+}
+`, lifecycle.Options{})
+	// w.Spec is resolved to a struct without Region: not a usage; w.Region
+	// may come from ObjectMeta, but its chain is not the field's path.
+	if len(got) != 0 {
+		t.Errorf("usages: %v", got)
+	}
+}

@@ -1,0 +1,85 @@
+package rules
+
+import (
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+// Off, as a rule's cap in a profile (Rule.Relax), turns the rule off in
+// groups of that profile: it does not run where every group of the change
+// has such a profile, and its findings in such groups are dropped.
+const Off finding.Severity = -1
+
+// Policy is what a profile decides beyond the per-rule caps in
+// Rule.Relax. docs/profiles.md has the table.
+type Policy struct {
+	// AlphaMayBreak: alpha versions and alpha fields may change or
+	// disappear; findings about them are capped at each rule's Alpha
+	// severity.
+	AlphaMayBreak bool
+	// VersionSkew is the default VERSION_SKEW policy: "all" (every version
+	// of a group gets every change) or "newest" (new fields may go to the
+	// newest version only).
+	VersionSkew string
+	// TombstoneSentence: a tombstone's explanation must be the checklist's
+	// sentence ("X is tombstoned to show why N is reserved protobuf tag.");
+	// otherwise any explanatory text reserves the number.
+	TombstoneSentence bool
+	// OptionalScalarValues: a new optional field may be a non-pointer
+	// string, number or bool with omitempty (its zero value means unset).
+	OptionalScalarValues bool
+	// ZeroRuledOut: a new optional field may be a non-pointer value when
+	// its validation rules out the zero value (kube-api-linter's
+	// optionalfields), or a struct with omitzero.
+	ZeroRuledOut bool
+	// DefaultsAreDocumentation: default markers document defaulting done
+	// in Go code (built-in types); adding one is info.
+	DefaultsAreDocumentation bool
+	// DeclarativeValidationMirrors: "+k8s:" validation tags restate
+	// hand-written validation, which stays authoritative while the
+	// project migrates to declarative validation; a change to such tags
+	// alone is info.
+	DeclarativeValidationMirrors bool
+}
+
+// Policies are the profiles' policies.
+var Policies = map[model.Profile]Policy{
+	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true},
+	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true},
+	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
+		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true},
+	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true},
+}
+
+// PolicyOf is a profile's policy (Gardener's for an unknown one).
+func PolicyOf(p model.Profile) Policy {
+	if pol, ok := Policies[p]; ok {
+		return pol
+	}
+	return Policies[model.ProfileGardener]
+}
+
+// offIn builds a Relax map that turns a rule off in the given profiles,
+// on top of caps.
+func offIn(caps map[model.Profile]finding.Severity, profiles ...model.Profile) map[model.Profile]finding.Severity {
+	out := map[model.Profile]finding.Severity{}
+	for p, s := range caps {
+		out[p] = s
+	}
+	for _, p := range profiles {
+		out[p] = Off
+	}
+	return out
+}
+
+// Policy is the policy of the group a package diff belongs to.
+func (c *Context) Policy(pd *model.PackageDiff) Policy { return PolicyOf(pd.Group.Profile()) }
+
+// VersionSkewPolicy is the VERSION_SKEW policy of a group: the
+// configuration's, else its profile's.
+func (c *Context) VersionSkewPolicy(gd *model.GroupDiff) string {
+	if c.versionSkew != "" {
+		return c.versionSkew
+	}
+	return PolicyOf(gd.Profile()).VersionSkew
+}

@@ -1,0 +1,249 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+// Wire shapes: what a type looks like in JSON once Go names are gone. Two
+// types with the same shape are the same to every non-Go client: a type
+// moved to another package, a named type swapped for its underlying type,
+// a pointer for a value, or a struct wrapped by one that inlines it.
+
+// shapeMatch is how a head type's wire shape relates to the base type's.
+type shapeMatch int
+
+const (
+	shapeDifferent shapeMatch = iota
+	// shapeSuperset: head accepts everything base did and adds only
+	// optional members.
+	shapeSuperset
+	shapeSame
+)
+
+// typeSide is a type identity as seen from a package of a model.
+type typeSide struct {
+	m   *model.Model
+	pkg *model.Package
+	id  string
+}
+
+// compareShapes compares the wire shapes of a base and a head type.
+func compareShapes(b, h typeSide) shapeMatch {
+	return (&shaper{seen: map[[2]string]bool{}}).compare(b, h)
+}
+
+type shaper struct {
+	seen map[[2]string]bool // pairs being compared (recursive types)
+}
+
+func (s *shaper) compare(b, h typeSide) shapeMatch {
+	b.id, h.id = wireID(b.id), wireID(h.id)
+	if b.id == h.id && b.pkg != nil && h.pkg != nil && (isBuiltinID(b.id) || b.pkg.ImportPath == h.pkg.ImportPath || strings.Contains(b.id, ".")) {
+		return shapeSame
+	}
+	key := [2]string{pkgPath(b.pkg) + " " + b.id, pkgPath(h.pkg) + " " + h.id}
+	if s.seen[key] {
+		return shapeSame // assume equal while comparing (coinductive)
+	}
+	s.seen[key] = true
+	// Containers compare element-wise.
+	for _, pre := range []string{"[]", "map["} {
+		if strings.HasPrefix(b.id, pre) != strings.HasPrefix(h.id, pre) {
+			return shapeDifferent
+		}
+	}
+	if strings.HasPrefix(b.id, "[]") {
+		return min(s.compare(b.with(b.id[2:]), h.with(h.id[2:])), shapeSame)
+	}
+	if strings.HasPrefix(b.id, "map[") {
+		bk, bv, ok1 := splitMap(b.id)
+		hk, hv, ok2 := splitMap(h.id)
+		if !ok1 || !ok2 || s.compare(b.with(bk), h.with(hk)) != shapeSame {
+			return shapeDifferent
+		}
+		return s.compare(b.with(bv), h.with(hv))
+	}
+	bt, bs := b.resolve()
+	ht, hs := h.resolve()
+	switch {
+	case bt == nil && ht == nil:
+		if bs != "" && bs == hs {
+			return shapeSame
+		}
+		return shapeDifferent
+	case bt == nil || ht == nil:
+		// A named non-struct type against its underlying type.
+		if bt == nil && ht.t.Kind == model.KindOther && !ht.t.Alias {
+			return s.compare(b, ht.with(underlyingID(ht.t)))
+		}
+		if ht == nil && bt.t.Kind == model.KindOther && !bt.t.Alias {
+			return s.compare(bt.with(underlyingID(bt.t)), h)
+		}
+		return shapeDifferent
+	}
+	if bt.t.Kind != model.KindStruct || ht.t.Kind != model.KindStruct {
+		if bt.t.Kind == model.KindStruct || ht.t.Kind == model.KindStruct {
+			return shapeDifferent
+		}
+		return s.compare(bt.with(underlyingID(bt.t)), ht.with(underlyingID(ht.t)))
+	}
+	bm, hm := s.members(bt), s.members(ht)
+	if bm == nil || hm == nil {
+		return shapeDifferent
+	}
+	result := shapeSame
+	for name, bf := range bm {
+		hf, ok := hm[name]
+		if !ok {
+			return shapeDifferent
+		}
+		if bf.presence != hf.presence && hf.presence == model.Required {
+			return shapeDifferent
+		}
+		result = min(result, s.compare(bf.side, hf.side))
+		if result == shapeDifferent {
+			return shapeDifferent
+		}
+	}
+	for name, hf := range hm {
+		if _, ok := bm[name]; !ok {
+			if hf.presence == model.Required {
+				return shapeDifferent
+			}
+			result = min(result, shapeSuperset)
+		}
+	}
+	return result
+}
+
+type member struct {
+	side     typeSide
+	presence model.Presence
+}
+
+// members are a struct's JSON members, inline fields flattened; nil when
+// an inline member cannot be resolved.
+func (s *shaper) members(t *resolvedType) map[string]member {
+	out := map[string]member{}
+	var walk func(t *resolvedType, depth int) bool
+	walk = func(t *resolvedType, depth int) bool {
+		if depth > 16 {
+			return false
+		}
+		for _, f := range t.t.Fields {
+			c := f.Contract
+			if c == nil || c.Name == "-" {
+				continue
+			}
+			if c.Inline {
+				it, _ := t.with(c.Type).resolve()
+				if it == nil || it.t.Kind != model.KindStruct {
+					if strings.HasSuffix(c.Type, "TypeMeta") || strings.HasSuffix(c.Type, "ObjectMeta") {
+						out["\x00"+c.Type] = member{side: t.with(c.Type), presence: model.Optional}
+						continue
+					}
+					return false
+				}
+				if !walk(it, depth+1) {
+					return false
+				}
+				continue
+			}
+			out[c.Name] = member{side: t.with(c.Type), presence: c.Presence}
+		}
+		return true
+	}
+	if !walk(t, 0) {
+		return nil
+	}
+	return out
+}
+
+// resolvedType is a type declaration found in a model.
+type resolvedType struct {
+	typeSide
+	t *model.Type
+}
+
+func (r *resolvedType) with(id string) typeSide { return typeSide{m: r.m, pkg: r.pkg, id: id} }
+
+func (t typeSide) with(id string) typeSide { return typeSide{m: t.m, pkg: t.pkg, id: id} }
+
+// resolve finds the declaration of a named type in the model; for a type
+// outside the model it returns nil and the fully qualified identity.
+func (t typeSide) resolve() (*resolvedType, string) {
+	id := t.id
+	if isBuiltinID(id) {
+		return nil, id
+	}
+	pkg := t.pkg
+	name := id
+	if i := strings.LastIndex(id, "."); i >= 0 {
+		path := id[:i]
+		name = id[i+1:]
+		pkg = findPackage(t.m, path)
+		if pkg == nil {
+			return nil, id
+		}
+	}
+	if pkg == nil {
+		return nil, id
+	}
+	decl := pkg.Type(name)
+	if decl == nil {
+		return nil, pkg.ImportPath + "." + name
+	}
+	return &resolvedType{typeSide: typeSide{m: t.m, pkg: pkg, id: name}, t: decl}, ""
+}
+
+func findPackage(m *model.Model, importPath string) *model.Package {
+	if m == nil {
+		return nil
+	}
+	for _, g := range m.Groups {
+		for _, p := range g.Packages() {
+			if p.ImportPath == importPath {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+func pkgPath(p *model.Package) string {
+	if p == nil {
+		return ""
+	}
+	return p.ImportPath
+}
+
+// wireID drops what JSON does not see of a type: pointers.
+func wireID(id string) string { return strings.TrimLeft(id, "*") }
+
+func isBuiltinID(id string) bool { return model.IsBuiltin(id) || id == "any" || id == "error" }
+
+// splitMap splits "map[K]V" into K and V.
+func splitMap(id string) (k, v string, ok bool) {
+	depth := 0
+	for i := 3; i < len(id); i++ {
+		switch id[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				return id[4:i], id[i+1:], true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func underlyingID(t *model.Type) string {
+	if t.UnderlyingID != "" {
+		return t.UnderlyingID
+	}
+	return t.Underlying
+}

@@ -1,0 +1,240 @@
+package rules
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/regexlang"
+)
+
+// constraintChange is one difference between the validation of a field
+// at base and at head.
+type constraintChange struct {
+	kind, marker string
+	old, new     string // "" when absent
+	tighter      bool
+	// example is a value the change rejects, when one is known.
+	example string
+}
+
+func (ch constraintChange) String() string {
+	show := func(v string) string {
+		if v == "" || v == "true" && ch.kind == "immutable" {
+			return ch.marker
+		}
+		if ch.kind == "rule" {
+			return fmt.Sprintf("%s %q", ch.marker, v)
+		}
+		return ch.marker + "=" + v
+	}
+	switch {
+	case ch.old == "" && ch.new == "":
+		return ch.marker + " added"
+	case ch.old == "":
+		return show(ch.new) + " added"
+	case ch.new == "":
+		return show(ch.old) + " removed"
+	}
+	s := fmt.Sprintf("%s changed from %s to %s", ch.marker, ch.old, ch.new)
+	if ch.example != "" {
+		s += " (" + ch.example + ")"
+	}
+	return s
+}
+
+// lowerBounds and upperBounds are the constraints whose value bounds from
+// below or above: raising a lower bound tightens, raising an upper one
+// loosens.
+var (
+	lowerBounds = map[string]bool{"minimum": true, "exclusiveMinimum": true, "minLength": true, "minItems": true, "minProperties": true}
+	upperBounds = map[string]bool{"maximum": true, "exclusiveMaximum": true, "maxLength": true, "maxItems": true, "maxProperties": true}
+)
+
+// constraintChanges compares validation constraints kind by kind.
+func constraintChanges(base, head []model.Constraint) []constraintChange {
+	byKind := func(cs []model.Constraint) map[string][]model.Constraint {
+		m := map[string][]model.Constraint{}
+		for _, c := range cs {
+			m[c.Kind] = append(m[c.Kind], c)
+		}
+		return m
+	}
+	b, h := byKind(base), byKind(head)
+	var kinds []string
+	for k := range b {
+		kinds = append(kinds, k)
+	}
+	for k := range h {
+		if _, ok := b[k]; !ok {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	var out []constraintChange
+	for _, k := range kinds {
+		bs, hs := b[k], h[k]
+		marker := func(cs ...[]model.Constraint) string {
+			for _, l := range cs {
+				if len(l) > 0 {
+					return l[0].Marker
+				}
+			}
+			return k
+		}(hs, bs)
+		switch {
+		case len(bs) == 1 && len(hs) == 1 && (lowerBounds[k] || upperBounds[k]):
+			if bs[0].Value == hs[0].Value {
+				continue
+			}
+			bv, ok1 := new(big.Rat).SetString(bs[0].Value)
+			hv, ok2 := new(big.Rat).SetString(hs[0].Value)
+			tighter := true
+			if ok1 && ok2 {
+				tighter = (lowerBounds[k] && hv.Cmp(bv) > 0) || (upperBounds[k] && hv.Cmp(bv) < 0)
+			}
+			out = append(out, constraintChange{kind: k, marker: marker, old: bs[0].Value, new: hs[0].Value, tighter: tighter})
+		case k == "enum" && len(bs) == 1 && len(hs) == 1:
+			bvals, hvals := strings.Split(bs[0].Value, ";"), strings.Split(hs[0].Value, ";")
+			removed := slices.ContainsFunc(bvals, func(v string) bool { return !slices.Contains(hvals, v) })
+			if bs[0].Value != hs[0].Value {
+				out = append(out, constraintChange{kind: k, marker: marker, old: bs[0].Value, new: hs[0].Value, tighter: removed})
+			}
+		case k == "pattern" && len(bs) == 1 && len(hs) == 1:
+			if bs[0].Value == hs[0].Value {
+				continue
+			}
+			// The patterns' languages decide: a pattern that accepts every
+			// value the old one did loosens, whatever its spelling.
+			ch := constraintChange{kind: k, marker: marker, old: bs[0].Value, new: hs[0].Value, tighter: true}
+			switch verdict, witness := regexlang.Compare(bs[0].Value, hs[0].Value); verdict {
+			case regexlang.Same:
+				continue
+			case regexlang.Wider:
+				ch.tighter = false
+			case regexlang.Narrower:
+				ch.example = fmt.Sprintf("%s was valid and is rejected now", regexlang.Describe(witness))
+			}
+			out = append(out, ch)
+		case k == "format" && len(bs) == 1 && len(hs) == 1:
+			if bs[0].Value != hs[0].Value {
+				// Formats are named checks; another name may reject values.
+				out = append(out, constraintChange{kind: k, marker: marker, old: bs[0].Value, new: hs[0].Value, tighter: true})
+			}
+		default:
+			// Sets of constraints (CEL rules, repeated markers): each one
+			// added tightens, each one removed loosens.
+			for _, hc := range hs {
+				if !slices.ContainsFunc(bs, func(x model.Constraint) bool { return x.Value == hc.Value }) {
+					out = append(out, constraintChange{kind: k, marker: hc.Marker, new: hc.Value, tighter: true})
+				}
+			}
+			for _, bc := range bs {
+				if !slices.ContainsFunc(hs, func(x model.Constraint) bool { return x.Value == bc.Value }) {
+					out = append(out, constraintChange{kind: k, marker: bc.Marker, old: bc.Value})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func validationCheck(tighter bool) func(c *Context) {
+	return func(c *Context) {
+		for fd := range c.Diff.PairedFields() {
+			if !fd.Has(model.AttrValidation) {
+				continue
+			}
+			var what []string
+			mirrors := c.Policy(fd.Type.Pkg).DeclarativeValidationMirrors
+			for _, ch := range constraintChanges(contractOf(fd.Base).Validation, contractOf(fd.Head).Validation) {
+				if ch.tighter == tighter {
+					what = append(what, ch.String())
+					mirrors = mirrors && strings.HasPrefix(ch.marker, "+k8s:")
+				}
+			}
+			if len(what) == 0 {
+				continue
+			}
+			verb, hint := "tightened", "existing objects that violate the new constraint can no longer be updated; keep the old bound or ratchet the validation"
+			if !tighter {
+				verb, hint = "loosened", "older API servers reject values newer clients may now send; fine once every server accepts them"
+			}
+			r := Report{
+				Message: fmt.Sprintf("validation of %s.%s %s: %s", fd.Type.Name(), fd.Name(), verb, strings.Join(what, "; ")),
+				Hint:    hint,
+			}
+			if mirrors {
+				// Declarative tags restate the hand-written validation
+				// this profile's API server enforces; apicheck cannot see
+				// that code, so the tags alone change no contract it knows.
+				r.Severity = finding.Info
+				r.Hint = "declarative validation tags restate the hand-written validation, which stays authoritative; " +
+					"make sure the hand-written rule already " + map[bool]string{true: "rejected", false: "accepted"}[tighter] + " these values"
+			}
+			c.Field(fd, r)
+		}
+	}
+}
+
+var ValidationTightened = &Rule{
+	ID:       "VALIDATION_TIGHTENED",
+	Alpha:    finding.Info,
+	Category: CatCompat,
+	Severity: finding.Warning,
+	Relax:    relaxedToInfo,
+	Judges:   []model.Attr{model.AttrValidation},
+	Summary: "The validation of an existing field got stricter: a bound raised or lowered against it, a pattern, format, " +
+		"enum restriction, CEL rule (`XValidation`) or immutability added or changed (`+kubebuilder:validation:*`, `+k8s:*`).",
+	Why: "Objects stored under the old rules may violate the new ones: updates of them fail, and clients that " +
+		"relied on the old range are rejected.",
+	Fix:    "Keep the old constraint, or ratchet the new one (apply it only to new or changed values).",
+	Before: "// +kubebuilder:validation:Maximum=10\nReplicas *int32 `json:\"replicas,omitempty\"`",
+	After:  "// +kubebuilder:validation:Maximum=100 // as at base\nReplicas *int32 `json:\"replicas,omitempty\"`",
+	Check:  validationCheck(true),
+}
+
+var ValidationLoosened = &Rule{
+	ID:       "VALIDATION_LOOSENED",
+	Category: CatCompat,
+	Severity: finding.Info,
+	Relax:    relaxedToInfo,
+	Judges:   []model.Attr{model.AttrValidation},
+	Summary:  "The validation of an existing field got more permissive: a bound relaxed, an enum value or CEL rule removed.",
+	Why:      "Compatible for clients; during a rolling upgrade, older API servers still reject the newly allowed values.",
+	Fix:      "Nothing to fix; mention the relaxed validation in the release note.",
+	Check:    validationCheck(false),
+}
+
+var ConflictingMarkers = &Rule{
+	ID:       "CONFLICTING_MARKERS",
+	Category: CatCompat,
+	Severity: finding.Warning,
+	Audit:    true,
+	Summary: "A field's markers and tags contradict each other (`+listType=map` without `+listMapKey`, a `patchMergeKey` " +
+		"without `patchStrategy:\"merge\"`, a merge key that is not a list-map key), introduced by this change.",
+	Why: "The code generators and the API server each pick one of the forms: server-side apply, strategic merge " +
+		"patch and the OpenAPI schema end up disagreeing about the field.",
+	Fix: "Make the forms agree (see the message for both sources).",
+	Check: func(c *Context) {
+		for td := range c.Diff.HeadStructs() {
+			for _, fd := range td.Fields {
+				if fd.Head == nil {
+					continue
+				}
+				for _, conflict := range contractOf(fd.Head).Conflicts {
+					if fd.Base != nil && slices.Contains(contractOf(fd.Base).Conflicts, conflict) {
+						continue // ratchet: as old as base
+					}
+					c.Field(fd, Report{
+						Message: fmt.Sprintf("field %s.%s has conflicting forms: %s", td.Name(), fd.Name(), conflict),
+						Hint:    "make the markers and the struct tag agree",
+					})
+				}
+			}
+		}
+	},
+}

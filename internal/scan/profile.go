@@ -1,0 +1,110 @@
+package scan
+
+import (
+	"bytes"
+	"go/ast"
+	"go/token"
+	"path"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+// DetectProfile decides the repository's profile from what it holds:
+//
+//   - gardener: a module of the repository is github.com/gardener/... or
+//     requires github.com/gardener/gardener (Gardener and its extensions);
+//   - kubernetes: a module is k8s.io/... (k8s.io/api, k8s.io/kubernetes and
+//     its staging repositories);
+//   - crd: the API packages carry +kubebuilder markers or no protobuf tags
+//     (kubebuilder/controller-runtime projects);
+//   - otherwise (protobuf-tagged APIs of another project) kubernetes, whose
+//     conventions such projects follow.
+func (s *state) DetectProfile(m *model.Model) model.Profile {
+	for _, f := range s.mods.byDir {
+		mod := f.Module.Mod.Path
+		if strings.HasPrefix(mod, "github.com/gardener/") {
+			return model.ProfileGardener
+		}
+		for _, r := range f.Require {
+			if r.Mod.Path == "github.com/gardener/gardener" {
+				return model.ProfileGardener
+			}
+		}
+	}
+	for _, f := range s.mods.byDir {
+		if strings.HasPrefix(f.Module.Mod.Path, "k8s.io/") {
+			return model.ProfileKubernetes
+		}
+	}
+	protobuf, kubebuilder := false, false
+	for _, g := range m.Groups {
+		for _, p := range g.Versions {
+			if p.HasProtobuf() {
+				protobuf = true
+			}
+			for _, fp := range p.Files {
+				if pf := s.parsed[fp]; pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:")) {
+					kubebuilder = true
+				}
+			}
+		}
+	}
+	if kubebuilder || !protobuf {
+		return model.ProfileCRD
+	}
+	return model.ProfileKubernetes
+}
+
+// externalTypes follows Kubernetes' split layout: a version directory
+// whose doc.go says +k8s:conversion-gen-external-types=<import path> and
+// declares no API types of its own names where its types live (e.g.
+// pkg/apis/apps/v1 -> staging/src/k8s.io/api/apps/v1). It returns that
+// directory, or "" when the layout does not apply or the package is not in
+// the repository.
+func (s *state) externalTypes(dir string) string {
+	var target string
+	for _, f := range s.goFiles[dir] {
+		pf := s.parsed[f]
+		if pf == nil {
+			continue
+		}
+		if i := bytes.Index(pf.src, []byte("+k8s:conversion-gen-external-types=")); i >= 0 {
+			rest := pf.src[i+len("+k8s:conversion-gen-external-types="):]
+			if j := bytes.IndexAny(rest, " \t\r\n"); j >= 0 {
+				rest = rest[:j]
+			}
+			target = string(rest)
+		}
+		for _, d := range pf.file.Decls {
+			if hasExportedType(d) {
+				return "" // the types are here after all
+			}
+		}
+	}
+	if target == "" {
+		return ""
+	}
+	ext, ok := s.mods.dirFor(target)
+	if !ok || len(s.goFiles[ext]) == 0 || path.Base(ext) != path.Base(dir) {
+		return ""
+	}
+	if err := s.parseFiles(s.goFiles[ext]); err != nil {
+		return ""
+	}
+	return ext
+}
+
+// hasExportedType reports an exported type declaration.
+func hasExportedType(d ast.Decl) bool {
+	gd, ok := d.(*ast.GenDecl)
+	if !ok || gd.Tok != token.TYPE {
+		return false
+	}
+	for _, sp := range gd.Specs {
+		if ts, ok := sp.(*ast.TypeSpec); ok && ts.Name.IsExported() {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,298 @@
+package rulefixture
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/apicheck/apicheck/internal/finding"
+)
+
+func TestParseName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string][2]string{
+		"NEW_FIELD_NOT_POINTER_fires":           {"NEW_FIELD_NOT_POINTER", Fires},
+		"NEW_FIELD_NOT_POINTER_quiet":           {"NEW_FIELD_NOT_POINTER", Quiet},
+		"FIELD_REMOVED_STILL_USED_fires_no_tag": {"FIELD_REMOVED_STILL_USED", Fires},
+		"TYPE_REMOVED_quiet2":                   {"TYPE_REMOVED", Quiet},
+		"TYPE_REMOVED_quiet-2":                  {"TYPE_REMOVED", Quiet},
+		"V1_fires":                              {"V1", Fires},
+		"shoot_missing_stage_files":             {"", General},
+		"NEW_FIELD_NOT_POINTER":                 {"", "error"},
+		"New_Field_fires":                       {"", "error"},
+		"TYPE_REMOVED_Fires":                    {"", "error"},
+	} {
+		rule, kind, err := ParseName(name)
+		if want[1] == "error" {
+			if err == nil {
+				t.Errorf("ParseName(%q) = %q, %q; want an error", name, rule, kind)
+			}
+			continue
+		}
+		if err != nil || rule != want[0] || kind != want[1] {
+			t.Errorf("ParseName(%q) = %q, %q, %v; want %q, %q", name, rule, kind, err, want[0], want[1])
+		}
+	}
+}
+
+const sample = `# A comment.
+options: typeinfo=off
+want:
+NEW_FIELD_NOT_POINTER error pkg/apis/core/v1/types.go:12:2 Spec.Replicas "Spec.Replicas is new and not a pointer"
+# comments and blank lines are skipped
+
+FIELD_REMOVED_STILL_USED  warning  pkg/apis/core/v1/types.go:3:1  Spec  ~"still \"uses\" it"
+	related: "usage at base a.go:1:2"
+	related: ~"b.go"
+	suppressed: ~"reason"
+UNCLASSIFIED_CHANGE info go.mod:1:1 - "tab\there"
+note: ~"approximate"
+note: "exact note"
+-- base/go.mod --
+module m
+`
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	c, err := Parse("NEW_FIELD_NOT_POINTER_fires", []byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rule != "NEW_FIELD_NOT_POINTER" || c.Kind != Fires || c.Options.TypeInfo != "off" {
+		t.Errorf("case = %q %q %+v", c.Rule, c.Kind, c.Options)
+	}
+	reason := Matcher{"reason", true}
+	want := []Want{
+		{Rule: "NEW_FIELD_NOT_POINTER", Severity: finding.Error, Path: "pkg/apis/core/v1/types.go", Line: 12, Col: 2,
+			Subject: "Spec.Replicas", Message: Exact("Spec.Replicas is new and not a pointer"), Src: 4},
+		{Rule: "FIELD_REMOVED_STILL_USED", Severity: finding.Warning, Path: "pkg/apis/core/v1/types.go", Line: 3, Col: 1,
+			Subject: "Spec", Message: Matcher{`still "uses" it`, true}, Src: 7,
+			Related: []Matcher{Exact("usage at base a.go:1:2"), {"b.go", true}}, Suppressed: &reason},
+		{Rule: "UNCLASSIFIED_CHANGE", Severity: finding.Info, Path: "go.mod", Line: 1, Col: 1, Message: Exact("tab\there"), Src: 11},
+	}
+	if !reflect.DeepEqual(c.Want, want) {
+		t.Errorf("Want =\n%+v\nwant\n%+v", c.Want, want)
+	}
+	if wantNotes := []Matcher{{"approximate", true}, Exact("exact note")}; !reflect.DeepEqual(c.Notes, wantNotes) {
+		t.Errorf("Notes = %+v", c.Notes)
+	}
+	// String gives the lines back (normalized spacing).
+	if got := c.Want[1].String(); got != "FIELD_REMOVED_STILL_USED warning pkg/apis/core/v1/types.go:3:1 Spec ~\"still \\\"uses\\\" it\"\n\trelated: \"usage at base a.go:1:2\"\n\trelated: ~\"b.go\"\n\tsuppressed: ~\"reason\"" {
+		t.Errorf("String() = %s", got)
+	}
+	if got := c.Want[2].String(); got != `UNCLASSIFIED_CHANGE info go.mod:1:1 - "tab\there"` {
+		t.Errorf("String() = %s", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ comment, err string }{
+		{"no outcome\n", "1: no want: line"},
+		{"options: fast=yes\nwant:\n", "1: options: unknown option"},
+		{"options: typeinfo=maybe\nwant:\n", "1: options: typeinfo="},
+		{"want:\nR error a.go:1:1 T\n", "2: finding line"},
+		{"want:\nR fatal a.go:1:1 T \"m\"\n", `2: finding line "R fatal a.go:1:1 T \"m\"": severity "fatal"`},
+		{"want:\nR warn a.go:1:1 T \"m\"\n", `severity "warn"`},
+		{"want:\nR error a.go:1 T \"m\"\n", `position "a.go:1"`},
+		{"want:\nR error a.go:1:1 T m\n", "want a quoted string"},
+		{"want:\nR error a.go:1:1 T \"m\" trailing\n", "not a Go string literal"},
+		{"want:\nR error a.go:1:1 T ~\"\"\n", "matches anything"},
+		{"want:\n\trelated: \"x\"\n", "2: related: line does not follow a finding line"},
+		{"want:\nnote: \"n\"\n\trelated: \"x\"\n", "3: related: line does not follow"},
+		{"want:\nR error a.go:1:1 T \"m\"\n\tsuppressed: \"a\"\n\tsuppressed: \"b\"\n", "4: a second suppressed"},
+		{"want:\nnote: x\n", "2: note: x: want a quoted string"},
+	} {
+		_, err := Parse("general", []byte(c.comment+"-- base/a --\n"))
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("Parse(%q) error = %v, want one containing %q", c.comment, err, c.err)
+		}
+	}
+	if _, err := Parse("Bad_Name", []byte("want:\n")); err == nil || !strings.Contains(err.Error(), "fixture name") {
+		t.Errorf("bad name: error = %v", err)
+	}
+}
+
+func report() *finding.Report {
+	return &finding.Report{
+		Findings: []finding.Finding{
+			{Rule: "A_RULE", Severity: finding.Error, Path: "x.go", Line: 3, Column: 2, Type: "T", Field: "F", Message: "first message",
+				Related: []string{"usage at base y.go:1:1"}},
+			{Rule: "B_RULE", Severity: finding.Warning, Path: "x.go", Line: 9, Column: 1, Type: "T", Message: "second message"},
+			{Rule: "C_RULE", Severity: finding.Info, Path: "z.go", Line: 1, Column: 1, Message: "third", Suppressed: "because"},
+		},
+		Notes: []string{"note one (sha 1234)", "note two"},
+	}
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	ok := `want:
+B_RULE warning x.go:9:1 T ~"second"
+A_RULE error x.go:3:2 T.F "first message"
+	related: ~"y.go:1:1"
+C_RULE info z.go:1:1 - "third"
+	suppressed: "because"
+note: ~"note one"
+note: "note two"
+`
+	c, err := Parse("general", []byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs := c.Compare(report()); len(diffs) != 0 {
+		t.Errorf("Compare = %q, want no differences", diffs)
+	}
+
+	bad := `want:
+A_RULE error x.go:3:2 T.F "first message"
+B_RULE error x.go:9:1 T ~"second"
+C_RULE info z.go:1:1 - "third"
+D_RULE info z.go:1:1 - ~"gone"
+note: "note two"
+note: "note three"
+`
+	c, err = Parse("general", []byte(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		// A_RULE lacks its related line, C_RULE its suppressed line; B_RULE has
+		// another severity: none of them matches.
+		"- A_RULE error x.go:3:2 T.F \"first message\" (line 2)",
+		"- B_RULE error x.go:9:1 T ~\"second\" (line 3)",
+		"- C_RULE info z.go:1:1 - \"third\" (line 4)",
+		"- D_RULE info z.go:1:1 - ~\"gone\" (line 5)",
+		"+ A_RULE error x.go:3:2 T.F \"first message\"\n  \trelated: \"usage at base y.go:1:1\"",
+		"+ B_RULE warning x.go:9:1 T \"second message\"",
+		"+ C_RULE info z.go:1:1 - \"third\"\n  \tsuppressed: \"because\"",
+		"- note: \"note three\"",
+		"+ note: \"note one (sha 1234)\"",
+	}
+	if got := c.Compare(report()); !reflect.DeepEqual(got, want) {
+		t.Errorf("Compare =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "general.txtar")
+	before := `# Intro stays.
+options: typeinfo=off
+want:
+# this comment goes
+B_RULE warning x.go:9:1 T ~"second"
+A_RULE error x.go:3:2 T.F "stale message"
+note: ~"note one"
+-- base/a.go --
+package a
+-- head/a.go --
+package a // changed
+`
+	if err := os.WriteFile(file, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Update(report()); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(file)
+	want := `# Intro stays.
+options: typeinfo=off
+want:
+A_RULE error x.go:3:2 T.F "first message"
+	related: "usage at base y.go:1:1"
+B_RULE warning x.go:9:1 T ~"second"
+C_RULE info z.go:1:1 - "third"
+	suppressed: "because"
+note: ~"note one"
+note: "note two"
+-- base/a.go --
+package a
+-- head/a.go --
+package a // changed
+`
+	if string(got) != want {
+		t.Errorf("updated file:\n%s\nwant:\n%s", got, want)
+	}
+	if diffs := c.Compare(report()); len(diffs) != 0 {
+		t.Errorf("after Update, Compare = %q", diffs)
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	t.Parallel()
+	known := map[string]bool{"A_RULE": true, "B_RULE": true}
+	for name, wantErr := range map[string]string{
+		"A_RULE_fires":   "",
+		"A_RULE_quiet":   "a quiet case of A_RULE that expects it",
+		"B_RULE_fires_x": "",
+		"B_RULE_quiet":   "",
+		"C_RULE_quiet":   "named for C_RULE, which is not a rule of the catalogue",
+		"general_case":   "",
+	} {
+		c, err := Parse(name, []byte("want:\nA_RULE error a.go:1:1 T \"m\"\nB_RULE error a.go:1:1 T \"m\"\n-- base/a --\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "B_RULE_quiet" {
+			c.Want = c.Want[:1]
+		}
+		err = c.CheckName(known)
+		if (err == nil) != (wantErr == "") || err != nil && !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s: CheckName = %v, want %q", name, err, wantErr)
+		}
+	}
+	c, _ := Parse("B_RULE_fires", []byte("want:\nA_RULE error a.go:1:1 T \"m\"\n"))
+	if err := c.CheckName(known); err == nil || !strings.Contains(err.Error(), "a fires case of B_RULE that does not expect it") {
+		t.Errorf("fires without the rule: %v", err)
+	}
+}
+
+func TestHistory(t *testing.T) {
+	t.Parallel()
+	c, err := Parse("general", []byte(`want:
+-- r1/pkg/apis/core/v1beta1/types.go --
+package v1beta1
+
+import "example.com/api/pkg/meta"
+-- base/pkg/apis/core/v1/doc.go --
+// +groupName=mine.example.cloud
+package v1
+-- head/pkg/apis/extra/v2alpha1/types.go --
+package v2alpha1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := txtar.Parse(c.History())
+	var names []string
+	for _, f := range ar.Files {
+		names = append(names, f.Name)
+	}
+	want := []string{"r1/go.mod", "r1/.apicheck.yaml", "r1/pkg/meta/meta.go", "r1/pkg/apis/core/v1beta1/doc.go", "r1/pkg/apis/extra/v2alpha1/doc.go",
+		"r1/pkg/apis/core/v1beta1/types.go", "base/pkg/apis/core/v1/doc.go", "head/pkg/apis/extra/v2alpha1/types.go"}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("files = %q\nwant %q", names, want)
+	}
+	if got := string(ar.Files[1].Data); got != "profile: gardener\n" {
+		t.Errorf(".apicheck.yaml = %q", got)
+	}
+	if got := string(ar.Files[4].Data); got != "// +groupName=extra.example.cloud\npackage v2alpha1\n" {
+		t.Errorf("doc.go = %q", got)
+	}
+
+	// No prelude files a fixture brings itself; no meta package unless
+	// imported; no configuration when the profile is left to detection.
+	c, _ = Parse("general", []byte("options: profile=detect\nwant:\n-- base/go.mod --\nmodule other\n-- base/api/x.go --\npackage api\n"))
+	if got := string(c.History()); got != "-- base/go.mod --\nmodule other\n-- base/api/x.go --\npackage api\n" {
+		t.Errorf("History = %q", got)
+	}
+}
