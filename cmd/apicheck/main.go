@@ -8,6 +8,5 @@ import (
 )
 
 func main() {
-	code := cli.Execute(os.Args[1:], os.Stdout, os.Stderr)
-	os.Exit(code)
+	os.Exit(cli.Main(os.Args[1:], os.Stderr))
 }

@@ -67,6 +67,48 @@ func write(path string, data []byte, perm fs.FileMode, sync bool) (err error) {
 	return os.Rename(tmp, path)
 }
 
+// Replace replaces the content of the existing regular file at path,
+// whole or not at all, keeping its permission bits exactly (the umask
+// does not apply): `apicheck fix` rewrites source files with it. A path
+// that is not a regular file (a symlink, a directory) is an error.
+func Replace(path string, data []byte) (err error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return &fs.PathError{Op: "replace", Path: path, Err: errors.New("not a regular file")}
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, f, err := create(dir, base, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+		forget(tmp)
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(fi.Mode().Perm()); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
 // create makes a new temporary file beside the destination; O_EXCL makes
 // sure nobody else's file (or a symlink planted under the name) is used.
 func create(dir, base string, perm fs.FileMode) (string, *os.File, error) {

@@ -89,6 +89,46 @@ func TestCleanup(t *testing.T) {
 	}
 }
 
+// Replace keeps the file's permission bits, whatever the umask, and
+// leaves no temporary file; it refuses what is not a regular file.
+func TestReplaceKeepsMode(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "types.go")
+	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, 0o764); err != nil {
+		t.Fatal(err)
+	}
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	if err := Replace(p, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Errorf("content = %q", b)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o764 {
+		t.Errorf("mode = %v, want 0764", fi.Mode().Perm())
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("left behind: %v", es)
+	}
+	link := filepath.Join(dir, "link.go")
+	if err := os.Symlink(p, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(link, []byte("x")); err == nil {
+		t.Error("Replace wrote through a symlink")
+	}
+	if err := Replace(filepath.Join(dir, "missing.go"), []byte("x")); err == nil {
+		t.Error("Replace created a missing file")
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Errorf("content after refusals = %q", b)
+	}
+}
+
 func TestWriteCache(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "entry")

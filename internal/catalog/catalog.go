@@ -58,5 +58,6 @@ func All() []*rules.Rule {
 		rules.ShootFieldRemovedTooEarly,
 		// Meta
 		rules.UnclassifiedChange,
+		rules.SuppressionAdded,
 	}
 }

@@ -1,6 +1,6 @@
 // Package check is apicheck's pipeline. `apicheck check` runs
 //
-//	snapshot → config → options → scan → diff → rules → suppress → finalize
+//	snapshot → config → options → scan → diff → rules → suppress → finalize → fixes
 //
 // each step a function of the previous steps' output (see Run). The CLI
 // turns flags into a Request and a Result into reports and an exit code;
@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/fix"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
@@ -43,8 +45,12 @@ type Request struct {
 	// Head is the head ref; empty or git.WorktreeRef means the working tree.
 	Head string
 	// ConfigPath is a configuration file on disk; empty means
-	// .apicheck.yaml of the head revision (defaults when it has none).
+	// .apicheck.yaml of the revision TrustedConfig names (defaults when it
+	// has none). A file outside the repository is trusted.
 	ConfigPath string
+	// TrustedConfig is TrustHead ("" too) or TrustBase: which revision's
+	// .apicheck.yaml is in effect when ConfigPath is empty.
+	TrustedConfig string
 	// Version is apicheck's version for the report.
 	Version string
 	// Rules is the catalogue (nil: catalog.All()).
@@ -93,12 +99,28 @@ type Result struct {
 	// BaseLabel describes a base that apicheck chose (no --base given).
 	BaseLabel  string
 	Base, Head git.Snapshot
-	Config     *config.Config
-	Options    Options
-	BaseModel  *model.Model
-	HeadModel  *model.Model
-	Diff       *model.Diff
-	Report     *finding.Report
+	// Config is the configuration in effect.
+	Config *config.Config
+	// ConfigTrusted is set when Config does not come from the change (the
+	// base revision, or a file outside the repository); ConfigSource then
+	// says where it comes from.
+	ConfigTrusted bool
+	ConfigSource  string
+	// BaseConfig and HeadConfig are the repository's configuration at the
+	// two revisions, which SUPPRESSION_ADDED compares. HeadConfig is nil
+	// when head's is not valid and not in effect.
+	BaseConfig, HeadConfig *config.Config
+	Options                Options
+	BaseModel              *model.Model
+	HeadModel              *model.Model
+	Diff                   *model.Diff
+	Report                 *finding.Report
+
+	// Fixes are the safe fixes of the report's findings (set on the
+	// findings too); `apicheck fix` applies them. Nil for audit.
+	Fixes *fix.Plan
+
+	configNotes []string // statements about the configurations read
 }
 
 // Close releases the snapshots.
@@ -133,7 +155,7 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	if err := openSnapshots(res, req); err != nil { // snapshot
 		return nil, err
 	}
-	if res.Config, err = LoadConfig(res.Head, req.ConfigPath, req.catalogue()); err != nil { // config
+	if err := loadConfigs(res, req); err != nil { // config
 		return nil, err
 	}
 	res.Options = OptionsFor(res.Config, req) // options
@@ -149,11 +171,18 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	}
 	report := newReport(res, req, out)
 	report.Releases = releasesUsed(an.Release)
-	if err := suppressFindings(res, report); err != nil { // suppress
+	markers, err := suppressFindings(res, report) // suppress
+	if err != nil {
+		return nil, err
+	}
+	if err := judgeSuppressions(res, req, an, out, markers, report); err != nil { // rules about suppressions
 		return nil, err
 	}
 	report.Finalize() // finalize
 	res.Report = report
+	res.Fixes = fix.New(fix.Input{ // fixes
+		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release.Input(),
+	})
 	return res, nil
 }
 
@@ -216,7 +245,7 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	report := newReport(res, req, out)
-	if err := suppressFindings(res, report); err != nil { // suppress
+	if _, err := suppressFindings(res, report); err != nil { // suppress
 		return nil, err
 	}
 	report.Finalize() // finalize
@@ -329,11 +358,143 @@ func analyses(res *Result) rules.Analyses {
 	}
 }
 
-// judge runs the rules (step "rules").
+// judge runs the rules (step "rules"), all but those that judge the
+// suppressions (judgeSuppressions runs them once suppressions are
+// applied).
 func judge(res *Result, an rules.Analyses) (*rules.Result, error) {
 	eng := res.Options.Engine
 	eng.Analyses = an
+	eng.Disabled = maps.Clone(eng.Disabled)
+	for _, r := range res.Options.Rules {
+		if r.Needs(rules.InputSuppressions) {
+			eng.Disabled[r.ID] = true
+		}
+	}
 	return rules.Run(res.Diff, res.Options.Rules, eng)
+}
+
+// judgeSuppressions runs the rules about suppressions: it compares the
+// suppressions of base and head (configuration and markers), finds what
+// each added one hides in this run, and adds the rules' findings to the
+// report. Their own settings and ignore entries come from a configuration
+// the change does not control: the trusted one, else base's.
+func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.Result, markers *suppress.Result, report *finding.Report) error {
+	trusted := res.BaseConfig
+	if res.ConfigTrusted {
+		trusted = res.Config
+	}
+	disabled := trusted.DisabledRules()
+	var rs []*rules.Rule
+	for _, r := range res.Options.Rules {
+		if r.Needs(rules.InputSuppressions) && !disabled[r.ID] {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	cmp := suppress.Comparison{
+		Base: res.BaseConfig, Head: res.HeadConfig, HeadInEffect: res.HeadConfig != nil && res.HeadConfig == res.Config,
+		BaseMarkers: markers.Base, HeadMarkers: markers.Head, MarkersInEffect: !res.ConfigTrusted,
+		Findings: report.Findings, Original: out.Original, Severity: map[string]finding.Severity{},
+	}
+	if res.ConfigTrusted {
+		cmp.Trusted = res.Config
+	}
+	for _, r := range res.Options.Rules {
+		cmp.Severity[r.ID] = r.Severity
+	}
+	if cmp.HeadInEffect {
+		// Rules the change disabled did not run: run them for what they hide.
+		var err error
+		if cmp.Disabled, err = disabledFindings(res, an); err != nil {
+			return err
+		}
+	}
+	if res.HeadConfig != nil && discoveryChanged(res.BaseConfig, res.HeadConfig) {
+		old, err := scan.Discover(res.Head, OptionsFor(res.BaseConfig, req).Scan)
+		if err != nil {
+			return fmt.Errorf("scanning head with base's configuration: %w", err)
+		}
+		cur, err := scan.Discover(res.Head, OptionsFor(res.HeadConfig, req).Scan)
+		if err != nil {
+			return fmt.Errorf("scanning head: %w", err)
+		}
+		cmp.OldGroups, cmp.NewGroups = old, cur
+	}
+	why := ""
+	if res.ConfigTrusted {
+		why = "the configuration is read from " + res.ConfigSource
+	}
+	eng := rules.Options{
+		Disabled: map[string]bool{},
+		Severity: map[string]finding.Severity{},
+		Analyses: rules.Analyses{Suppressions: &rules.Suppressions{Added: suppress.Added(cmp), NotInEffect: why}},
+	}
+	for id, name := range trusted.SeverityOverrides() {
+		if sev, err := finding.ParseSeverity(name); err == nil {
+			eng.Severity[id] = sev
+		}
+	}
+	found, err := rules.Run(res.Diff, rs, eng)
+	if err != nil {
+		return err
+	}
+	for i := range found.Findings {
+		f := &found.Findings[i]
+		for j := range trusted.Ignore {
+			if suppress.Matches(&trusted.Ignore[j], f) {
+				f.Suppressed = trusted.Ignore[j].Reason
+				break
+			}
+		}
+	}
+	report.Findings = append(report.Findings, found.Findings...)
+	report.Notes = append(report.Notes, found.Notes...)
+	return nil
+}
+
+// disabledFindings runs the rules that the configuration in effect
+// disables and base's did not, and returns their findings.
+func disabledFindings(res *Result, an rules.Analyses) ([]finding.Finding, error) {
+	before := res.BaseConfig.DisabledRules()
+	now := res.Options.Engine.Disabled
+	eng := rules.Options{Disabled: map[string]bool{}, Analyses: an, VersionSkew: res.Options.Engine.VersionSkew}
+	some := false
+	for _, r := range res.Options.Rules {
+		if now[r.ID] && !before[r.ID] && !r.Needs(rules.InputSuppressions) {
+			some = true
+			continue
+		}
+		eng.Disabled[r.ID] = true
+	}
+	if !some {
+		return nil, nil
+	}
+	out, err := rules.Run(res.Diff, res.Options.Rules, eng)
+	if err != nil {
+		return nil, err
+	}
+	return out.Findings, nil
+}
+
+// discoveryChanged reports whether two configurations may discover
+// different API groups.
+func discoveryChanged(a, b *config.Config) bool {
+	if len(a.Exclude) != len(b.Exclude) || len(a.Groups) != len(b.Groups) {
+		return true
+	}
+	for i := range a.Exclude {
+		if a.Exclude[i].Pattern != b.Exclude[i].Pattern {
+			return true
+		}
+	}
+	for i := range a.Groups {
+		if a.Groups[i].Dir != b.Groups[i].Dir || !slices.Equal(a.Groups[i].Versions, b.Groups[i].Versions) {
+			return true
+		}
+	}
+	return false
 }
 
 func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
@@ -353,6 +514,8 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 		Rules:    rules.Docs(req.catalogue()),
 	}
 	r.Notes = append(r.Notes, snapshotNotes(res.Base, res.Head)...)
+	r.Notes = append(r.Notes, scanNotes(res.BaseModel, res.HeadModel)...)
+	r.Notes = append(r.Notes, res.configNotes...)
 	if n := profileNote(res); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
@@ -363,15 +526,36 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 	return r
 }
 
-// suppressFindings applies the configuration's ignore entries and the
-// inline markers of head (step "suppress").
-func suppressFindings(res *Result, r *finding.Report) error {
-	notes, err := suppress.Apply(r.Findings, res.Config, res.HeadModel, ruleIDs(res.Options.Rules))
-	if err != nil {
-		return &UsageError{Err: err}
+// scanNotes are the scanner's notes about head, and those about base
+// that head does not repeat.
+func scanNotes(base, head *model.Model) []string {
+	var out []string
+	if head != nil {
+		out = append(out, head.Notes...)
 	}
-	r.Notes = append(r.Notes, notes...)
-	return nil
+	if base != nil {
+		for _, n := range base.Notes {
+			if head == nil || !slices.Contains(head.Notes, n) {
+				out = append(out, n+" (at base)")
+			}
+		}
+	}
+	return out
+}
+
+// suppressFindings applies the configuration's ignore entries and the
+// inline markers of head (step "suppress"). With a trusted configuration,
+// only the markers base already had suppress.
+func suppressFindings(res *Result, r *finding.Report) (*suppress.Result, error) {
+	out, err := suppress.Apply(r.Findings, suppress.Options{
+		Config: res.Config, Head: res.HeadModel, Base: res.BaseModel,
+		RuleIDs: ruleIDs(res.Options.Rules), BaseMarkersOnly: res.ConfigTrusted,
+	})
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	r.Notes = append(r.Notes, out.Notes...)
+	return out, nil
 }
 
 func describe(s git.Snapshot) string {

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/notes"
 	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -20,19 +22,13 @@ import (
 // content); without a file, the defaults. A bad file or a missing --config
 // file is a UsageError; failing to read the head revision is not.
 func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*config.Config, error) {
-	vocab := Vocabulary(catalogue)
 	var cfg *config.Config
 	var err error
 	switch {
 	case path != "":
-		data, rerr := os.ReadFile(path)
-		if rerr != nil {
-			if errors.Is(rerr, os.ErrNotExist) {
-				return nil, &UsageError{fmt.Errorf("--config %s: no such file", path)}
-			}
-			return nil, &UsageError{fmt.Errorf("--config: %v", rerr)}
+		if cfg, err = loadFile(path, path, catalogue); err != nil {
+			return nil, err
 		}
-		cfg, err = config.Parse(path, data, vocab)
 	case !hasFile(head, config.FileName):
 		return config.Default(), nil
 	default:
@@ -40,10 +36,9 @@ func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*confi
 		if rerr != nil {
 			return nil, fmt.Errorf("reading %s of %s: %w", config.FileName, head.Ref(), rerr)
 		}
-		cfg, err = config.Parse(config.FileName, files[config.FileName], vocab)
-	}
-	if err != nil {
-		return nil, &UsageError{err}
+		if cfg, err = config.Parse(config.FileName, files[config.FileName], Vocabulary(catalogue)); err != nil {
+			return nil, &UsageError{err}
+		}
 	}
 	if err := checkGroupDirs(cfg, head); err != nil {
 		return nil, &UsageError{err}
@@ -51,10 +46,162 @@ func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*confi
 	return cfg, nil
 }
 
+// loadFile reads a configuration file from disk, naming it name in
+// positions and errors. Every error is a UsageError.
+func loadFile(path, name string, catalogue []*rules.Rule) (*config.Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &UsageError{fmt.Errorf("--config %s: no such file", path)}
+		}
+		return nil, &UsageError{fmt.Errorf("--config: %v", err)}
+	}
+	cfg, err := config.Parse(name, data, Vocabulary(catalogue))
+	if err != nil {
+		return nil, &UsageError{err}
+	}
+	return cfg, nil
+}
+
+// Where the configuration of a check comes from (Request.TrustedConfig).
+const (
+	// TrustHead reads .apicheck.yaml of the head revision: convenient, but
+	// a change can relax its own check (SUPPRESSION_ADDED reports it).
+	TrustHead = "head"
+	// TrustBase reads .apicheck.yaml of the base revision, so that a
+	// change cannot relax its own check.
+	TrustBase = "base"
+)
+
+// loadConfigs reads the configuration in effect and the pair of
+// configurations SUPPRESSION_ADDED compares (step "config"):
+//
+//   - --config PATH outside the repository is trusted: it is in effect,
+//     and the repository's .apicheck.yaml at base and head are compared;
+//   - --config PATH inside the repository is the change's own: it is in
+//     effect and compared with the same path at base;
+//   - --trusted-config base: the base revision's .apicheck.yaml is in
+//     effect; it is compared with head's;
+//   - otherwise head's .apicheck.yaml is in effect, compared with base's.
+//
+// A broken configuration in effect is a UsageError; a broken one that is
+// only compared becomes a note.
+func loadConfigs(res *Result, req Request) error {
+	cat := req.catalogue()
+	mode := req.TrustedConfig
+	switch mode {
+	case "":
+		mode = TrustHead
+	case TrustHead, TrustBase:
+	default:
+		return &UsageError{fmt.Errorf("--trusted-config %q: want %s or %s", mode, TrustHead, TrustBase)}
+	}
+	if mode == TrustBase && req.ConfigPath != "" {
+		return &UsageError{errors.New("--trusted-config base reads the configuration from the base revision; it cannot be combined with --config")}
+	}
+	name := config.FileName // the repository's configuration, compared at base and head
+	var err error
+	switch {
+	case req.ConfigPath != "":
+		rel, inside := repoRelative(res.Repo.Root, req.ConfigPath)
+		if !inside {
+			if res.Config, err = LoadConfig(res.Head, req.ConfigPath, cat); err != nil {
+				return err
+			}
+			res.ConfigTrusted = true
+			res.ConfigSource = "--config " + req.ConfigPath
+			break
+		}
+		// The change's own file: named and compared by its repository path.
+		name = rel
+		if res.Config, err = loadFile(req.ConfigPath, rel, cat); err != nil {
+			return err
+		}
+		if err := checkGroupDirs(res.Config, res.Head); err != nil {
+			return &UsageError{err}
+		}
+		res.HeadConfig = res.Config
+	case mode == TrustBase:
+		if res.Config, err = readConfig(res.Base, name, cat); err != nil {
+			return &UsageError{fmt.Errorf("the configuration of the base revision (--trusted-config base): %w", err)}
+		}
+		if err := checkGroupDirs(res.Config, res.Base); err != nil {
+			return &UsageError{err}
+		}
+		res.ConfigTrusted = true
+		res.ConfigSource = "the base revision (--trusted-config base)"
+		res.BaseConfig = res.Config
+	default:
+		if res.Config, err = LoadConfig(res.Head, "", cat); err != nil {
+			return err
+		}
+		res.HeadConfig = res.Config
+	}
+	if res.BaseConfig == nil {
+		if res.BaseConfig, err = readConfig(res.Base, name, cat); err != nil {
+			res.configNotes = append(res.configNotes, fmt.Sprintf("%s of the base revision is not valid (%v): every suppression of head's counts as added", name, oneLine(err)))
+			res.BaseConfig = config.Default()
+		}
+	}
+	if res.HeadConfig == nil {
+		if res.HeadConfig, err = readConfig(res.Head, name, cat); err != nil {
+			res.configNotes = append(res.configNotes, fmt.Sprintf("%s of the head revision is not valid and not in effect (%v); it will be once merged", name, oneLine(err)))
+			res.HeadConfig = nil
+		}
+	}
+	if res.ConfigTrusted {
+		res.configNotes = append(res.configNotes, "configuration read from "+res.ConfigSource+
+			": suppressions the change adds to "+name+" or inline do not apply in this run")
+	}
+	return nil
+}
+
+// readConfig decodes a configuration file of a revision; the defaults
+// when the revision has none.
+func readConfig(s git.Snapshot, name string, catalogue []*rules.Rule) (*config.Config, error) {
+	if !hasFile(s, name) {
+		return config.Default(), nil
+	}
+	files, err := s.ReadFiles([]string{name})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s of %s: %w", name, s.Ref(), err)
+	}
+	return config.Parse(name, files[name], Vocabulary(catalogue))
+}
+
+// repoRelative returns the repository-relative slash path of a file and
+// whether it is inside the repository's directory, symbolic links
+// resolved (a link from outside into the repository is inside).
+func repoRelative(root, path string) (string, bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", false
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+func oneLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " ..."
+	}
+	return s
+}
+
 // Vocabulary is what a configuration may name: the rule catalogue, the
-// profiles and the severities.
+// profiles, the severities and the release-note audiences.
 func Vocabulary(catalogue []*rules.Rule) config.Vocabulary {
-	v := config.Vocabulary{RuleIDs: ruleIDs(catalogue), Severities: finding.SeverityNames()}
+	v := config.Vocabulary{RuleIDs: ruleIDs(catalogue), Severities: finding.SeverityNames(), Audiences: notes.Audiences}
 	for _, p := range model.Profiles() {
 		v.Profiles = append(v.Profiles, string(p))
 	}

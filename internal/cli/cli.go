@@ -18,9 +18,13 @@ import (
 	"github.com/apicheck/apicheck/internal/atomicfile"
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/fix"
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/par"
 	"github.com/apicheck/apicheck/internal/report"
+	"github.com/apicheck/apicheck/internal/rules"
 )
 
 // Exit codes.
@@ -71,14 +75,35 @@ func failure(err error) error {
 	return &exitError{ExitFailure, err}
 }
 
+// crashTest and crashRule are set only in binaries built with the
+// apicheck_crashtest tag (crashtest.go), whose tests prove that every kind
+// of crash exits 3 and writes no report: crashTest runs before the
+// command, crashRule joins the catalogue of check and audit.
+var (
+	crashTest func()
+	crashRule *rules.Rule
+)
+
+// catalogue is the rule list of check and audit: nil (the catalogue)
+// except in crash-test binaries.
+func catalogue() []*rules.Rule {
+	if crashRule == nil {
+		return nil
+	}
+	return append(catalog.All(), crashRule)
+}
+
 // Execute runs the CLI and returns the process exit code.
 func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(stderr, "apicheck: internal error: %v\n%s", p, debug.Stack())
+			fmt.Fprintf(stderr, "apicheck: internal error: %v; %s\n%s", p, reportHint, debug.Stack())
 			code = ExitFailure
 		}
 	}()
+	if crashTest != nil {
+		crashTest()
+	}
 	// SIGINT/SIGTERM cancel the run: git processes are killed with their
 	// process groups, reports are written whole or not at all, and
 	// nothing half-done is left behind.
@@ -97,7 +122,13 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.code != ExitFindings {
+		var pe *par.PanicError
+		switch {
+		case errors.As(ee.err, &pe):
+			// A recovered panic (a rule, a scan worker): a bug, never a
+			// verdict on the change.
+			fmt.Fprintf(stderr, "apicheck: %v; %s\n%s", ee.err, reportHint, pe.Stack)
+		case ee.err != nil && ee.code != ExitFindings:
 			fmt.Fprintf(stderr, "apicheck: %v\n", ee.err)
 		}
 		return ee.code
@@ -121,6 +152,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.AddCommand(newAuditCmd(), newCheckCmd(), newDumpCmd(), newVersionCmd(), newInitCmd(), newReleaseNotesCmd())
 	root.AddCommand(newRulesCmd())
+	root.AddCommand(newFixCmd())
 	return root
 }
 
@@ -139,7 +171,10 @@ func newVersionCmd() *cobra.Command {
 type checkFlags struct {
 	base, head, format, output, failOn, repo string
 	config                                   string
+	trustedConfig                            string   // --trusted-config (check only)
 	reports                                  []string // --report FORMAT=PATH (reports.go)
+	linkBase                                 string   // --link-base URL (reports.go)
+	fix                                      bool     // check --fix (fix_cmd.go)
 }
 
 func newCheckCmd() *cobra.Command {
@@ -158,6 +193,9 @@ func newCheckCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and the upstream default branch)")
 	fl.StringVar(&f.head, "head", "", "head revision (default: the working tree)")
+	fl.StringVar(&f.trustedConfig, "trusted-config", check.TrustHead, "which revision's "+config.FileName+" is in effect: "+
+		check.TrustHead+" (convenient, but a change can relax its own check) or "+check.TrustBase+" (for CI gates: a change cannot)")
+	fl.BoolVar(&f.fix, "fix", false, "after the report, apply the safe fixes to the working tree as apicheck fix does")
 	addOutputFlags(cmd, &f)
 	return cmd
 }
@@ -189,6 +227,7 @@ func addOutputFlags(cmd *cobra.Command, f *checkFlags) {
 	fl.StringVar(&f.repo, "repo", "", "repository directory (default: the current directory)")
 	addConfigFlag(cmd, &f.config)
 	addReportFlag(cmd, &f.reports)
+	addLinkBaseFlag(cmd, &f.linkBase)
 }
 
 func parseFailOn(s string) (finding.Severity, error) {
@@ -217,13 +256,20 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 	if err != nil {
 		return err
 	}
+	opts, err := reportOptions(f.linkBase, os.Getenv)
+	if err != nil {
+		return err
+	}
+	outputs.configure(opts)
 	res, err := runner(check.Request{
-		Context:    cmd.Context(),
-		Dir:        dirOrCwd(f.repo),
-		Base:       f.base,
-		Head:       f.head,
-		ConfigPath: f.config,
-		Version:    version(),
+		Context:       cmd.Context(),
+		Dir:           dirOrCwd(f.repo),
+		Base:          f.base,
+		Head:          f.head,
+		ConfigPath:    f.config,
+		TrustedConfig: f.trustedConfig,
+		Version:       version(),
+		Rules:         catalogue(),
 	})
 	if err != nil {
 		return failure(err)
@@ -231,6 +277,13 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 	defer res.Close()
 	if err := outputs.write(cmd.OutOrStdout(), res.Report); err != nil {
 		return failure(err)
+	}
+	var fixErr error
+	if f.fix {
+		fixErr = applyFixes(cmd, res, fix.Options{})
+	}
+	if fixErr != nil {
+		return fixErr
 	}
 	if failOn != 0 && res.Report.Worst() >= failOn {
 		return &exitError{code: ExitFindings}

@@ -77,7 +77,9 @@ func TestConfigAndSuppression(t *testing.T) {
 		{"cfgdisable", nil, want{code: ExitOK, suppressed: "-"}},
 		{"inline", nil, want{code: ExitOK, suppressed: "inline: zero is defaulted", severity: finding.Error}},
 		{"inlinetype", nil, want{code: ExitOK, suppressed: "inline: whole type accepted", severity: finding.Error}},
-		{"inlinetype", []string{"--fail-on", "info"}, want{code: ExitOK, suppressed: "inline: whole type accepted", severity: finding.Error}},
+		// The marker that suppresses the error is new: SUPPRESSION_ADDED (a
+		// warning) fails the run at --fail-on info, not the error.
+		{"inlinetype", []string{"--fail-on", "info"}, want{code: ExitFindings, suppressed: "inline: whole type accepted", severity: finding.Error}},
 	} {
 		t.Run(tc.step+strings.Join(tc.extra, ""), func(t *testing.T) {
 			code, r, errOut := check(tc.step, tc.extra...)

@@ -20,7 +20,7 @@ func TestInit(t *testing.T) {
 		t.Fatalf("exit code = %d\n%s", code, errOut)
 	}
 	target := f.Path(config.FileName)
-	if !strings.Contains(out, "wrote "+target+" with 2 API group(s)") {
+	if !strings.Contains(out, "wrote "+target+" with 3 API group(s)") {
 		t.Errorf("stdout = %q", out)
 	}
 	data, err := os.ReadFile(target)
@@ -34,6 +34,7 @@ func TestInit(t *testing.T) {
 	}
 	want := []config.Group{
 		{Dir: "pkg/apis/core", Profile: string(model.ProfileGardener)},
+		{Dir: "pkg/apis/settings", Profile: string(model.ProfileGardener)},
 		{Dir: "pkg/controllermanager/apis/config", Profile: string(model.ProfileComponentConfig)},
 	}
 	if len(cfg.Groups) != len(want) {

@@ -14,9 +14,13 @@ func newReleaseNotesCmd() *cobra.Command {
 		Short: "Draft release-note blocks (Gardener's PR format) for the API changes between two revisions",
 		Long: "release-notes compares --base and --head as check does and prints one fenced Markdown block per " +
 			"category and audience, e.g. \"```breaking user\": removed fields and incompatible changes are " +
-			"breaking, new fields and kinds are features, new deprecations are noteworthy; component " +
-			"configuration groups go to the operator audience. The lines are stubs to paste into the pull " +
-			"request and edit. It exits 0 whatever the findings are.",
+			"breaking, Go-only changes (renames, type swaps that keep the wire format) breaking for developers, " +
+			"new fields (named by their leaf fields) and kinds are features, new deprecations (with the " +
+			"replacement they name) are noteworthy. The audience comes from releaseNotes.audiences in the " +
+			"configuration, else the profile: in the gardener profile Shoot and other end-user kinds are for " +
+			"users, Seed, Garden and the other kinds that run Gardener for operators, the extensions contract " +
+			"for developers; component configurations are for operators. The lines are stubs to paste into the " +
+			"pull request and edit. It exits 0 whatever the findings are.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			res, err := check.Run(check.Request{
@@ -31,7 +35,7 @@ func newReleaseNotesCmd() *cobra.Command {
 				return failure(err)
 			}
 			defer res.Close()
-			blocks := notes.Generate(res.Diff, res.Report.Findings, res.Options.Rules)
+			blocks := notes.Generate(res.Diff, res.Report.Findings, res.Options.Rules, notes.Options{ReleaseNotes: res.Config.ReleaseNotes})
 			if err := notes.Render(cmd.OutOrStdout(), blocks); err != nil {
 				return failure(err)
 			}

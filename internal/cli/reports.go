@@ -21,6 +21,36 @@ func addReportFlag(cmd *cobra.Command, specs *[]string) {
 		"(repeatable; formats: "+strings.Join(report.FormatNames(), "|")+")")
 }
 
+// addLinkBaseFlag registers --link-base, the repository's web address
+// for links in the Markdown report.
+func addLinkBaseFlag(cmd *cobra.Command, linkBase *string) {
+	cmd.Flags().StringVar(linkBase, "link-base", "", "web address of the repository, e.g. https://github.com/org/repo: the markdown "+
+		"report links positions to URL/blob/<commit>/<path>#L<line> (default in GitHub Actions: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY)")
+}
+
+// reportOptions are the writers' options: the link base from --link-base,
+// else from GitHub Actions' environment (GITHUB_SERVER_URL and
+// GITHUB_REPOSITORY), else none. A bad --link-base is a usage error; an
+// unusable environment means no links.
+func reportOptions(linkBase string, getenv func(string) string) (report.Options, error) {
+	if linkBase != "" {
+		b, err := report.ParseLinkBase(linkBase)
+		if err != nil {
+			return report.Options{}, usageErr("--link-base: %v", err)
+		}
+		return report.Options{LinkBase: b}, nil
+	}
+	server, repo := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY")
+	if server == "" || repo == "" {
+		return report.Options{}, nil
+	}
+	b, err := report.ParseLinkBase(strings.TrimRight(server, "/") + "/" + repo)
+	if err != nil {
+		return report.Options{}, nil
+	}
+	return report.Options{LinkBase: b}, nil
+}
+
 // reportSpec is one parsed --report FORMAT=PATH.
 type reportSpec struct {
 	format string
@@ -72,6 +102,23 @@ func parseReportSpecs(specs []string, output string) ([]reportSpec, error) {
 type outputPlan struct {
 	main    reportSpec // path "" means standard output
 	reports []reportSpec
+}
+
+// configure applies writer options (links) to every report of the plan.
+func (p *outputPlan) configure(o report.Options) {
+	for _, s := range append([]*reportSpec{&p.main}, pointers(p.reports)...) {
+		if w, ok := report.WriterFor(s.format, o); ok {
+			s.write = w
+		}
+	}
+}
+
+func pointers(specs []reportSpec) []*reportSpec {
+	out := make([]*reportSpec, len(specs))
+	for i := range specs {
+		out[i] = &specs[i]
+	}
+	return out
 }
 
 // planOutputs validates --format, --output and --report before anything

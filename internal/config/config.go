@@ -42,12 +42,17 @@ type Config struct {
 	// Groups, when non-empty, list the API groups explicitly and replace
 	// automatic discovery.
 	Groups []Group
+	// GroupsPos is where the groups key is written (zero when it is not).
+	GroupsPos Pos
 
 	// Rules holds per-rule settings by rule ID.
 	Rules map[string]RuleSetting
 
 	// Releases says which git tags are releases (lifecycle rules).
 	Releases Releases
+
+	// ReleaseNotes configures `apicheck release-notes`.
+	ReleaseNotes ReleaseNotes
 
 	// Shoot locates the files of the Shoot deprecation stages.
 	Shoot StageFiles
@@ -80,6 +85,9 @@ type Vocabulary struct {
 	// case-insensitively and stored as written here (the canonical
 	// lower-case name). Nil accepts any name (stored lower-case).
 	Severities []string
+	// Audiences are the audiences of release notes (user, operator, ...).
+	// Matched like Severities.
+	Audiences []string
 }
 
 // Group is one explicitly listed API group.

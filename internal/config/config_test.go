@@ -17,6 +17,7 @@ var testVocab = Vocabulary{
 	},
 	Profiles:   []string{"gardener", "componentconfig"},
 	Severities: []string{"error", "warning", "info"},
+	Audiences:  []string{"user", "operator", "developer", "dependency"},
 }
 
 const fullConfig = `# every key
@@ -34,6 +35,13 @@ rules:
   JSON_NAME_CHANGED: {enabled: true, severity: warning}
 releases:
   tagPattern: "v*.*.0"
+releaseNotes:
+  audiences:
+    - {group: "*.gardener.cloud", kind: Shoot, audience: user}
+    - group: pkg/apis/extensions
+      audience: Developer
+    - kind: "Managed*"
+      audience: operator
 shoot:
   warnings: [pkg/api/core/shoot/warnings.go, pkg/api/core/shoot/more.go]
   validation: pkg/apis/core/validation/shoot.go
@@ -70,12 +78,18 @@ func TestParseEveryKey(t *testing.T) {
 			{Dir: "pkg/gardenlet/apis/config", Profile: "componentconfig", Pos: pos(5, 5)},
 			{Dir: "pkg/apis/extensions", Pos: pos(7, 5)},
 		},
+		GroupsPos: pos(2, 1),
 		Rules: map[string]RuleSetting{
 			"PROTO_TAG_MISSING":   {Severity: "error", Pos: pos(9, 3)},
 			"UNCLASSIFIED_CHANGE": {Enabled: boolPtr(false), Pos: pos(11, 3)},
 			"JSON_NAME_CHANGED":   {Enabled: boolPtr(true), Severity: "warning", Pos: pos(13, 3)},
 		},
 		Releases: Releases{TagPattern: "v*.*.0"},
+		ReleaseNotes: ReleaseNotes{Audiences: []Audience{
+			{Group: "*.gardener.cloud", Kind: "Shoot", Audience: "user", Pos: pos(18, 7)},
+			{Group: "pkg/apis/extensions", Audience: "developer", Pos: pos(19, 7)},
+			{Kind: "Managed*", Audience: "operator", Pos: pos(21, 7)},
+		}},
 		Shoot: StageFiles{
 			Warnings:          []string{"pkg/api/core/shoot/warnings.go", "pkg/api/core/shoot/more.go"},
 			Validation:        []string{"pkg/apis/core/validation/shoot.go"},
@@ -86,8 +100,8 @@ func TestParseEveryKey(t *testing.T) {
 		},
 		Usages: Usages{Exclude: append(DefaultUsageExclude(), "hack/**")},
 		Ignore: []Ignore{
-			{Rule: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Type: "ShootSpec", Field: "SeedTemplate", Reason: "never released", Pos: pos(26, 5)},
-			{Rule: "NEW_FIELD_NOT_POINTER", APIPath: "Shoot.spec.replicas", Package: "pkg/apis/core/v1beta1", Group: "pkg/apis/core", Reason: "defaulted, see #123", Pos: pos(30, 5)},
+			{Rule: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Type: "ShootSpec", Field: "SeedTemplate", Reason: "never released", Pos: pos(33, 5)},
+			{Rule: "NEW_FIELD_NOT_POINTER", APIPath: "Shoot.spec.replicas", Package: "pkg/apis/core/v1beta1", Group: "pkg/apis/core", Reason: "defaulted, see #123", Pos: pos(37, 5)},
 		},
 	}
 	if diff := cmp.Diff(want, cfg, cmpopts.IgnoreFields(Releases{}, "TagRegexp")); diff != "" {
@@ -198,9 +212,9 @@ func TestErrors(t *testing.T) {
 		{"unclosed flow", "rules: {}\ngroups: [\n", []string{`^c\.yaml:2: invalid YAML: `}},
 		{"unclosed quote", "releases:\n  tagPattern: 'v*\n", []string{`^c\.yaml:2: invalid YAML: `}},
 		{"two documents", "rules: {}\n---\nrules: {}\n", []string{`^c\.yaml:2:1: a second YAML document`}},
-		{"not a mapping", "- a\n- b\n", []string{`^c\.yaml:1:1: want a mapping with keys profile, versionSkew, exclude, groups, rules, releases, shoot, usages, ignore, got a list`}},
+		{"not a mapping", "- a\n- b\n", []string{`^c\.yaml:1:1: want a mapping with keys profile, versionSkew, exclude, groups, rules, releases, releaseNotes, shoot, usages, ignore, got a list`}},
 		{"unknown top key", "grups: []\nfoo: 1\n", []string{
-			`^c\.yaml:1:1: grups: unknown key "grups" \(did you mean "groups"\?\); known keys: profile, versionSkew, exclude, groups, rules, releases, shoot, usages, ignore$`,
+			`^c\.yaml:1:1: grups: unknown key "grups" \(did you mean "groups"\?\); known keys: profile, versionSkew, exclude, groups, rules, releases, releaseNotes, shoot, usages, ignore$`,
 			`^c\.yaml:2:1: foo: unknown key "foo"; known keys: `,
 		}},
 		{"duplicate key", "rules: {}\nrules: {}\n", []string{`^c\.yaml:2:1: rules: duplicate key "rules" \(first at line 1\)`}},
@@ -227,6 +241,19 @@ func TestErrors(t *testing.T) {
 			`^c\.yaml:2:20: shoot\.warnings\[1\]: "/b.go": want a repository-relative path`,
 			`^c\.yaml:3:22: shoot\.supportedVersions: want a string, got a list`,
 		}},
+		{"release-note audiences", "releaseNotes:\n  audiences:\n    - {group: 'a.[', audience: user}\n    - {kind: Shoot, audience: users}\n" +
+			"    - {audience: user}\n    - {kind: Shoot}\n    - {group: '/abs', kind: '[', audiences: user}\n  audience: x\n", []string{
+			`^c\.yaml:3:15: releaseNotes\.audiences\[0\]\.group: "a\.\[": syntax error in pattern$`,
+			`^c\.yaml:4:31: releaseNotes\.audiences\[1\]\.audience: unknown audience "users" \(want user, operator, developer or dependency\)$`,
+			`^c\.yaml:5:7: releaseNotes\.audiences\[2\]: needs group or kind`,
+			`^c\.yaml:6:7: releaseNotes\.audiences\[3\]\.audience: missing audience \(user, operator, developer or dependency\)$`,
+			`^c\.yaml:7:7: releaseNotes\.audiences\[4\]\.audience: missing audience`,
+			`^c\.yaml:7:15: releaseNotes\.audiences\[4\]\.group: "/abs": want a repository-relative pattern`,
+			`^c\.yaml:7:29: releaseNotes\.audiences\[4\]\.kind: "\[": syntax error in pattern$`,
+			`^c\.yaml:7:34: releaseNotes\.audiences\[4\]\.audiences: unknown key "audiences" \(did you mean "audience"\?\); known keys: group, kind, audience$`,
+			`^c\.yaml:8:3: releaseNotes\.audience: unknown key "audience" \(did you mean "audiences"\?\); known keys: audiences$`,
+		}},
+		{"release-note audiences of the wrong kind", "releaseNotes: [x]\n", []string{`^c\.yaml:1:15: releaseNotes: want a mapping with keys audiences, got a list$`}},
 		{"unknown usages key", "usages:\n  excludes: [a]\n", []string{`^c\.yaml:2:3: usages\.excludes: unknown key "excludes" \(did you mean "exclude"\?\); known keys: exclude$`}},
 		{"bad usage globs", "usages:\n  exclude: [ok/**, /abs, a/../b, 'x/[', 'pkg/a**', dir/, ~, [x]]\n", []string{
 			`^c\.yaml:2:20: usages\.exclude\[1\]: "/abs": want a repository-relative pattern`,
@@ -258,7 +285,7 @@ func TestErrors(t *testing.T) {
 			`^c\.yaml:7:12: releases\.foo: unknown key "foo"; known keys: tagPattern$`,
 			`^c\.yaml:9:3: shoot\.foo: unknown key "foo"; known keys: warnings, validation, strategy, maintenance, defaults, supportedVersions$`,
 			`^c\.yaml:15:5: ignore\[1\]\.foo: unknown key "foo"; known keys: rule, type, field, apiPath, package, group, reason$`,
-			`^c\.yaml:16:1: foo: unknown key "foo"; known keys: profile, versionSkew, exclude, groups, rules, releases, shoot, usages, ignore$`,
+			`^c\.yaml:16:1: foo: unknown key "foo"; known keys: profile, versionSkew, exclude, groups, rules, releases, releaseNotes, shoot, usages, ignore$`,
 		}},
 		{"unknown keys in flow style", "groups: [{dir: a, dri: b}]\nrules: {PROTO_TAG_MISSING: {severty: info}}\n", []string{
 			`^c\.yaml:1:19: groups\[0\]\.dri: unknown key "dri" \(did you mean "dir"\?\)`,

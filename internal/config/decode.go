@@ -94,6 +94,9 @@ func Parse(file string, data []byte, v Vocabulary) (*Config, error) {
 
 	val := &validator{file: file, vocab: v, cfg: cfg}
 	val.config(&raw)
+	if k := topKey(root, "groups"); k != nil && len(cfg.Groups) > 0 {
+		cfg.GroupsPos = val.pos(k)
+	}
 	if len(val.errs) > 0 {
 		slices.SortStableFunc(val.errs, func(a, b *Error) int {
 			return cmp.Or(a.Line-b.Line, a.Column-b.Column)
@@ -195,6 +198,19 @@ func rejectAnchors(file string, n *yaml.Node, path []string) *Error {
 		}
 		if err := rejectAnchors(file, c, append(path, seg)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// topKey is the key node of a top-level key of the document, or nil.
+func topKey(root *yaml.Node, name string) *yaml.Node {
+	if root.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Value == name {
+			return k
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/notes"
 )
 
 // TestDocsExamples parses every yaml block of docs/configuration.md with
@@ -20,7 +21,7 @@ func TestDocsExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vocab := config.Vocabulary{Severities: finding.SeverityNames()}
+	vocab := config.Vocabulary{Severities: finding.SeverityNames(), Audiences: notes.Audiences}
 	for _, r := range catalog.All() {
 		vocab.RuleIDs = append(vocab.RuleIDs, r.ID)
 	}

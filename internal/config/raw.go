@@ -18,15 +18,16 @@ import (
 // problems; the validation pass, which knows the key paths, reports them.
 type (
 	rawConfig struct {
-		Profile     str                               `yaml:"profile"`
-		VersionSkew str                               `yaml:"versionSkew"`
-		Exclude     globs                             `yaml:"exclude"`
-		Groups      strict[[]*strict[rawGroup]]       `yaml:"groups"`
-		Rules       strict[map[node]*strict[rawRule]] `yaml:"rules"`
-		Releases    strict[rawReleases]               `yaml:"releases"`
-		Shoot       strict[rawShoot]                  `yaml:"shoot"`
-		Usages      strict[rawUsages]                 `yaml:"usages"`
-		Ignore      strict[[]*strict[rawIgnore]]      `yaml:"ignore"`
+		Profile      str                               `yaml:"profile"`
+		VersionSkew  str                               `yaml:"versionSkew"`
+		Exclude      globs                             `yaml:"exclude"`
+		Groups       strict[[]*strict[rawGroup]]       `yaml:"groups"`
+		Rules        strict[map[node]*strict[rawRule]] `yaml:"rules"`
+		Releases     strict[rawReleases]               `yaml:"releases"`
+		ReleaseNotes strict[rawReleaseNotes]           `yaml:"releaseNotes"`
+		Shoot        strict[rawShoot]                  `yaml:"shoot"`
+		Usages       strict[rawUsages]                 `yaml:"usages"`
+		Ignore       strict[[]*strict[rawIgnore]]      `yaml:"ignore"`
 	}
 	rawGroup struct {
 		Dir      dirPath `yaml:"dir"`
@@ -40,6 +41,14 @@ type (
 	}
 	rawReleases struct {
 		TagPattern str `yaml:"tagPattern"`
+	}
+	rawReleaseNotes struct {
+		Audiences strict[[]*strict[rawAudience]] `yaml:"audiences"`
+	}
+	rawAudience struct {
+		Group    text `yaml:"group"`
+		Kind     text `yaml:"kind"`
+		Audience text `yaml:"audience"`
 	}
 	rawShoot struct {
 		Warnings          paths    `yaml:"warnings"`

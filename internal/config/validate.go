@@ -176,6 +176,7 @@ func (v *validator) config(raw *strict[rawConfig]) {
 	v.groups(&raw.V.Groups)
 	v.rules(&raw.V.Rules)
 	v.releases(&raw.V.Releases)
+	v.releaseNotes(&raw.V.ReleaseNotes)
 	v.shoot(&raw.V.Shoot)
 	v.usages(&raw.V.Usages)
 	v.ignores(&raw.V.Ignore)

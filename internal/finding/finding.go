@@ -94,16 +94,57 @@ type Finding struct {
 	// Related are other positions worth showing (e.g. usages, the base
 	// position of a removed element), as "path:line:col".
 	Related []string `json:"related,omitempty"`
+	// Fixes are the safe, mechanical resolutions of the finding, as
+	// edits to head's files (see Fix); `apicheck fix` applies them.
+	// Most findings have none.
+	Fixes []Fix `json:"fixes,omitempty"`
+}
+
+// Fix is one safe resolution of a finding: edits to files of head that,
+// applied together (and gofmt'ed), make the finding go away without
+// changing anything else.
+type Fix struct {
+	// Description says what the fix does, e.g. "make Replicas a pointer:
+	// *int32".
+	Description string `json:"description"`
+	// Edits never overlap; each applies to the file content the
+	// finding's revision had.
+	Edits []Edit `json:"edits"`
+}
+
+// Edit replaces a range of one file with new text. The range is given
+// twice: as byte offsets (exact, for applying) and as 1-based lines and
+// byte columns like every position of a report (for SARIF and people).
+// An insertion has an empty range (End equals Start).
+type Edit struct {
+	// Path is repository-relative with forward slashes.
+	Path      string `json:"path"`
+	StartLine int    `json:"startLine"`
+	StartCol  int    `json:"startColumn"`
+	EndLine   int    `json:"endLine"`
+	EndCol    int    `json:"endColumn"`
+	// StartOffset and EndOffset are byte offsets into the file: the edit
+	// replaces content[StartOffset:EndOffset].
+	StartOffset int    `json:"startOffset"`
+	EndOffset   int    `json:"endOffset"`
+	NewText     string `json:"newText"`
 }
 
 // ComputeFingerprint fills f.Fingerprint from its identity.
 func (f *Finding) ComputeFingerprint() {
+	f.Fingerprint = FingerprintOf(f.Rule, f.Package, f.Type, f.Field, f.APIPath, f.discriminator())
+}
+
+// FingerprintOf is the fingerprint of an identity given as parts; a
+// finding whose identity is not its API element (e.g. a line of the
+// configuration) sets its Fingerprint with it before Finalize.
+func FingerprintOf(parts ...string) string {
 	h := sha256.New()
-	for _, s := range []string{f.Rule, f.Package, f.Type, f.Field, f.APIPath, f.discriminator()} {
+	for _, s := range parts {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
-	f.Fingerprint = hex.EncodeToString(h.Sum(nil))[:32]
+	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
 // discriminator separates findings of one rule on one field that differ

@@ -69,6 +69,12 @@ type TypeDiff struct {
 	Tombstones []*TombstoneDiff
 }
 
+// skipped reports a type whose fields the scanner did not read at base
+// or at head: none of its fields or tombstones are paired.
+func (t *TypeDiff) skipped() bool {
+	return t.Base != nil && t.Base.Skipped != "" || t.Head != nil && t.Head.Skipped != ""
+}
+
 // Name is head's name, else base's.
 func (t *TypeDiff) Name() string {
 	if t.Head != nil {
@@ -261,10 +267,17 @@ func compareTypes(pd *PackageDiff) {
 		}
 	}
 	// A removed type and an added type with the same shape are a rename.
+	// Added types are indexed by shape, so this stays linear however many
+	// types a change renames.
+	byShape := map[string][]*Type{}
+	for _, ht := range added {
+		k := shapeKey(ht)
+		byShape[k] = append(byShape[k], ht)
+	}
 	for _, bt := range removed {
 		var match *Type
-		for _, ht := range added {
-			if matchedHead[ht] || !sameShape(bt, ht) {
+		for _, ht := range byShape[shapeKey(bt)] {
+			if matchedHead[ht] {
 				continue
 			}
 			if match != nil { // ambiguous: do not guess
@@ -298,19 +311,16 @@ func compareTypes(pd *PackageDiff) {
 	sort.Slice(pd.Types, func(i, j int) bool { return pd.Types[i].Name() < pd.Types[j].Name() })
 }
 
-// sameShape reports whether two struct types have the same fields on the
-// wire (json names, protobuf numbers, Go types).
-func sameShape(a, b *Type) bool {
-	if a.Kind != b.Kind || a.Underlying != b.Underlying || len(a.Fields) != len(b.Fields) {
-		return false
+// shapeKey is equal for two types exactly when they have the same shape:
+// the same kind and underlying type, and the same fields on the wire (json
+// names, protobuf numbers, Go types) in the same order.
+func shapeKey(t *Type) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%s\x00%d", t.Kind, t.Underlying, len(t.Fields))
+	for _, f := range t.Fields {
+		fmt.Fprintf(&b, "\x00%s\x00%s\x00%d", f.WireName(), f.Type, protoNum(f))
 	}
-	for i := range a.Fields {
-		fa, fb := a.Fields[i], b.Fields[i]
-		if fa.WireName() != fb.WireName() || fa.Type != fb.Type || protoNum(fa) != protoNum(fb) {
-			return false
-		}
-	}
-	return true
+	return b.String()
 }
 
 // protoWire is a field's protobuf wire type and label ("" without a tag).
@@ -329,6 +339,9 @@ func protoNum(f *Field) int {
 }
 
 func compareFields(td *TypeDiff, renames map[string]string) {
+	if td.skipped() {
+		return
+	}
 	var bf, hf []*Field
 	if td.Base != nil {
 		bf = td.Base.Fields
@@ -360,22 +373,27 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 	// 2. Same protobuf number and json name: a Go rename.
 	// 3. Same json name (no protobuf on either side or one side).
 	// 4. Same protobuf number and the same Go type: a rename of both names.
-	// Each matcher is a key (fields with different keys never match) and a
-	// condition on the pair; a base field pairs only with a unique match.
+	// Each matcher is a key (fields with different keys never match); a
+	// base field pairs only with a unique match. A matcher that splits its
+	// keys by protobuf ("true"/"false" before the json name) pairs a field
+	// with protobuf only with one without, and one without with either.
 	type matcher struct {
-		key  func(f *Field) (string, bool)
-		cond func(b, h *Field) bool
+		key   func(f *Field) (string, bool)
+		split bool
 	}
 	baseSide := make(map[*Field]bool, len(bf))
 	for _, b := range bf {
 		baseSide[b] = true
 	}
+	// A base field only looks at the fields it may pair with and stops at
+	// the second, so pairing stays linear in the number of fields.
 	matchers := []matcher{
 		{func(f *Field) (string, bool) {
 			return fmt.Sprintf("%d\x00%s", protoNum(f), f.WireName()), f.Proto != nil
-		}, func(b, h *Field) bool { return true }},
-		{func(f *Field) (string, bool) { return f.WireName(), f.WireName() != "" },
-			func(b, h *Field) bool { return b.Proto == nil || h.Proto == nil }},
+		}, false},
+		{func(f *Field) (string, bool) {
+			return fmt.Sprintf("%t\x00%s", f.Proto != nil, f.WireName()), f.WireName() != ""
+		}, true},
 		{func(f *Field) (string, bool) {
 			// A base field's type through the type renames of this change:
 			// CapabilitySets []CapabilitySet renamed with its element type to
@@ -384,8 +402,8 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 			if baseSide[f] {
 				t = RenameType(t, renames)
 			}
-			return fmt.Sprintf("%d\x00%s", protoNum(f), t), f.Proto != nil
-		}, func(b, h *Field) bool { return protoWire(b) == protoWire(h) }},
+			return fmt.Sprintf("%d\x00%s\x00%s", protoNum(f), protoWire(f), t), f.Proto != nil
+		}, false},
 	}
 	// A field that head tombstones was removed, whatever took its place.
 	tombstoned := map[string]bool{}
@@ -412,12 +430,25 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 			if !ok {
 				continue
 			}
+			keys := []string{k}
+			if m.split {
+				_, name, _ := strings.Cut(k, "\x00")
+				keys = []string{"false\x00" + name}
+				if b.Proto == nil {
+					keys = append(keys, "true\x00"+name)
+				}
+			}
 			var cand *Field
 			n := 0
-			for _, h := range index[k] {
-				if !usedH[h] && m.cond(b, h) {
-					cand = h
-					n++
+		count:
+			for _, k := range keys {
+				for _, h := range index[k] {
+					if !usedH[h] {
+						cand = h
+						if n++; n > 1 {
+							break count
+						}
+					}
 				}
 			}
 			if n == 1 {
@@ -552,6 +583,9 @@ func isIdentStart(c byte) bool {
 func isIdentPart(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }
 
 func compareTombstones(td *TypeDiff) {
+	if td.skipped() {
+		return
+	}
 	var bt, ht []*Tombstone
 	if td.Base != nil {
 		bt = td.Base.Tombstones

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -105,5 +107,44 @@ func TestTypeExprHelpers(t *testing.T) {
 	}
 	if got := RenameType("map[Old]*pkg.Old", map[string]string{"Old": "New"}); got != "map[New]*pkg.Old" {
 		t.Errorf("RenameType = %q", got)
+	}
+}
+
+// TestCompareIsLinear: pairing fields and detecting renamed types does
+// not compare every element with every other one. 20000 fields that share
+// a protobuf number and 20000 types renamed at once took minutes when it
+// did; now they take a fraction of a second (the bound is generous for
+// loaded machines).
+func TestCompareIsLinear(t *testing.T) {
+	const n = 20000
+	var bf, hf []*Field
+	for i := range n {
+		bf = append(bf, field(fmt.Sprintf("B%d", i), fmt.Sprintf("b%d", i), 1, "string"))
+		hf = append(hf, field(fmt.Sprintf("H%d", i), fmt.Sprintf("h%d", i), 1, "string"))
+	}
+	types := func(prefix string) *Model {
+		p := &Package{Dir: "g/v1", Version: "v1"}
+		for i := range n {
+			p.Types = append(p.Types, &Type{Name: fmt.Sprintf("%s%d", prefix, i), Kind: KindOther, Underlying: fmt.Sprintf("[%d]string", i)})
+		}
+		return &Model{Groups: []*Group{{Dir: "g", Versions: []*Package{p}}}}
+	}
+	start := time.Now()
+	d := Compare(oneType(bf), oneType(hf))
+	if got := len(d.Groups[0].Packages[0].Types[0].Fields); got != 2*n {
+		t.Errorf("%d field pairs, want %d (nothing pairs: the numbers are ambiguous)", got, 2*n)
+	}
+	d = Compare(types("A"), types("B"))
+	renamed := 0
+	for _, td := range d.Groups[0].Packages[0].Types {
+		if td.Renamed {
+			renamed++
+		}
+	}
+	if renamed != 0 {
+		t.Errorf("%d renames of non-struct types", renamed)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v", took)
 	}
 }

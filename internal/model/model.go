@@ -73,6 +73,9 @@ type Model struct {
 	Profile Profile `json:"profile,omitempty"`
 	// Groups are sorted by Dir.
 	Groups []*Group `json:"groups"`
+	// Notes are statements of the scanner about what it did not read
+	// (e.g. a struct above the field limit), sorted.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Group is one API group: an optional internal package plus its versions.
@@ -187,16 +190,23 @@ type Type struct {
 	Alias bool `json:"alias,omitempty"`
 	Pos   Pos  `json:"pos"`
 	// End is the position of the closing brace of a struct.
-	End     Pos      `json:"end"`
-	Doc     string   `json:"doc,omitempty"`
-	Markers Markers  `json:"markers,omitempty"`
-	Fields  []*Field `json:"fields,omitempty"`
+	End     Pos     `json:"end"`
+	Doc     string  `json:"doc,omitempty"`
+	Markers Markers `json:"markers,omitempty"`
+	// Own are the markers addressed to apicheck itself ("+apicheck:..."),
+	// with the position of their comment line.
+	Own    []LocatedMarker `json:"-"`
+	Fields []*Field        `json:"fields,omitempty"`
 	// Tombstones are commented-out protobuf-tagged field declarations
 	// inside the struct body.
 	Tombstones []*Tombstone `json:"tombstones,omitempty"`
 	// RootKind is true for types embedding metav1.TypeMeta (or marked
 	// +genclient / +kubebuilder:object:root=true).
 	RootKind bool `json:"rootKind,omitempty"`
+	// Skipped says why the scanner did not read the type's fields and
+	// tombstones (a struct above its field limit); the diff then pairs no
+	// fields of the type.
+	Skipped string `json:"skipped,omitempty"`
 
 	byName map[string]*Field // built by Model.Sort
 }
@@ -296,7 +306,10 @@ type Field struct {
 	PatchStrategy string  `json:"patchStrategy,omitempty"`
 	PatchMergeKey string  `json:"patchMergeKey,omitempty"`
 	Markers       Markers `json:"markers,omitempty"`
-	Doc           string  `json:"doc,omitempty"`
+	// Own are the markers addressed to apicheck itself ("+apicheck:..."),
+	// with the position of their comment line.
+	Own []LocatedMarker `json:"-"`
+	Doc string          `json:"doc,omitempty"`
 	// Deprecated is true when the doc comment has a "Deprecated:" paragraph.
 	Deprecated bool `json:"deprecated,omitempty"`
 	// Alpha is true for a field its markers or doc comment call alpha
@@ -440,6 +453,12 @@ type Markers []Marker
 type Marker struct {
 	Key   string `json:"key"`
 	Value string `json:"value,omitempty"`
+}
+
+// LocatedMarker is a marker and the position of its comment line.
+type LocatedMarker struct {
+	Marker
+	Pos Pos
 }
 
 // Has reports whether key is present.

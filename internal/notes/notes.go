@@ -1,6 +1,6 @@
 // Package notes drafts release-note stubs from an API diff and its
 // findings, in the format Gardener's pull requests use: fenced blocks whose
-// info string is "<category> <group>", e.g.
+// info string is "<category> <audience>", e.g.
 //
 //	```breaking user
 //	`Shoot`: field `.spec.foo` was removed.
@@ -14,21 +14,31 @@ package notes
 import (
 	"fmt"
 	"io"
+	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/rules"
 )
 
-// Categories and groups of Gardener's release notes, in output order.
+// Categories and audiences of Gardener's release notes, in output order.
 var (
 	Categories = []string{"breaking", "noteworthy", "feature", "bugfix", "doc", "other"}
-	Groups     = []string{"user", "operator", "developer", "dependency"}
+	Audiences  = []string{"user", "operator", "developer", "dependency"}
 )
+
+// Options configure the release notes.
+type Options struct {
+	// ReleaseNotes holds the configured audiences, which come before the
+	// profile's defaults (see Audience).
+	ReleaseNotes config.ReleaseNotes
+}
 
 // NoChanges is printed when there is nothing to note.
 const NoChanges = "There are no API changes that need a release note."
@@ -36,7 +46,7 @@ const NoChanges = "There are no API changes that need a release note."
 // Block is one fenced release-note block.
 type Block struct {
 	Category string
-	Group    string
+	Audience string
 	// Lines are sorted and unique.
 	Lines []string
 }
@@ -44,7 +54,7 @@ type Block struct {
 // key identifies one noted change independently of the API version it
 // was seen in, so that a field changed in several versions gives one line.
 type key struct {
-	category, group, dir, subject, change string
+	category, audience, dir, subject, change string
 }
 
 type entry struct {
@@ -54,6 +64,8 @@ type entry struct {
 
 type generator struct {
 	entries map[key]entry
+	diff    *model.Diff
+	opts    Options
 }
 
 func (g *generator) add(k key, version, line string) {
@@ -67,46 +79,53 @@ func (g *generator) add(k key, version, line string) {
 // count. Removed fields and types are "breaking"; so are fields and types
 // that existed at base and still exist at head about which an
 // unsuppressed error finding of a rule with a ReleaseNote (of rs, the
-// rule catalogue) reports an incompatible change, in that rule's words. New fields and kinds
-// are "feature", newly deprecated fields "noteworthy", Go-only renames
-// "breaking developer". Groups of the componentconfig profile go to the
-// "operator" group, all others to "user". Findings of process rules
-// (versions, tombstones, lifecycle) are not release notes.
-func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
+// rule catalogue) reports an incompatible change, in that rule's words.
+// New fields and kinds are "feature" (a new field whose type is a new
+// struct is noted by the leaf fields below it), newly deprecated fields
+// "noteworthy" (the replacement their Deprecated: paragraph names is
+// quoted). Go-only changes, which keep the wire format (renames, a type
+// swapped for one of the same wire shape, pointer-ness), are "breaking
+// developer"; every other line goes to the audience of its group and kind
+// (see Audience). Findings of process rules (versions, tombstones,
+// lifecycle) are not release notes.
+func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule, o Options) []Block {
 	incompatible := map[string]*rules.Rule{}
 	for _, r := range rs {
 		if r.ReleaseNote != nil {
 			incompatible[r.ID] = r
 		}
 	}
-	g := &generator{entries: map[key]entry{}}
+	g := &generator{entries: map[key]entry{}, diff: d, opts: o}
 	fields := map[string]*model.FieldDiff{}
 	typesByKey := map[string]*model.TypeDiff{}
 	for _, gd := range d.Groups {
-		audience := "user"
-		if gd.Profile() == model.ProfileComponentConfig {
-			audience = "operator"
-		}
 		for _, pd := range gd.Packages {
 			if !pd.External() {
+				continue
+			}
+			if pd.Base == nil || pd.Head == nil {
+				// A version package added or removed as a whole is one
+				// note per audience, not one per kind and field.
+				g.versionChange(gd, pd)
 				continue
 			}
 			pp := newPaths(pd)
 			for _, td := range pd.Types {
 				typesByKey[pd.Pkg().ImportPath+"\x00"+td.Name()] = td
-				g.typeChange(gd, pd, pp, td, audience)
+				g.typeChange(gd, pd, pp, td)
 				if td.Base == nil || td.Head == nil {
 					continue // fields of new types come with the field that uses them
 				}
 				for _, fd := range td.Fields {
 					fields[pd.Pkg().ImportPath+"\x00"+td.Name()+"\x00"+fd.Name()] = fd
-					g.fieldChange(gd, pd, pp, fd, audience)
+					g.fieldChange(gd, pd, pp, fd)
 				}
 			}
 		}
 	}
 	// Incompatible changes of existing fields and types, as judged by the
-	// rules (errors only, suppressed findings excluded).
+	// rules (errors only, suppressed findings excluded). Go-only changes
+	// have their developer note instead.
 	details := map[*model.FieldDiff][]string{}
 	typeDetails := map[*model.TypeDiff][]string{}
 	for i := range fs {
@@ -123,7 +142,7 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
 			continue
 		}
 		fd := fields[f.Package+"\x00"+f.Type+"\x00"+f.Field]
-		if fd == nil || fd.Base == nil || fd.Head == nil || !changed(fd) {
+		if fd == nil || fd.Base == nil || fd.Head == nil || !changed(fd) || g.goOnly(fd) {
 			continue
 		}
 		details[fd] = append(details[fd], rule.ReleaseNote(fd))
@@ -135,7 +154,7 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
 		pp := newPaths(pd)
 		kind, rel := pp.field(td.Name(), fd.Head)
 		line := fmt.Sprintf("`%s`: field `%s` changed incompatibly: %s.", kind, rel, strings.Join(uniqueSorted(ds), "; "))
-		g.add(key{"breaking", audienceOf(gd), gd.Dir, td.Name() + "." + fd.Name(), "changed"}, pd.Version, line)
+		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name() + "." + fd.Name(), "changed"}, pd.Version, line)
 	}
 	for td, ds := range typeDetails {
 		pd := td.Pkg
@@ -146,16 +165,68 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule) []Block {
 			subject += fmt.Sprintf(" (`%s`)", rel)
 		}
 		line := fmt.Sprintf("`%s`: %s changed incompatibly: %s.", kind, subject, strings.Join(uniqueSorted(ds), "; "))
-		g.add(key{"breaking", audienceOf(gd), gd.Dir, td.Name(), "changed"}, pd.Version, line)
+		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name(), "changed"}, pd.Version, line)
 	}
 	return g.blocks()
 }
 
-func audienceOf(gd *model.GroupDiff) string {
-	if gd.Profile() == model.ProfileComponentConfig {
+// Audience is the audience of a note about a kind of a group: the first
+// configured entry (releaseNotes.audiences) that matches the group and
+// kind, else the profile's default. Component configurations are read
+// by operators. In the gardener profile the extension contract (a group
+// whose name or directory says "extensions") is for developers of
+// extensions, the operator API (operator.gardener.cloud) and the kinds
+// that run Gardener itself (Garden, Seed, ManagedSeed, BackupBucket,
+// ControllerRegistration, ...) are for operators, everything else (Shoot,
+// Project, SecretBinding, CredentialsBinding, Quota, ...) for users. The
+// kubernetes and crd profiles write for users.
+func Audience(gd *model.GroupDiff, kind string, rn config.ReleaseNotes) string {
+	name := groupName(gd)
+	if a := rn.AudienceFor(name, gd.Dir, kind); a != "" {
+		return a
+	}
+	switch gd.Profile() {
+	case model.ProfileComponentConfig:
 		return "operator"
+	case model.ProfileGardener:
+		switch {
+		case strings.Contains(name, "extensions") || strings.Contains(gd.Dir, "extensions"):
+			return "developer"
+		case strings.HasPrefix(name, "operator.") || name == "" && path.Base(gd.Dir) == "operator":
+			return "operator"
+		case gardenerOperatorKinds[kind]:
+			return "operator"
+		}
 	}
 	return "user"
+}
+
+// gardenerOperatorKinds are the kinds of Gardener's own API that the
+// operators of a Gardener installation read and write.
+var gardenerOperatorKinds = map[string]bool{
+	"Garden": true, "Gardenlet": true, "Seed": true, "ManagedSeed": true, "ManagedSeedSet": true,
+	"BackupBucket": true, "BackupEntry": true, "ControllerRegistration": true, "ControllerDeployment": true,
+	"ControllerInstallation": true, "CloudProfile": true, "ExposureClass": true, "ShootState": true,
+	"InternalSecret": true, "Extension": true,
+}
+
+func (g *generator) audience(gd *model.GroupDiff, kind string) string {
+	return Audience(gd, kind, g.opts.ReleaseNotes)
+}
+
+// groupName is the API group's name (+groupName), "" when unknown.
+func groupName(gd *model.GroupDiff) string {
+	for _, pd := range gd.Packages {
+		if n := pd.Pkg().GroupName; n != "" {
+			return n
+		}
+	}
+	for _, grp := range []*model.Group{gd.Head, gd.Base} {
+		if grp != nil && grp.Name != "" {
+			return grp.Name
+		}
+	}
+	return ""
 }
 
 // changed reports whether a field pair differs in anything but its
@@ -169,12 +240,71 @@ func changed(fd *model.FieldDiff) bool {
 	return false
 }
 
-func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, td *model.TypeDiff, audience string) {
+// goOnly reports whether a paired field changed only for Go clients: its
+// Go type (keeping the wire shape) or its embedding changed, and nothing
+// but its Go name and deprecation besides.
+func (g *generator) goOnly(fd *model.FieldDiff) bool {
+	if !fd.Has(model.AttrGoType) && !fd.Has(model.AttrEmbedded) {
+		return false
+	}
+	for _, a := range fd.Attrs {
+		switch a {
+		case model.AttrGoName, model.AttrGoType, model.AttrEmbedded, model.AttrDeprecated:
+		default:
+			return false
+		}
+	}
+	return !fd.Has(model.AttrGoType) || rules.WireShapeKept(g.diff, fd)
+}
+
+// versionChange notes a version package that is new at head or gone at
+// head, with its kinds, one line per audience of those kinds.
+func (g *generator) versionChange(gd *model.GroupDiff, pd *model.PackageDiff) {
+	pkg, category, what := pd.Head, "feature", "kind added"
+	if pd.Head == nil {
+		pkg, category, what = pd.Base, "breaking", "kind removed"
+	}
+	byAudience := map[string][]string{}
+	for _, t := range pkg.Types {
+		if t.RootKind && !strings.HasSuffix(t.Name, "List") {
+			a := g.audience(gd, t.Name)
+			byAudience[a] = append(byAudience[a], "`"+t.Name+"`")
+		}
+	}
+	if len(byAudience) == 0 {
+		byAudience[g.audience(gd, "")] = nil
+	}
+	gv := groupVersion(gd, pd)
+	for a, kinds := range byAudience {
+		slices.Sort(kinds)
+		var line string
+		switch {
+		case pd.Head != nil && len(kinds) > 0:
+			line = fmt.Sprintf("New API version `%s` with %s %s.", gv, plural(len(kinds), "kind", "kinds"), strings.Join(kinds, ", "))
+		case pd.Head != nil:
+			line = fmt.Sprintf("New API version `%s`.", gv)
+		case len(kinds) > 0:
+			line = fmt.Sprintf("API version `%s` was removed, with %s %s.", gv, plural(len(kinds), "kind", "kinds"), strings.Join(kinds, ", "))
+		default:
+			line = fmt.Sprintf("API version `%s` was removed.", gv)
+		}
+		g.add(key{category, a, gd.Dir, "@" + pd.Version, "version " + what}, pd.Version, line)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, td *model.TypeDiff) {
 	switch {
 	case td.Base == nil:
 		t := td.Head
 		if t.RootKind && !strings.HasSuffix(t.Name, "List") {
-			g.add(key{"feature", audience, gd.Dir, t.Name, "kind added"}, pd.Version,
+			g.add(key{"feature", g.audience(gd, t.Name), gd.Dir, t.Name, "kind added"}, pd.Version,
 				fmt.Sprintf("`%s`: new kind in `%s`.", t.Name, groupVersion(gd, pd)))
 		}
 	case td.Head == nil:
@@ -184,7 +314,7 @@ func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp pa
 				return // noted with its kind
 			}
 			// Per version: removing a kind from one version is its own note.
-			g.add(key{"breaking", audience, gd.Dir, t.Name + "@" + pd.Version, "kind removed"}, pd.Version,
+			g.add(key{"breaking", g.audience(gd, t.Name), gd.Dir, t.Name + "@" + pd.Version, "kind removed"}, pd.Version,
 				fmt.Sprintf("`%s`: kind was removed from `%s`.", t.Name, groupVersion(gd, pd)))
 			return
 		}
@@ -193,7 +323,7 @@ func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp pa
 		if kind != t.Name {
 			line = fmt.Sprintf("`%s`: type `%s` (`%s`) was removed.", kind, t.Name, rel)
 		}
-		g.add(key{"breaking", audience, gd.Dir, t.Name, "type removed"}, pd.Version, line)
+		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, t.Name, "type removed"}, pd.Version, line)
 	case td.Renamed:
 		kind, rel := pp.typ(td.Head.Name)
 		subject := fmt.Sprintf("Go type `%s`", td.Base.Name)
@@ -205,7 +335,7 @@ func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp pa
 	}
 }
 
-func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, fd *model.FieldDiff, audience string) {
+func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, fd *model.FieldDiff) {
 	td := fd.Type
 	f := fd.Head
 	if f == nil {
@@ -218,27 +348,34 @@ func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp p
 	switch {
 	case fd.Base == nil:
 		kind, rel := pp.field(td.Name(), f)
-		what := "field"
-		if f.Optional() {
-			what = "optional field"
+		aud := g.audience(gd, kind)
+		for _, l := range addedLeaves(pd, f, rel) {
+			what := "field"
+			if l.field.Optional() {
+				what = "optional field"
+			}
+			line := fmt.Sprintf("`%s`: new %s `%s`.", kind, what, l.path)
+			if l.more > 0 {
+				line = fmt.Sprintf("`%s`: new %s `%s` with %d fields.", kind, what, l.path, l.more)
+			}
+			g.add(key{"feature", aud, gd.Dir, td.Name() + "." + l.goPath, "added"}, pd.Version, line)
 		}
-		g.add(key{"feature", audience, gd.Dir, subject, "added"}, pd.Version,
-			fmt.Sprintf("`%s`: new %s `%s`.", kind, what, rel))
 	case fd.Head == nil:
 		kind, rel := pp.field(td.Name(), f)
-		g.add(key{"breaking", audience, gd.Dir, td.Name() + "." + f.Name, "removed"}, pd.Version,
+		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name() + "." + f.Name, "removed"}, pd.Version,
 			fmt.Sprintf("`%s`: field `%s` was removed.", kind, rel))
 	default:
 		kind, rel := pp.field(td.Name(), fd.Head)
 		if fd.Has(model.AttrDeprecated) {
+			aud := g.audience(gd, kind)
 			if fd.Head.Deprecated {
 				line := fmt.Sprintf("`%s`: field `%s` is deprecated.", kind, rel)
 				if text := deprecationText(fd.Head.Doc); text != "" {
 					line += " " + text
 				}
-				g.add(key{"noteworthy", audience, gd.Dir, subject, "deprecated"}, pd.Version, line)
+				g.add(key{"noteworthy", aud, gd.Dir, subject, "deprecated"}, pd.Version, line)
 			} else {
-				g.add(key{"noteworthy", audience, gd.Dir, subject, "undeprecated"}, pd.Version,
+				g.add(key{"noteworthy", aud, gd.Dir, subject, "undeprecated"}, pd.Version,
 					fmt.Sprintf("`%s`: field `%s` is no longer deprecated.", kind, rel))
 			}
 		}
@@ -246,13 +383,107 @@ func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp p
 			g.add(key{"breaking", "developer", gd.Dir, td.Name() + "." + fd.Base.Name, "go renamed"}, pd.Version,
 				fmt.Sprintf("`%s`: Go field `%s.%s` (`%s`) was renamed to `%s` (the wire format is unchanged).", kind, td.Name(), fd.Base.Name, rel, fd.Head.Name))
 		}
+		if g.goOnly(fd) {
+			goName := td.Name() + "." + fd.Head.Name
+			line := fmt.Sprintf("`%s`: Go type of field `%s` (`%s`) changed from `%s` to `%s` (the wire format is unchanged).",
+				kind, goName, rel, fd.Base.Type, fd.Head.Type)
+			if !fd.Has(model.AttrGoType) {
+				how := "is now embedded"
+				if !fd.Head.Embedded {
+					how = "is no longer embedded"
+				}
+				line = fmt.Sprintf("`%s`: Go field `%s` (`%s`) %s (the wire format is unchanged).", kind, goName, rel, how)
+			}
+			g.add(key{"breaking", "developer", gd.Dir, subject, "go type changed"}, pd.Version, line)
+		}
 	}
+}
+
+// maxLeaves is how many leaf fields of a new struct are named one by one;
+// a bigger new struct is named as one field.
+const maxLeaves = 8
+
+// leaf is a field that a new field brings: its JSON path below the kind,
+// its Go path below the type that got the new field, and for a struct
+// named as a whole (too many fields), how many fields it has.
+type leaf struct {
+	field  *model.Field
+	path   string
+	goPath string
+	more   int
+}
+
+// addedLeaves are the fields a new field f (JSON path rel) adds: f itself,
+// or, when f's type is a struct that is new in this change, the leaf
+// fields below it (through further new structs): a reader wants to know
+// `.spec.controlPlane.zones.allowZonePinning`, not only `.zones`.
+func addedLeaves(pd *model.PackageDiff, f *model.Field, rel string) []leaf {
+	self := []leaf{{field: f, path: rel, goPath: f.Name}}
+	leaves, ok := newStructLeaves(pd, f, rel, f.Name, map[string]bool{})
+	switch {
+	case !ok || len(leaves) == 0:
+		return self
+	case len(leaves) > maxLeaves:
+		self[0].more = len(leaves)
+		return self
+	}
+	return leaves
+}
+
+// newStructLeaves returns the leaf fields below f when its type is a
+// struct (or a pointer to one) of the package that base does not have; ok
+// is false when f's type is no such struct, or the struct has a member
+// that cannot be named on its own (inlined from an existing type).
+func newStructLeaves(pd *model.PackageDiff, f *model.Field, rel, goPath string, seen map[string]bool) ([]leaf, bool) {
+	if strings.HasPrefix(strings.TrimLeft(f.Type, "*"), "[") || strings.HasPrefix(strings.TrimLeft(f.Type, "*"), "map[") {
+		return nil, false // a new list or map is the feature, not its entries' fields
+	}
+	name := model.LocalTypeName(f.Type)
+	if name == "" || pd.Head == nil || seen[name] {
+		return nil, false
+	}
+	t := pd.Head.Type(name)
+	if t == nil || t.Kind != model.KindStruct || !newType(pd, name) {
+		return nil, false
+	}
+	seen[name] = true
+	defer delete(seen, name)
+	var out []leaf
+	for _, c := range t.Fields {
+		if c.JSON.Name == "-" {
+			continue
+		}
+		cpath, cgo := rel, goPath+"."+c.Name
+		if !c.Inline() {
+			cpath += "." + c.WireName()
+		}
+		if sub, ok := newStructLeaves(pd, c, cpath, cgo, seen); ok {
+			out = append(out, sub...)
+			continue
+		}
+		if c.Inline() {
+			return nil, false
+		}
+		out = append(out, leaf{field: c, path: cpath, goPath: cgo})
+	}
+	return out, true
+}
+
+// newType reports whether the head type name of a package pair is new in
+// this change (not renamed from a base type).
+func newType(pd *model.PackageDiff, name string) bool {
+	for _, td := range pd.Types {
+		if td.Head != nil && td.Head.Name == name {
+			return td.Base == nil
+		}
+	}
+	return false
 }
 
 var deprecatedPara = regexp.MustCompile(`(?s)(?:^|\n)\s*Deprecated:\s*(.*?)(?:\n\s*\n|$)`)
 
 // deprecationText returns the text of a doc comment's "Deprecated:"
-// paragraph on one line.
+// paragraph on one line, with the replacement it names quoted as code.
 func deprecationText(doc string) string {
 	m := deprecatedPara.FindStringSubmatch(doc)
 	if m == nil {
@@ -262,7 +493,58 @@ func deprecationText(doc string) string {
 	if text != "" && !strings.HasSuffix(text, ".") {
 		text += "."
 	}
+	return quoteReplacement(text)
+}
+
+// replacementRe finds where a deprecation names what to use instead: "use
+// X instead", "please use X", "in favo(u)r of X". X is what follows, up
+// to " instead" or the end of the sentence.
+var replacementRe = regexp.MustCompile(`(?i)\b(?:please\s+use|use|in\s+favou?r\s+of)\s+`)
+
+// replacementLead are words before the replacement's name ("use the new
+// field X instead").
+var replacementLead = regexp.MustCompile(`(?i)^(?:the\s+)?(?:new\s+)?(?:field\s+|fields\s+)?`)
+
+// quoteReplacement puts the name of the replacement that a deprecation
+// text names in backticks: "Use .spec.network instead." becomes "Use
+// `.spec.network` instead.". A replacement of several words is left alone
+// (it is prose), and so is a text that names none.
+func quoteReplacement(text string) string {
+	for _, loc := range replacementRe.FindAllStringIndex(text, -1) {
+		verb := strings.ToLower(strings.Join(strings.Fields(text[loc[0]:loc[1]]), " "))
+		rest := text[loc[1]:]
+		end := sentenceEnd(rest)
+		phrase := rest[:end]
+		if i := strings.Index(strings.ToLower(phrase), " instead"); i >= 0 {
+			phrase = phrase[:i]
+		} else if verb == "use" {
+			continue // "use X" without "instead" is no replacement ("do not use this field")
+		}
+		lead := replacementLead.FindString(phrase)
+		token := strings.TrimRight(phrase[len(lead):], ",;:)")
+		name := strings.Trim(token, `'"`)
+		switch {
+		case name == "" || strings.ContainsAny(name, " \t"):
+			continue // prose, not a name
+		case strings.Contains(name, "`"):
+			return text // already quoted
+		}
+		start := loc[1] + len(lead)
+		return text[:start] + "`" + name + "`" + text[start+len(token):]
+	}
 	return text
+}
+
+// sentenceEnd is the index where the sentence that starts s ends: at ". "
+// (a period before a space) or the end of s; a period inside a path such
+// as ".spec.network" does not end it.
+func sentenceEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		if (s[i] == '.' || s[i] == ';') && (i+1 == len(s) || s[i+1] == ' ') {
+			return i
+		}
+	}
+	return len(s)
 }
 
 func groupVersion(gd *model.GroupDiff, pd *model.PackageDiff) string {
@@ -382,7 +664,7 @@ func versionKey(v string) ([3]int, bool) {
 func (g *generator) blocks() []Block {
 	byBlock := map[[2]string]map[string]bool{}
 	for k, e := range g.entries {
-		bk := [2]string{k.category, k.group}
+		bk := [2]string{k.category, k.audience}
 		if byBlock[bk] == nil {
 			byBlock[bk] = map[string]bool{}
 		}
@@ -390,12 +672,12 @@ func (g *generator) blocks() []Block {
 	}
 	var out []Block
 	for _, c := range Categories {
-		for _, gr := range Groups {
-			lines := byBlock[[2]string{c, gr}]
+		for _, au := range Audiences {
+			lines := byBlock[[2]string{c, au}]
 			if len(lines) == 0 {
 				continue
 			}
-			b := Block{Category: c, Group: gr}
+			b := Block{Category: c, Audience: au}
 			for l := range lines {
 				b.Lines = append(b.Lines, l)
 			}
@@ -417,7 +699,7 @@ func Render(w io.Writer, blocks []Block) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "```%s %s\n", bl.Category, bl.Group)
+		fmt.Fprintf(&b, "```%s %s\n", bl.Category, bl.Audience)
 		for _, l := range bl.Lines {
 			b.WriteString(l + "\n")
 		}

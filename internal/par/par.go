@@ -24,13 +24,32 @@ func Do(n int, fn func(i int) error) error {
 		g.Go(func() (err error) {
 			defer func() {
 				if p := recover(); p != nil {
-					err = fmt.Errorf("internal error: %v\n%s", p, debug.Stack())
+					err = &PanicError{Value: p, Stack: debug.Stack()}
 				}
 			}()
 			return fn(i)
 		})
 	}
 	return g.Wait()
+}
+
+// PanicError is a panic recovered by Do or by another part of apicheck
+// that must not crash (the rule engine): an internal error, which the CLI
+// reports with its stack and exit code 3.
+type PanicError struct {
+	// In names what panicked ("rule NEW_FIELD_NOT_POINTER"), if known.
+	In string
+	// Value is what was passed to panic.
+	Value any
+	// Stack is the goroutine's stack at the panic.
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	if e.In != "" {
+		return fmt.Sprintf("internal error in %s: %v", e.In, e.Value)
+	}
+	return fmt.Sprintf("internal error: %v", e.Value)
 }
 
 // Map returns fn(i) for every i in [0, n), computed by Do.

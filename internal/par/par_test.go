@@ -34,7 +34,11 @@ func TestPanicBecomesError(t *testing.T) {
 		}
 		return nil
 	})
-	if err == nil || !strings.Contains(err.Error(), "internal error") || !strings.Contains(err.Error(), "nil map") {
+	var pe *PanicError
+	if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), "internal error: ") || !strings.Contains(err.Error(), "nil map") {
 		t.Fatalf("err = %v, want an internal error with the panic", err)
+	}
+	if !strings.Contains(string(pe.Stack), "par.TestPanicBecomesError") {
+		t.Errorf("stack does not reach the panicking function:\n%s", pe.Stack)
 	}
 }

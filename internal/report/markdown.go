@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"path"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apicheck/apicheck/internal/finding"
 )
@@ -13,155 +15,220 @@ import (
 // MarkdownLimit is the most bytes the Markdown report may take. GitHub
 // rejects comments over 65,536 characters; counting bytes (never fewer
 // than characters) and keeping a margin leaves room for a bot to wrap the
-// report in a marker or heading of its own.
+// report in a heading of its own.
 const MarkdownLimit = 64000
 
-// markdownCellMax caps the characters of one message or hint cell, so a
-// single huge message cannot use up the whole comment.
-const markdownCellMax = 1500
+// MarkdownMarker is the first line of every Markdown report: a hidden
+// HTML comment by which a bot finds its earlier comment on a pull request
+// and updates it instead of adding another.
+const MarkdownMarker = "<!-- apicheck -->"
 
-// markdownNotesMax caps how many run notes are listed.
-const markdownNotesMax = 20
+// Bounds that keep one finding from using up the comment.
+const (
+	mdMessageMax = 400  // characters of one message, reason or prose hint
+	mdCodeMax    = 3000 // characters of one code hint
+	mdRelatedMax = 10   // related positions listed per field
+	mdNotesMax   = 20   // run notes listed
+)
 
-// Markdown writes a report for a pull-request comment: a summary line,
-// run notes, a table of findings (hints folded in <details>), and the
-// suppressed findings with their reasons in a collapsed section. It never
-// exceeds MarkdownLimit bytes: when findings do not fit, errors are kept
-// before warnings before infos before suppressed findings, the kept rows
-// stay in report order, and a final note says how many were left out.
+// Markdown writes the report as a pull-request comment, without links to
+// the repository's files (MarkdownWith sets a link base).
+//
+// The comment starts with MarkdownMarker and a summary line. Findings are
+// grouped by what they are about (package, type and field, or API path):
+// one table row per group with its highest severity, where it is, every
+// rule's message and the combined fix; hints that are code, related
+// positions and other positions of the group follow the table, per group.
+// Suppressed findings and run notes are in collapsed sections. The
+// comment never exceeds MarkdownLimit bytes: when findings do not fit,
+// groups with errors are kept before warnings before infos before
+// suppressed ones, kept groups stay in report order (finding.Sort), and a
+// line says how many findings were left out.
 func Markdown(w io.Writer, r *finding.Report) error {
-	_, err := io.WriteString(w, markdownReport(r, MarkdownLimit))
-	return err
+	return MarkdownWith(Options{})(w, r)
 }
 
-func markdownReport(r *finding.Report, limit int) string {
-	var head strings.Builder
-	head.WriteString("### apicheck: " + SummaryLine(r) + "\n\n")
-	fmt.Fprintf(&head, "Compared %s with %s.\n", mdCode(revLabel(r.Base)), mdCode(revLabel(r.Head)))
-	if u := r.Releases.Used(); u != "" {
-		fmt.Fprintf(&head, "%s.\n", mdCell(strings.ToUpper(u[:1])+u[1:], markdownCellMax))
+// MarkdownWith is the Markdown writer with options (links).
+func MarkdownWith(o Options) Writer {
+	return func(w io.Writer, r *finding.Report) error {
+		_, err := io.WriteString(w, markdownReport(r, o, MarkdownLimit))
+		return err
 	}
-	for i, n := range r.Notes {
-		// Notes never take more than a quarter of the comment.
-		if i == markdownNotesMax || head.Len() > limit/4 {
-			fmt.Fprintf(&head, "\n> **Note:** %d more notes not shown.\n", len(r.Notes)-i)
-			break
-		}
-		fmt.Fprintf(&head, "\n> **Note:** %s\n", mdCell(n, markdownCellMax))
-	}
+}
 
-	var active, suppressed []int
-	for i, f := range r.Findings {
-		if f.Suppressed != "" {
-			suppressed = append(suppressed, i)
-		} else {
-			active = append(active, i)
+// mdGroup is the findings about one thing, in report order.
+type mdGroup struct {
+	findings   []finding.Finding
+	suppressed bool
+	severity   finding.Severity
+	row        string // the table row
+	details    string // what follows the table ("" when nothing)
+}
+
+// mdGroupKey identifies what a finding is about: package, type and field,
+// else the API path; a finding about neither is a group of its own.
+func mdGroupKey(i int, f finding.Finding) string {
+	sup := strconv.FormatBool(f.Suppressed != "")
+	switch {
+	case f.Type != "" || f.Field != "":
+		return strings.Join([]string{sup, "t", f.Package, f.Type, f.Field}, "\x00")
+	case f.APIPath != "":
+		return strings.Join([]string{sup, "p", f.Package, f.APIPath}, "\x00")
+	}
+	return sup + "\x00#" + strconv.Itoa(i)
+}
+
+func mdGroups(fs []finding.Finding) []*mdGroup {
+	var out []*mdGroup
+	byKey := map[string]*mdGroup{}
+	for i, f := range fs {
+		k := mdGroupKey(i, f)
+		g := byKey[k]
+		if g == nil {
+			g = &mdGroup{suppressed: f.Suppressed != ""}
+			byKey[k] = g
+			out = append(out, g)
 		}
+		g.findings = append(g.findings, f)
+		g.severity = max(g.severity, f.Severity)
+	}
+	return out
+}
+
+const (
+	mdActiveHeader     = "\n| Severity | Where | What | Fix |\n| --- | --- | --- | --- |\n"
+	mdSuppressedHeader = "\n<details>\n<summary>Suppressed findings (%d)</summary>\n\n| Severity | Where | What | Reason |\n| --- | --- | --- | --- |\n"
+	mdDetailsHeader    = "\n#### Details\n"
+	mdSectionEnd       = "\n</details>\n"
+)
+
+func markdownReport(r *finding.Report, o Options, limit int) string {
+	l := newLinker(o, r)
+	var head strings.Builder
+	head.WriteString(MarkdownMarker + "\n")
+	head.WriteString("### apicheck: " + SummaryLine(r) + "\n\n")
+	// Ref names come from the command line or the CI environment: no
+	// bound but ours keeps them from taking the comment.
+	fmt.Fprintf(&head, "Compared %s with %s.\n", mdCode(shorten(revLabel(r.Base), mdMessageMax), inText),
+		mdCode(shorten(revLabel(r.Head), mdMessageMax), inText))
+	if u := r.Releases.Used(); u != "" {
+		// Tag names come from the repository: escaped and bounded too.
+		fmt.Fprintf(&head, "%s.\n", mdLine(shorten(strings.ToUpper(u[:1])+u[1:], mdMessageMax)))
 	}
 	if len(r.Findings) == 0 {
 		head.WriteString("\nNo API compatibility findings.\n")
-		return head.String()
+	}
+	notes := mdNotes(r.Notes, limit/4)
+
+	groups := mdGroups(r.Findings)
+	var active, suppressed []*mdGroup
+	nSuppressed := 0
+	for _, g := range groups {
+		if g.suppressed {
+			suppressed = append(suppressed, g)
+			nSuppressed += len(g.findings)
+		} else {
+			active = append(active, g)
+		}
+		g.row, g.details = l.groupRow(g), l.groupDetails(g)
 	}
 
-	const (
-		activeHeader     = "\n| Severity | Rule | Location | Message |\n| --- | --- | --- | --- |\n"
-		suppressedHeader = "\n<details>\n<summary>Suppressed findings (%d)</summary>\n\n| Severity | Rule | Location | Message | Reason |\n| --- | --- | --- | --- | --- |\n"
-		suppressedFooter = "\n</details>\n"
-	)
-	rows := make([]string, len(r.Findings))
-	for _, i := range active {
-		rows[i] = activeRow(r.Findings[i])
-	}
-	for _, i := range suppressed {
-		rows[i] = suppressedRow(r.Findings[i])
-	}
-
-	// Choose rows by priority until the budget is spent. The budget
-	// reserves the section frames and the longest possible final note.
-	budget := limit - head.Len() - len(activeHeader) - len(fmt.Sprintf(suppressedHeader, len(suppressed))) -
-		len(suppressedFooter) - len(leftOutNote(len(r.Findings)))
-	order := append(append([]int(nil), active...), suppressed...)
-	rank := func(i int) int {
-		f := r.Findings[i]
-		if f.Suppressed != "" {
+	// Choose groups by priority until the budget is spent. The budget
+	// reserves the section frames and the longest possible final line.
+	budget := limit - head.Len() - len(notes) - len(mdActiveHeader) - len(mdDetailsHeader) -
+		len(fmt.Sprintf(mdSuppressedHeader, nSuppressed)) - len(mdSectionEnd) - len(leftOutLine(len(r.Findings)))
+	order := append(append([]*mdGroup(nil), active...), suppressed...)
+	rank := func(g *mdGroup) int {
+		if g.suppressed {
 			return 0
 		}
-		return int(f.Severity)
+		return int(g.severity)
 	}
 	sort.SliceStable(order, func(a, b int) bool { return rank(order[a]) > rank(order[b]) })
-	keep := make([]bool, len(r.Findings))
-	kept := 0
-	for _, i := range order {
-		if len(rows[i]) > budget {
-			// Keep trying smaller rows: a later, shorter row of the same
-			// or lower priority may still fit.
+	keep := map[*mdGroup]bool{}
+	left := 0
+	for _, g := range order {
+		if cost := len(g.row) + len(g.details); cost <= budget {
+			budget -= cost
+			keep[g] = true
 			continue
 		}
-		budget -= len(rows[i])
-		keep[i] = true
-		kept++
+		// Keep trying: a later, smaller group may still fit.
+		left += len(g.findings)
 	}
 
 	var b strings.Builder
 	b.WriteString(head.String())
-	if n := countKept(active, keep); n > 0 {
-		b.WriteString(activeHeader)
-		for _, i := range active {
-			if keep[i] {
-				b.WriteString(rows[i])
+	if kept := keptOf(active, keep); len(kept) > 0 {
+		b.WriteString(mdActiveHeader)
+		for _, g := range kept {
+			b.WriteString(g.row)
+		}
+		first := true
+		for _, g := range kept {
+			if g.details == "" {
+				continue
 			}
+			if first {
+				b.WriteString(mdDetailsHeader)
+				first = false
+			}
+			b.WriteString(g.details)
 		}
 	}
-	if n := countKept(suppressed, keep); n > 0 {
-		fmt.Fprintf(&b, suppressedHeader, len(suppressed))
-		for _, i := range suppressed {
-			if keep[i] {
-				b.WriteString(rows[i])
-			}
+	if left > 0 {
+		b.WriteString(leftOutLine(left))
+	}
+	if kept := keptOf(suppressed, keep); len(kept) > 0 {
+		fmt.Fprintf(&b, mdSuppressedHeader, nSuppressed)
+		for _, g := range kept {
+			b.WriteString(g.row)
 		}
-		b.WriteString(suppressedFooter)
+		b.WriteString(mdSectionEnd)
 	}
-	if left := len(r.Findings) - kept; left > 0 {
-		b.WriteString(leftOutNote(left))
-	}
+	b.WriteString(notes)
 	return b.String()
 }
 
-func countKept(idx []int, keep []bool) int {
-	n := 0
-	for _, i := range idx {
-		if keep[i] {
-			n++
+func keptOf(gs []*mdGroup, keep map[*mdGroup]bool) []*mdGroup {
+	var out []*mdGroup
+	for _, g := range gs {
+		if keep[g] {
+			out = append(out, g)
 		}
 	}
-	return n
+	return out
 }
 
-func leftOutNote(n int) string {
-	what := "findings were"
+// leftOutLine says how many findings did not fit.
+func leftOutLine(n int) string {
+	what := "findings"
 	if n == 1 {
-		what = "finding was"
+		what = "finding"
 	}
-	return fmt.Sprintf("\n> **Note:** %d %s left out to stay within GitHub's comment size limit; "+
-		"see the full report (for example `--format json` or `--format sarif`).\n", n, what)
+	return fmt.Sprintf("\n**%d more %s not shown** (GitHub's comment size limit); see the SARIF or JSON report "+
+		"(`--report sarif=FILE`, `--format json`) for all of them.\n", n, what)
 }
 
-func activeRow(f finding.Finding) string {
-	return fmt.Sprintf("| %s | %s | %s | %s |\n", mdSeverity(f.Severity), mdCode(f.Rule), mdLocation(f), mdMessage(f))
-}
-
-func suppressedRow(f finding.Finding) string {
-	return fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdSeverity(f.Severity), mdCode(f.Rule), mdLocation(f),
-		mdMessage(f), mdCell(f.Suppressed, markdownCellMax))
-}
-
-// mdMessage is a finding's message cell, with its hint folded below.
-func mdMessage(f finding.Finding) string {
-	msg := mdCell(f.Message, markdownCellMax)
-	if f.Hint != "" {
-		msg += "<details><summary>Hint</summary>" + mdCell(f.Hint, markdownCellMax) + "</details>"
+// mdNotes is the collapsed section of run notes, at most budget bytes.
+func mdNotes(notes []string, budget int) string {
+	if len(notes) == 0 {
+		return ""
 	}
-	return msg
+	head := fmt.Sprintf("\n<details>\n<summary>Notes (%d)</summary>\n\n", len(notes))
+	var b strings.Builder
+	b.WriteString(head)
+	for i, n := range notes {
+		item := "- " + mdLine(shorten(n, mdMessageMax*2)) + "\n"
+		more := fmt.Sprintf("- … %d more notes not shown.\n", len(notes)-i)
+		if i == mdNotesMax || b.Len()+len(item)+len(more)+len(mdSectionEnd) > budget {
+			b.WriteString(more)
+			break
+		}
+		b.WriteString(item)
+	}
+	b.WriteString(mdSectionEnd)
+	return b.String()
 }
 
 func mdSeverity(s finding.Severity) string {
@@ -173,50 +240,267 @@ func mdSeverity(s finding.Severity) string {
 	case finding.Info:
 		return ":information_source: info"
 	}
-	return mdCell(s.String(), 40)
+	return mdText(s.String(), inCell)
 }
 
-func mdLocation(f finding.Finding) string {
-	if f.Path == "" {
+// mdSubject names what a group is about: "v1beta1.ShootSpec.Purpose" (the
+// version, or the package name for an internal package, then the Go type
+// and field), else the API path; "" when the findings name neither.
+func mdSubject(f finding.Finding) string {
+	if f.Type == "" && f.Field == "" {
+		return f.APIPath
+	}
+	name := f.Type
+	if f.Field != "" {
+		name = strings.TrimPrefix(name+"."+f.Field, ".")
+	}
+	pkg := f.Version
+	if pkg == "" && f.Package != "" {
+		pkg = path.Base(f.Package)
+	}
+	if pkg != "" && pkg != "." && pkg != "/" {
+		name = pkg + "." + name
+	}
+	return name
+}
+
+// groupRow is a group's table row: severity, where, what, and the fix
+// (the reason, for suppressed findings).
+func (l *linker) groupRow(g *mdGroup) string {
+	f0 := g.findings[0]
+	var where []string
+	if s := mdSubject(f0); s != "" {
+		where = append(where, mdCode(s, inCell))
+	}
+	if loc := l.position(mdPos{path: f0.Path, line: f0.Line, rev: revHead}, inCell); loc != "" {
+		where = append(where, loc)
+	}
+	var what []string
+	for _, f := range g.findings {
+		what = append(what, l.rule(f.Rule, inCell)+" "+mdProse(shorten(f.Message, mdMessageMax), inCell))
+	}
+	var last string
+	if g.suppressed {
+		var reasons []string
+		for _, f := range g.findings {
+			reasons = appendNew(reasons, mdProse(shorten(f.Suppressed, mdMessageMax), inCell))
+		}
+		last = strings.Join(reasons, "<br>")
+	} else {
+		prose, code := groupFix(g)
+		var fix []string
+		for _, p := range prose {
+			if code != "" && strings.HasSuffix(p, ":") {
+				// "make it a pointer:" introduced the code below.
+				p = strings.TrimSuffix(p, ":") + " (code below)"
+			}
+			fix = append(fix, mdProse(shorten(p, mdMessageMax), inCell))
+		}
+		if len(fix) > 1 {
+			for i := range fix {
+				fix[i] = "• " + fix[i]
+			}
+		}
+		switch {
+		case code != "" && len(prose) == 0:
+			fix = append(fix, "*see the code below*")
+		case code == "" && len(l.extraPositions(g)) > 0:
+			fix = append(fix, "*related positions below*")
+		}
+		last = strings.Join(fix, "<br>")
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s |\n", mdSeverity(g.severity), strings.Join(where, "<br>"), strings.Join(what, "<br>"), last)
+}
+
+// groupFix combines the hints of a group's findings: their prose, each
+// sentence once, and their code, each block once.
+func groupFix(g *mdGroup) (prose []string, code string) {
+	var blocks []string
+	for _, f := range g.findings {
+		p, c := splitHint(f.Hint)
+		for _, s := range p {
+			prose = appendNew(prose, s)
+		}
+		if c != "" {
+			blocks = appendNew(blocks, c)
+		}
+	}
+	return prose, strings.Join(blocks, "\n\n")
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// groupDetails is what follows the table for a group (unsuppressed only):
+// the code of its fix in a fenced block, and its related and other
+// positions as a list; "" when it has none of these.
+func (l *linker) groupDetails(g *mdGroup) string {
+	if g.suppressed {
 		return ""
 	}
-	loc := f.Path
-	if f.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", f.Path, f.Line)
-	}
-	return mdCode(loc)
-}
-
-// mdCode is a code span that survives any content inside a table cell:
-// the fence is longer than any backtick run, newlines become spaces and
-// '|' (which ends a cell even inside code spans on GitHub) is escaped.
-func mdCode(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "|", `\|`).Replace(s)
-	if s == "" {
+	_, code := groupFix(g)
+	positions := l.extraPositions(g)
+	if code == "" && len(positions) == 0 {
 		return ""
 	}
-	fence := strings.Repeat("`", longestRun(s, '`')+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		return fence + " " + s + " " + fence
+	f0 := g.findings[0]
+	var b strings.Builder
+	b.WriteString("\n")
+	title := mdSubject(f0)
+	if title == "" {
+		title = f0.Path
 	}
-	return fence + s + fence
+	b.WriteString("**" + mdCode(title, inText) + "**")
+	if f0.APIPath != "" && f0.APIPath != title {
+		b.WriteString(" · " + mdCode(f0.APIPath, inText))
+	}
+	if loc := l.position(mdPos{path: f0.Path, line: f0.Line, rev: revHead}, inText); loc != "" {
+		b.WriteString(" · " + loc)
+	}
+	b.WriteString("\n\n")
+	if code != "" {
+		b.WriteString("- Fix:\n\n")
+		b.WriteString(mdFence(shorten(code, mdCodeMax), "  "))
+	}
+	if len(positions) > 0 {
+		b.WriteString("- Related positions:\n")
+		for i, p := range positions {
+			if i == mdRelatedMax {
+				fmt.Fprintf(&b, "  - … %d more\n", len(positions)-i)
+				break
+			}
+			b.WriteString("  - " + l.related(p) + "\n")
+		}
+	}
+	return b.String()
 }
 
-// mdEscaper makes text literal inside a GitHub table cell: Markdown and
-// HTML specials are escaped, line breaks become <br>.
-var mdEscaper = strings.NewReplacer(
-	"\r\n", "<br>", "\n", "<br>", "\r", "<br>",
-	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"~", `\~`, "|", `\|`, "#", `\#`,
-	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+// extraPositions are the positions a group's row does not show: the
+// positions of its other findings, and every finding's related ones.
+func (l *linker) extraPositions(g *mdGroup) []mdPos {
+	var out []mdPos
+	seen := map[mdPos]bool{}
+	add := func(p mdPos) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	f0 := g.findings[0]
+	seen[mdPos{path: f0.Path, line: f0.Line, rev: revHead}] = true
+	for _, f := range g.findings {
+		if f.Path != "" {
+			add(mdPos{path: f.Path, line: f.Line, rev: revHead})
+		}
+		for _, p := range relatedPositions(f) {
+			add(p)
+		}
+	}
+	return out
+}
+
+// Revisions a position can be at.
+const (
+	revHead = "\x00head"
+	revBase = "\x00base"
 )
 
-// mdCell escapes text for a table cell, shortened to at most limit
-// characters (before escaping).
-func mdCell(s string, limit int) string {
-	if utf8.RuneCountInString(s) > limit {
-		rs := []rune(s)
-		s = string(rs[:limit-1]) + "…"
+// mdPos is a position worth showing: a label ("usage at base") and, when
+// known, a file position at a revision (revHead, revBase or a tag name).
+type mdPos struct {
+	label string
+	path  string
+	line  int
+	rev   string
+}
+
+// relatedRe splits a related position: an optional label, then
+// path:line[:col]. A label is "base", "field", "<what> at <revision>" or
+// one word without a slash (a release tag).
+var relatedRe = regexp.MustCompile(`^(?:(base|field|\S+ at \S+|[^\s/]+) )?(\S.*?):(\d+)(?::\d+)?$`)
+
+// relatedPositions is the one place that reads finding.Related: it turns
+// each entry into an mdPos, with the revision its label names ("base ...",
+// "usage at base ..." and "... at base" are at base; "usage at v1.2.0"
+// and "v1.2.0 ..." at that tag; "field ..." and unlabelled positions at
+// head). An entry that is no position keeps its text as the label.
+func relatedPositions(f finding.Finding) []mdPos {
+	var out []mdPos
+	for _, rel := range f.Related {
+		m := relatedRe.FindStringSubmatch(rel)
+		if m == nil {
+			out = append(out, mdPos{label: rel})
+			continue
+		}
+		line, _ := strconv.Atoi(m[3])
+		p := mdPos{label: m[1], path: m[2], line: line, rev: revHead}
+		switch label := m[1]; {
+		case label == "" || label == "field":
+		case label == "base" || strings.HasSuffix(label, " at base"):
+			p.rev = revBase
+		case strings.Contains(label, " at "):
+			p.rev = label[strings.LastIndex(label, " at ")+4:]
+		default:
+			p.rev = label
+		}
+		out = append(out, p)
 	}
-	return mdEscaper.Replace(s)
+	return out
+}
+
+// related renders one related position as a list item's text.
+func (l *linker) related(p mdPos) string {
+	loc := l.position(p, inText)
+	switch {
+	case loc == "":
+		return mdLine(shorten(p.label, mdMessageMax))
+	case p.label == "":
+		return loc
+	}
+	return mdLine(p.label) + " " + loc
+}
+
+// position renders a file position as a link to it, or as code when it
+// cannot be linked; "" without a path.
+func (l *linker) position(p mdPos, ctx mdContext) string {
+	if p.path == "" {
+		return ""
+	}
+	text := p.path
+	if p.line > 0 {
+		text += ":" + strconv.Itoa(p.line)
+	}
+	u := l.file(p)
+	if u == "" {
+		return mdCode(text, ctx)
+	}
+	// With a link the file's name says enough; the URL has the rest.
+	short := path.Base(p.path)
+	if p.line > 0 {
+		short += ":" + strconv.Itoa(p.line)
+	}
+	return "[" + mdLinkText(short, ctx) + "](" + u + ")"
+}
+
+// mdLinkText is the text of a link: a code span, or escaped text when the
+// text holds a bracket or pipe.
+func mdLinkText(s string, ctx mdContext) string {
+	if strings.ContainsAny(s, "[]|\\") {
+		return mdText(s, ctx)
+	}
+	return mdCode(s, ctx)
+}
+
+// rule renders a rule ID, linked to its documentation.
+func (l *linker) rule(id string, ctx mdContext) string {
+	if u := l.ruleDoc(id); u != "" {
+		return "[" + mdCode(id, ctx) + "](" + u + ")"
+	}
+	return mdCode(id, ctx)
 }

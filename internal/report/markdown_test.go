@@ -3,116 +3,403 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/finding"
 )
 
-func markdownOf(t *testing.T, r *finding.Report) string {
+const (
+	testLinkBase = "https://github.com/example/api"
+	testHeadSHA  = "fedcba9876543210fedcba9876543210fedcba98"
+	testBaseSHA  = "0123456789abcdef0123456789abcdef01234567"
+)
+
+func markdownWith(t *testing.T, r *finding.Report, o Options) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Markdown(&buf, r); err != nil {
+	if err := MarkdownWith(o)(&buf, r); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
 }
 
-// tableRows returns the lines of Markdown table rows (header and
-// delimiter rows excluded).
-func tableRows(md string) []string {
-	var rows []string
-	for _, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| Severity |") && !strings.HasPrefix(l, "| --- ") {
-			rows = append(rows, l)
-		}
+// prReport is the report of a typical pull request: a new field that
+// breaks three conventions (one row), a field removed without tombstone
+// but still used (code fix and related positions), a change that misses
+// a version, a removed type, a note of each kind.
+func prReport() *finding.Report {
+	const pkg = "example.com/api/pkg/apis/core/v1beta1"
+	const file = "pkg/apis/core/v1beta1/types_shoot.go"
+	r := &finding.Report{
+		Tool: finding.Tool{Name: "apicheck", Version: "v1.2.3"},
+		Base: finding.Rev{Ref: "origin/master", Commit: testBaseSHA},
+		Head: finding.Rev{Ref: "WORKTREE", Commit: testHeadSHA},
+		Notes: []string{
+			"profile gardener (configured)",
+			"FIELD_REMOVAL_NOT_RELEASED, FIELD_REMOVED_NOT_DEPRECATED skipped: no release tag matching ^v(\\d+)\\.(\\d+)\\.0$ is reachable from base 0123456789ab (the repository has no tags: run `git fetch --tags`)",
+		},
+		Findings: []finding.Finding{
+			{Rule: "NEW_FIELD_NOT_POINTER", Severity: finding.Error, Path: file, Line: 42, Column: 2, Package: pkg, Version: "v1beta1",
+				Type: "ShootSpec", Field: "Replicas", APIPath: "Shoot.spec.replicas",
+				Message: "new field ShootSpec.Replicas has a non-nillable type int32",
+				Hint:    "make it a pointer: Replicas *int32"},
+			{Rule: "NEW_FIELD_NOT_OPTIONAL", Severity: finding.Error, Path: file, Line: 42, Column: 2, Package: pkg, Version: "v1beta1",
+				Type: "ShootSpec", Field: "Replicas", APIPath: "Shoot.spec.replicas",
+				Message: "new field ShootSpec.Replicas is not marked // +optional",
+				Hint:    "add // +optional to the field's doc comment"},
+			{Rule: "NEW_FIELD_NO_OMITEMPTY", Severity: finding.Error, Path: file, Line: 42, Column: 2, Package: pkg, Version: "v1beta1",
+				Type: "ShootSpec", Field: "Replicas", APIPath: "Shoot.spec.replicas",
+				Message: "new field ShootSpec.Replicas has no omitempty in its json tag",
+				Hint:    "use `json:\"replicas,omitempty\"`"},
+			{Rule: "PROTO_TAG_MISSING", Severity: finding.Warning, Path: file, Line: 42, Column: 2, Package: pkg, Version: "v1beta1",
+				Type: "ShootSpec", Field: "Replicas", APIPath: "Shoot.spec.replicas",
+				Message: "new field ShootSpec.Replicas has no protobuf tag",
+				Hint:    "run make generate WHAT=protobuf; the next safe number is 5"},
+			{Rule: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Severity: finding.Error, Path: file, Line: 30, Column: 1, Package: pkg, Version: "v1beta1",
+				Type: "ShootSpec", Field: "SeedTemplate", APIPath: "Shoot.spec.seedTemplate",
+				Message: "field ShootSpec.SeedTemplate (protobuf 2) was removed without a tombstone",
+				Hint: "leave in its place:\n// SeedTemplate is tombstoned to show why 2 is reserved protobuf tag.\n" +
+					"// SeedTemplate *SeedTemplate `json:\"seedTemplate,omitempty\" protobuf:\"bytes,2,opt,name=seedTemplate\"`",
+				Related: []string{"base " + file + ":35:2"}},
+			{Rule: "FIELD_REMOVED_STILL_USED", Severity: finding.Error, Path: file, Line: 30, Column: 1, Package: pkg, Version: "v1beta1",
+				Type: "ShootSpec", Field: "SeedTemplate", APIPath: "Shoot.spec.seedTemplate",
+				Message: "field ShootSpec.SeedTemplate was removed but is still used at base (2 usages)",
+				Hint:    "drop the usages first and ship them in a release; remove the field after that release",
+				Related: []string{"usage at base pkg/controller/shoot/reconcile.go:120:9", "usage at base cmd/tool/main.go:7:3"}},
+			{Rule: "VERSION_SKEW", Severity: finding.Error, Path: "pkg/apis/core/types_shoot.go", Line: 12, Column: 2, Package: "example.com/api/pkg/apis/core",
+				Type: "ShootSpec", Field: "Replicas",
+				Message: "field ShootSpec.Replicas was added to v1beta1 but not to the internal version",
+				Hint:    "make the same change in the internal version (and adapt conversions)"},
+			{Rule: "TYPE_REMOVED", Severity: finding.Error, Path: "pkg/apis/core/v1beta1/types_seed.go", Line: 1, Package: pkg, Version: "v1beta1",
+				Type: "SeedTemplate", Message: "type SeedTemplate was removed",
+				Hint:    "keep the type until the API version itself is removed",
+				Related: []string{"base pkg/apis/core/v1beta1/types_seed.go:80:6"}},
+			{Rule: "PROTO_NUMBER_PREVIOUSLY_USED", Severity: finding.Error, Path: "pkg/apis/core/v1beta1/types_seed.go", Line: 20, Column: 2, Package: pkg, Version: "v1beta1",
+				Type: "SeedSpec", Field: "Zones", APIPath: "Seed.spec.zones",
+				Message: "SeedSpec.Zones takes protobuf number 3, which SeedSpec.Old carried at release v1.100.0 (removed without a tombstone)",
+				Hint:    "use number 9 instead",
+				Related: []string{"release v1.100.0: SeedSpec.Old = 3", "v1.100.0 pkg/apis/core/v1beta1/types_seed.go:18:2"}},
+			{Rule: "UNCLASSIFIED_CHANGE", Severity: finding.Info, Path: "pkg/apis/core/v1beta1/types_seed.go", Line: 25, Column: 2, Package: pkg, Version: "v1beta1",
+				Type: "SeedSpec", Field: "Labels", APIPath: "Seed.spec.labels",
+				Message: "markers of SeedSpec.Labels changed (+mapType=atomic added); no rule judges this change",
+				Hint:    "no rule judges this change; review it by hand"},
+			{Rule: "FIELD_RENAMED", Severity: finding.Info, Path: file, Line: 50, Column: 2, Package: pkg, Version: "v1beta1",
+				Type: "ShootSpec", Field: "Hibernate", APIPath: "Shoot.spec.hibernation",
+				Message:    "Go field ShootSpec.Hibernation was renamed to ShootSpec.Hibernate; json name and protobuf number are unchanged",
+				Hint:       "Go clients must be updated; mention the rename in the release note",
+				Suppressed: "config: the rename is announced in the release note"},
+		},
 	}
-	return rows
-}
-
-// cells splits a table row on unescaped '|'.
-func cells(row string) []string {
-	row = strings.TrimSuffix(strings.TrimPrefix(row, "| "), " |")
-	return regexp.MustCompile(` \| `).Split(strings.ReplaceAll(row, `\|`, "\x00"), -1)
-}
-
-func TestMarkdownContent(t *testing.T) {
-	r := goldenReport()
-	md := markdownOf(t, r)
-	if !strings.Contains(md, SummaryLine(r)) {
-		t.Errorf("summary line %q missing", SummaryLine(r))
-	}
-	for _, n := range r.Notes {
-		if !strings.Contains(md, mdCell(n, markdownCellMax)) {
-			t.Errorf("note %q missing", n)
-		}
-	}
-	rows := tableRows(md)
-	if len(rows) != len(r.Findings) {
-		t.Fatalf("%d table rows for %d findings:\n%s", len(rows), len(r.Findings), md)
-	}
-	for _, row := range rows {
-		// Every row has exactly its columns: '|' inside cells is escaped.
-		n := len(cells(row))
-		if n != 4 && n != 5 {
-			t.Errorf("row has %d cells: %s", n, row)
-		}
-	}
-	if !strings.Contains(md, "`pkg/apis/core/v1beta1/types_shoot.go:120`") {
-		t.Error("location path:line missing")
-	}
-	if !strings.Contains(md, "<details><summary>Hint</summary>restore protobuf:") ||
-		!strings.Contains(md, "PROTO\\_NUMBER\\_CHANGED<br>100% sure?") {
-		t.Errorf("multi-line hint not folded into <details> with <br>:\n%s", md)
-	}
-	if strings.Contains(md, "<nil>") || !strings.Contains(md, "&lt;nil&gt;") {
-		t.Error("HTML specials in messages are not escaped")
-	}
-	// Suppressed findings are listed with their reasons in their own section.
-	sup := md[strings.Index(md, "Suppressed findings (2)"):]
-	for _, reason := range []string{"config: removal agreed in \\#1234 \\| see .apicheck.yaml", "inline: +apicheck:ignore TOMBSTONE\\_MALFORMED legacy wording"} {
-		if !strings.Contains(sup, reason) {
-			t.Errorf("suppressed section lacks reason %q:\n%s", reason, sup)
-		}
-	}
-	if strings.Contains(md, "left out") {
-		t.Error("small report reports left-out findings")
-	}
-}
-
-func TestMarkdownEmpty(t *testing.T) {
-	r := &finding.Report{Base: finding.Rev{Ref: "main"}, Head: finding.Rev{Ref: "WORKTREE"}}
 	r.Finalize()
-	md := markdownOf(t, r)
-	if !strings.Contains(md, "0 errors, 0 warnings, 0 infos") || !strings.Contains(md, "No API compatibility findings.") {
-		t.Errorf("empty report:\n%s", md)
+	return r
+}
+
+// hostileReport carries what a pull request could put into names, paths,
+// messages, hints, reasons, notes and ref names to break the comment,
+// ping people or inject links and HTML.
+func hostileReport() *finding.Report {
+	const evil = "| @org/team <img src=x> [x](http://e) #1"
+	r := &finding.Report{
+		Tool: finding.Tool{Name: "apicheck", Version: "v1.2.3"},
+		Base: finding.Rev{Ref: "main|<b>@admin</b>", Commit: testBaseSHA},
+		Head: finding.Rev{Ref: "feature/`x`|@y", Commit: testHeadSHA},
+		Notes: []string{
+			evil,
+			"- starts like a list item @everyone",
+			"# a heading? www.example.com and a@b.example.com",
+			"1. ordered? <!-- comment --> <details><summary>fake</summary>",
+		},
+		Findings: []finding.Finding{
+			{Rule: "JSON_NAME_CHANGED", Severity: finding.Error, Path: "pkg/apis/x|y/@org/<b>/v1/types.go", Line: 3, Column: 1,
+				Package: "example.com/api/pkg/apis/x|y/v1", Version: "v1", Type: "Spec|Evil", Field: "F`ield",
+				APIPath: "Thing.spec.@admin",
+				Message: "message " + evil + "\nsecond line ![img](https://e/x.png) <script>alert(1)</script> &#64;user &lt;",
+				Hint: "prose " + evil + "\n// +optional " + evil + "\n// ``` </details>\n" +
+					"Field *string `json:\"f\"` // ```\n```\n</details>\n<img src=x>",
+				Related: []string{"base " + evil + ":3:1", evil, "usage at base a/b.go:1:1 @x"}},
+			{Rule: "NOT|A_RULE <x>", Severity: finding.Warning, Path: "a`b`c.go", Line: 1, Package: "p",
+				Message: "~~strike~~ **bold** _em_ \\| `unbalanced", Hint: "GH-1 org/repo#12 :+1: ```go"},
+			{Rule: "FIELD_RENAMED", Severity: finding.Info, Path: "z.go", Line: 9, Package: "p", Type: "T", Field: "F",
+				Message: "suppressed " + evil, Suppressed: "reason " + evil + "\nline 2 @someone"},
+		},
 	}
-	if strings.Contains(md, "| Severity |") {
-		t.Error("empty report has a table")
+	r.Finalize()
+	return r
+}
+
+// mdManyFindings is a report with n findings on n fields.
+func mdManyFindings(n int) *finding.Report {
+	r := &finding.Report{Base: finding.Rev{Ref: "main"}, Head: finding.Rev{Ref: "WORKTREE"}}
+	sevs := []finding.Severity{finding.Info, finding.Warning, finding.Error}
+	for i := 0; i < n; i++ {
+		f := finding.Finding{
+			Rule: "NEW_FIELD_NOT_POINTER", Severity: sevs[i%len(sevs)],
+			Path: fmt.Sprintf("pkg/apis/group%03d/v1/types.go", i/50), Line: i%50*10 + 1, Column: 2,
+			Package: fmt.Sprintf("example.com/m/pkg/apis/group%03d/v1", i/50), Version: "v1",
+			Type: fmt.Sprintf("Type%d", i), Field: fmt.Sprintf("Field%d", i),
+			Message: fmt.Sprintf("finding %d: field Type%d.Field%d changed | %s", i, i, i, strings.Repeat("x", i%40)),
+			Hint:    fmt.Sprintf("fix finding %d\nField%d *string", i, i),
+		}
+		if i%7 == 0 {
+			f.Suppressed = fmt.Sprintf("config: accepted for finding %d", i)
+		}
+		r.Findings = append(r.Findings, f)
+	}
+	r.Finalize()
+	return r
+}
+
+// markdownCases are the Markdown golden files besides report.md.
+func markdownCases() map[string]func(t *testing.T) string {
+	return map[string]func(t *testing.T) string{
+		"markdown-clean.md": func(t *testing.T) string {
+			r := &finding.Report{Base: finding.Rev{Ref: "origin/main", Commit: testBaseSHA}, Head: finding.Rev{Ref: "WORKTREE", Commit: testHeadSHA},
+				Notes: []string{"profile gardener (detected; set profile in .apicheck.yaml to choose another)"}}
+			r.Finalize()
+			return markdownWith(t, r, Options{LinkBase: testLinkBase})
+		},
+		"markdown-pr.md":       func(t *testing.T) string { return markdownWith(t, prReport(), Options{}) },
+		"markdown-pr-links.md": func(t *testing.T) string { return markdownWith(t, prReport(), Options{LinkBase: testLinkBase}) },
+		"markdown-hostile.md":  func(t *testing.T) string { return markdownWith(t, hostileReport(), Options{LinkBase: testLinkBase}) },
+		// Many findings under a small limit: errors first, the rest counted.
+		"markdown-capped.md": func(t *testing.T) string {
+			return markdownReport(mdManyFindings(200), Options{LinkBase: testLinkBase}, 9000)
+		},
+	}
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	for name, render := range markdownCases() {
+		t.Run(name, func(t *testing.T) {
+			got := render(t)
+			if again := render(t); again != got {
+				t.Fatal("output is not deterministic")
+			}
+			checkGolden(t, name, []byte(got))
+		})
+	}
+}
+
+// TestMarkdownWellFormed runs the GFM checker over every Markdown report
+// of the tests: table rows keep their columns, and nothing from the
+// repository becomes HTML, a mention, an issue reference or a link.
+func TestMarkdownWellFormed(t *testing.T) {
+	all := map[string]string{"report.md": markdownWith(t, goldenReport(), Options{})}
+	for name, render := range markdownCases() {
+		all[name] = render(t)
+	}
+	all["many"] = markdownWith(t, mdManyFindings(3000), Options{LinkBase: testLinkBase})
+	r := hostileReport()
+	for i := 0; i < 300; i++ {
+		f := r.Findings[i%len(r.Findings)]
+		f.Field += fmt.Sprint(i)
+		r.Findings = append(r.Findings, f)
+	}
+	r.Finalize()
+	all["hostile-many"] = markdownWith(t, r, Options{LinkBase: testLinkBase})
+	for name, md := range all {
+		for _, p := range gfmProblems(md, []string{testLinkBase + "/blob/", RulesDocURL + "#"}) {
+			t.Errorf("%s: %s", name, p)
+		}
+	}
+}
+
+// TestGFMChecker makes sure the checker catches what it is meant to.
+func TestGFMChecker(t *testing.T) {
+	const head = MarkdownMarker + "\n\n| A | B |\n| --- | --- |\n"
+	for _, c := range []struct{ md, want string }{
+		{head + "| a | b |\n", ""},
+		{head + "| a | b \\| c |\n", ""},
+		{head + "| a | `b` |\n", ""},
+		{head + "| a | b | c |\n", "3 cells"},
+		{head + "| a | `b|c` |\n", "3 cells"},
+		{head + "| a | b\\\\| c |\n", "3 cells"},
+		{head + "| a | <img src=x> |\n", "raw HTML"},
+		{head + "| a | @org/team |\n", "mention"},
+		{head + "| a | \\@org |\n", "mention"},
+		{head + "| a | see http://e |\n", "autolink"},
+		{head + "| a | www.e.com |\n", "autolink"},
+		{head + "| a | \\#12 |\n", "issue reference"},
+		{head + "| a | see GH-12 |\n", "issue reference"},
+		{head + "| a | [x](http://e) |\n", "link to"},
+		{head + "| a | &#64;x |\n", "entity"},
+		{head + "| a | `b |\n", "unmatched backtick"},
+		{"no marker\n", "first line"},
+		{MarkdownMarker + "\n```go\n@x <b> http://e\n```\n", ""},
+		{MarkdownMarker + "\n```go\nx\n", "not closed"},
+		{MarkdownMarker + "\n<details>\n<summary>Notes (1)</summary>\n\n- a<br>b\n\n</details>\n", ""},
+	} {
+		probs := strings.Join(gfmProblems(c.md, []string{"https://ok/"}), "; ")
+		if c.want == "" && probs != "" || c.want != "" && !strings.Contains(probs, c.want) {
+			t.Errorf("gfmProblems(%q) = %q, want %q", c.md, probs, c.want)
+		}
+	}
+}
+
+func TestMarkdownGroupsFindingsPerField(t *testing.T) {
+	md := markdownWith(t, prReport(), Options{})
+	rows := gfmTableRows(md)
+	// 11 findings: the new field (4 findings) is one row, the removed
+	// field (2) one, the internal version, the type, the two SeedSpec
+	// fields one each; the suppressed rename in its own table.
+	if len(rows) != 7 {
+		t.Fatalf("%d rows, want 7:\n%s", len(rows), strings.Join(rows, "\n"))
+	}
+	var replicas string
+	for _, r := range rows {
+		if strings.Contains(r, "`v1beta1.ShootSpec.Replicas`") {
+			if replicas != "" {
+				t.Fatalf("two rows for ShootSpec.Replicas:\n%s\n%s", replicas, r)
+			}
+			replicas = r
+		}
+	}
+	cells := gfmCells(replicas)
+	if cells[0] != ":x: error" {
+		t.Errorf("severity cell %q, want the highest severity (error)", cells[0])
+	}
+	for _, id := range []string{"NEW_FIELD_NOT_POINTER", "NEW_FIELD_NOT_OPTIONAL", "NEW_FIELD_NO_OMITEMPTY", "PROTO_TAG_MISSING"} {
+		if !strings.Contains(cells[2], "[`"+id+"`]("+RuleDocURL(id)+")") {
+			t.Errorf("what cell lacks the linked rule %s: %s", id, cells[2])
+		}
+	}
+	for _, fix := range []string{"make it a pointer (code below)", "add `// +optional` to the field's doc comment", "use `json:\"replicas,omitempty\"`", "make generate"} {
+		if !strings.Contains(cells[3], fix) {
+			t.Errorf("fix cell lacks %q: %s", fix, cells[3])
+		}
+	}
+	// The declaration of the fix is a copyable go block below the table.
+	if !strings.Contains(md, "```go\n  Replicas *int32\n  ```") {
+		t.Errorf("the code of the fix is not in a go block:\n%s", md)
+	}
+	// The tombstone too, and the related positions are listed.
+	if !strings.Contains(md, "  // SeedTemplate is tombstoned to show why 2 is reserved protobuf tag.\n  // SeedTemplate *SeedTemplate `json:") {
+		t.Errorf("tombstone not in a go block:\n%s", md)
+	}
+	for _, rel := range []string{
+		"  - base `pkg/apis/core/v1beta1/types_shoot.go:35`",
+		"  - usage at base `pkg/controller/shoot/reconcile.go:120`",
+		"  - usage at base `cmd/tool/main.go:7`",
+		"  - release v1.100.0: SeedSpec.Old = 3",
+		"  - v1.100.0 `pkg/apis/core/v1beta1/types_seed.go:18`",
+	} {
+		if !strings.Contains(md, rel+"\n") {
+			t.Errorf("related position %q not listed:\n%s", rel, md)
+		}
+	}
+	if !strings.HasPrefix(md, MarkdownMarker+"\n") {
+		t.Errorf("the marker is not the first line")
+	}
+	if !strings.Contains(md, "<details>\n<summary>Notes (2)</summary>") {
+		t.Errorf("notes are not collapsed")
+	}
+}
+
+func TestMarkdownLinks(t *testing.T) {
+	md := markdownWith(t, prReport(), Options{LinkBase: testLinkBase + "/"})
+	for _, want := range []string{
+		"[`types_shoot.go:42`](" + testLinkBase + "/blob/" + testHeadSHA + "/pkg/apis/core/v1beta1/types_shoot.go#L42)",
+		"base [`types_shoot.go:35`](" + testLinkBase + "/blob/" + testBaseSHA + "/pkg/apis/core/v1beta1/types_shoot.go#L35)",
+		"v1.100.0 [`types_seed.go:18`](" + testLinkBase + "/blob/v1.100.0/pkg/apis/core/v1beta1/types_seed.go#L18)",
+		"[`NEW_FIELD_NOT_POINTER`](https://github.com/apicheck/apicheck/blob/main/docs/rules.md#new_field_not_pointer)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %s", want)
+		}
+	}
+	// Without a head commit (a working tree without HEAD) nothing at head
+	// is linked; base positions still are.
+	r := prReport()
+	r.Head.Commit = ""
+	md = markdownWith(t, r, Options{LinkBase: testLinkBase})
+	if strings.Contains(md, "/blob/"+testHeadSHA) || !strings.Contains(md, "`pkg/apis/core/v1beta1/types_shoot.go:42`") {
+		t.Errorf("head positions linked without a head commit:\n%s", md)
+	}
+	if !strings.Contains(md, "/blob/"+testBaseSHA+"/") {
+		t.Errorf("base positions not linked")
+	}
+	// An unusable link base gives no links at all.
+	md = markdownWith(t, prReport(), Options{LinkBase: "javascript:alert(1)"})
+	if strings.Contains(md, "/blob/"+testHeadSHA) || strings.Contains(md, "/blob/"+testBaseSHA) || strings.Contains(md, "javascript") {
+		t.Errorf("links from a bad link base:\n%s", md)
+	}
+	// Paths are escaped in links.
+	r = prReport()
+	r.Findings[0].Path = "pkg/a b/(x)/ü#?.go"
+	md = markdownWith(t, r, Options{LinkBase: testLinkBase})
+	if !strings.Contains(md, "/blob/"+testHeadSHA+"/pkg/a%20b/%28x%29/%C3%BC%23%3F.go#L") {
+		t.Errorf("path not escaped in the link:\n%s", md)
+	}
+}
+
+func TestParseLinkBase(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com/o/r":        "https://github.com/o/r",
+		"https://github.com/o/r/":       "https://github.com/o/r",
+		"http://git.example.com:8080/r": "http://git.example.com:8080/r",
+	} {
+		if got, err := ParseLinkBase(in); err != nil || got != want {
+			t.Errorf("ParseLinkBase(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "github.com/o/r", "javascript:alert(1)", "https://github.com", "https://u:p@github.com/o/r",
+		"https://github.com/o/r?x=1", "https://github.com/o/r#x", "https://github.com/o/r)", "https://github.com/o r", "ftp://h/r",
+		"https://github.com/o/<r>"} {
+		if got, err := ParseLinkBase(in); err == nil {
+			t.Errorf("ParseLinkBase(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+func TestMarkdownHostile(t *testing.T) {
+	md := markdownWith(t, hostileReport(), Options{LinkBase: testLinkBase})
+	if probs := gfmProblems(md, []string{testLinkBase + "/blob/", RulesDocURL + "#"}); len(probs) > 0 {
+		t.Errorf("problems:\n%s", strings.Join(probs, "\n"))
+	}
+	// What GitHub shows as text (outside code) pings nobody and links
+	// nothing.
+	text := gfmText(md)
+	for _, bad := range []string{"@org", "@everyone", "@someone", "@user", "@x", "@b.example", "http://e", "https://e/x.png",
+		"www.example", "#1", "#12", "GH-1"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("hostile text %q got through", bad)
+		}
+	}
+	for _, want := range []string{
+		"@" + zwj + "org/team",              // mention neutralised, still readable
+		"&lt;img src=x&gt;",                 // HTML shown, not rendered
+		`\[x\](http:` + zwj + "//e)",        // no link
+		`\#` + zwj + "1",                    // no issue reference
+		"```go\n  // +optional | @org/team", // code stays code
+		"````go",                            // a longer fence than the hint's ```
+		"%7C%20@org/team%20%3Cimg%20src=x%3E%20%5Bx%5D%28http://e%29%20%231#L3)", // an escaped link
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q", want)
+		}
 	}
 }
 
 func TestMarkdownLimit(t *testing.T) {
-	r := manyFindings(5000)
-	md := markdownOf(t, r)
+	r := mdManyFindings(5000)
+	md := markdownWith(t, r, Options{LinkBase: testLinkBase})
 	if n := utf8.RuneCountInString(md); n >= 65536 || len(md) > MarkdownLimit {
 		t.Fatalf("markdown is %d characters / %d bytes; GitHub's limit is 65536 characters, ours %d bytes", n, len(md), MarkdownLimit)
 	}
-	rows := tableRows(md)
+	rows := gfmTableRows(md)
 	left := len(r.Findings) - len(rows)
 	if left <= 0 {
 		t.Fatalf("5000 findings fit into %d bytes?", len(md))
 	}
-	note := fmt.Sprintf("%d findings were left out", left)
-	if !strings.Contains(md, note) {
-		t.Errorf("missing final note %q; tail:\n%s", note, md[max(0, len(md)-500):])
+	if line := fmt.Sprintf("**%d more findings not shown**", left); !strings.Contains(md, line) {
+		t.Errorf("missing %q", line)
 	}
-	if !strings.HasSuffix(strings.TrimSpace(md), "`--format sarif`).") {
-		t.Errorf("the left-out note is not last; tail:\n%s", md[max(0, len(md)-300):])
-	}
-	// Errors are kept before anything else.
+	// Errors are kept before anything else; kept rows stay in report order.
 	errorsShown := strings.Count(md, "| :x: error |")
 	if s := r.Summary; errorsShown < min(s.Errors, len(rows)) {
 		t.Errorf("only %d of %d errors shown among %d rows", errorsShown, s.Errors, len(rows))
@@ -120,24 +407,82 @@ func TestMarkdownLimit(t *testing.T) {
 	if strings.Contains(md, ":information_source: info") && errorsShown < r.Summary.Errors {
 		t.Error("infos shown while errors were left out")
 	}
-	// Deterministic.
-	if md2 := markdownOf(t, manyFindings(5000)); md2 != md {
+	last := -1
+	for _, row := range rows {
+		var n int
+		if _, err := fmt.Sscanf(gfmCells(row)[2][strings.Index(gfmCells(row)[2], "finding "):], "finding %d:", &n); err != nil {
+			t.Fatalf("row %q: %v", row, err)
+		}
+		if n < last {
+			t.Fatalf("rows out of report order: %d after %d", n, last)
+		}
+		last = n
+	}
+	if md2 := markdownWith(t, mdManyFindings(5000), Options{LinkBase: testLinkBase}); md2 != md {
 		t.Error("markdown output is not deterministic")
 	}
 }
 
 func TestMarkdownHugeCell(t *testing.T) {
 	r := &finding.Report{Findings: []finding.Finding{{
-		Rule: "X", Severity: finding.Error, Path: "a.go", Line: 1,
-		Message: strings.Repeat("|", 200000), Hint: strings.Repeat("\n", 100000),
+		Rule: "X", Severity: finding.Error, Path: "a.go", Line: 1, Type: "T", Field: "F",
+		Message: strings.Repeat("|", 200000), Hint: strings.Repeat("// x\n", 100000),
+		Related: strings.Split(strings.Repeat("base a.go:1:1,", 1000), ","),
 	}}}
 	r.Finalize()
-	md := markdownOf(t, r)
+	md := markdownWith(t, r, Options{})
 	if len(md) > MarkdownLimit {
 		t.Fatalf("%d bytes", len(md))
 	}
-	if len(tableRows(md)) != 1 {
+	if len(gfmTableRows(md)) != 1 {
 		t.Errorf("the finding with a huge message was dropped instead of shortened")
+	}
+}
+
+// Ref names have no length limit of their own: a huge one is cut, and
+// the findings still fit.
+func TestMarkdownHugeRefs(t *testing.T) {
+	r := mdManyFindings(3)
+	r.Base.Ref = strings.Repeat("b", 100000)
+	r.Head.Ref = strings.Repeat("h|@x ", 20000)
+	md := markdownWith(t, r, Options{})
+	if len(md) > MarkdownLimit {
+		t.Fatalf("%d bytes", len(md))
+	}
+	if n := len(gfmTableRows(md)); n != 3 {
+		t.Errorf("%d rows, want 3", n)
+	}
+	if !strings.Contains(md, strings.Repeat("b", mdMessageMax-1)+"…") {
+		t.Error("the base ref is not shortened with an ellipsis")
+	}
+}
+
+func TestMarkdownManyNotes(t *testing.T) {
+	r := mdManyFindings(100)
+	for i := 0; i < 200; i++ {
+		r.Notes = append(r.Notes, fmt.Sprintf("note %03d %s", i, strings.Repeat("<&>", 500)))
+	}
+	md := markdownWith(t, r, Options{})
+	if len(md) > MarkdownLimit {
+		t.Fatalf("%d bytes", len(md))
+	}
+	if !strings.Contains(md, "<summary>Notes (200)</summary>") || !strings.Contains(md, "more notes not shown") {
+		t.Error("notes were not capped")
+	}
+	if len(gfmTableRows(md)) == 0 {
+		t.Error("notes crowded out every finding")
+	}
+}
+
+func TestMarkdownEmpty(t *testing.T) {
+	r := &finding.Report{Base: finding.Rev{Ref: "main"}, Head: finding.Rev{Ref: "WORKTREE"}}
+	r.Finalize()
+	md := markdownWith(t, r, Options{})
+	if !strings.Contains(md, "0 errors, 0 warnings, 0 infos") || !strings.Contains(md, "No API compatibility findings.") {
+		t.Errorf("empty report:\n%s", md)
+	}
+	if strings.Contains(md, "| Severity |") || strings.Contains(md, "Notes") {
+		t.Error("empty report has a table or notes")
 	}
 }
 
@@ -146,29 +491,301 @@ func TestMdCode(t *testing.T) {
 		"a.go:1":   "`a.go:1`",
 		"a`b.go":   "``a`b.go``",
 		"`x":       "`` `x ``",
-		"a|b\nc":   "`a\\|b c`",
+		"a\nc":     "`a c`",
 		"":         "",
 		"x``y`z.g": "```x``y`z.g```",
+		"a|b":      `a\|b`, // in a cell, escaped text
 	} {
-		if got := mdCode(in); got != want {
+		if got := mdCode(in, inCell); got != want {
 			t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
-func TestMarkdownManyNotes(t *testing.T) {
-	r := manyFindings(100)
-	for i := 0; i < 200; i++ {
-		r.Notes = append(r.Notes, fmt.Sprintf("note %03d %s", i, strings.Repeat("<&>", 500)))
+func TestSplitHint(t *testing.T) {
+	for _, c := range []struct {
+		hint, prose, code string
+	}{
+		{"make it a pointer: Replicas *int32", "make it a pointer:", "Replicas *int32"},
+		{"make it a pointer: Res *corev1.ResourceList", "make it a pointer:", "Res *corev1.ResourceList"},
+		{"leave in its place:\n// X is tombstoned to show why 2 is reserved protobuf tag.\n// X *string `json:\"x\"`",
+			"leave in its place:", "// X is tombstoned to show why 2 is reserved protobuf tag.\n// X *string `json:\"x\"`"},
+		{"write: // X is tombstoned to show why 2 is reserved protobuf tag.", "write:", "// X is tombstoned to show why 2 is reserved protobuf tag."},
+		{"add // +optional to the field's doc comment", "add // +optional to the field's doc comment", ""},
+		{"use `json:\"x,omitempty\"`", "use `json:\"x,omitempty\"`", ""},
+		{"Go clients must be updated; mention the rename in the release note", "Go clients must be updated; mention the rename in the release note", ""},
+		{"Review manually", "Review manually", ""},
+		{"restore type Foo: Bar string", "restore type Foo:", "Bar string"},
+	} {
+		prose, code := splitHint(c.hint)
+		if strings.Join(prose, "\n") != c.prose || code != c.code {
+			t.Errorf("splitHint(%q) = %q, %q; want %q, %q", c.hint, prose, code, c.prose, c.code)
+		}
 	}
-	md := markdownOf(t, r)
-	if len(md) > MarkdownLimit {
-		t.Fatalf("%d bytes", len(md))
+}
+
+// TestRuleDocAnchors checks that every rule ID of the catalogue has the
+// anchor RuleDocURL links to in docs/rules.md, by GitHub's rule for
+// heading anchors.
+func TestRuleDocAnchors(t *testing.T) {
+	data, err := os.ReadFile(rulesDocPath)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(md, "more notes not shown") {
-		t.Error("notes were not capped")
+	anchors := map[string]int{}
+	for _, l := range strings.Split(string(data), "\n") {
+		if h, ok := strings.CutPrefix(l, "#"); ok {
+			slug := githubSlug(strings.TrimLeft(h, "#"))
+			if n := anchors[slug]; n > 0 {
+				slug = fmt.Sprintf("%s-%d", slug, n)
+			}
+			anchors[slug]++
+		}
 	}
-	if len(tableRows(md)) == 0 {
-		t.Error("notes crowded out every finding")
+	all := catalog.All()
+	if len(all) < 30 {
+		t.Fatalf("only %d rules", len(all))
 	}
+	for _, r := range all {
+		id := r.ID
+		u := RuleDocURL(id)
+		anchor := u[strings.Index(u, "#")+1:]
+		if anchors[anchor] == 0 {
+			t.Errorf("%s: docs/rules.md has no anchor %q", id, anchor)
+		}
+	}
+}
+
+// githubSlug is GitHub's anchor for a heading: lower case, punctuation
+// but '-' and '_' dropped, spaces as '-'.
+func githubSlug(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// gfmTableRows returns the body rows of every table (header and delimiter
+// rows excluded).
+func gfmTableRows(md string) []string {
+	var rows []string
+	lines := strings.Split(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		if i+1 < len(lines) && strings.HasPrefix(lines[i], "|") && strings.HasPrefix(lines[i+1], "| ---") {
+			for i += 2; i < len(lines) && strings.HasPrefix(lines[i], "|"); i++ {
+				rows = append(rows, lines[i])
+			}
+		}
+	}
+	return rows
+}
+
+// gfmCells splits a table row into its cells the way GitHub does: a '|'
+// ends a cell unless a backslash escapes it (even inside code spans), and
+// a backslash escapes any character.
+func gfmCells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(row, "|")
+	if strings.HasSuffix(row, "|") && !strings.HasSuffix(row, "\\|") {
+		row = row[:len(row)-1]
+	}
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(row); i++ {
+		switch {
+		case row[i] == '\\' && i+1 < len(row):
+			cur.WriteString(row[i : i+2])
+			i++
+		case row[i] == '|':
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(row[i])
+		}
+	}
+	return append(cells, strings.TrimSpace(cur.String()))
+}
+
+var (
+	fenceLine   = regexp.MustCompile("^ *(`{3,})")
+	mdLinkAt    = regexp.MustCompile("^\\[(?:[^\\[\\]`\\\\]|\\\\.|`[^`]*`)*\\]\\(([^()\\s]+)\\)")
+	allowedHTML = []string{"<br>", "<details>", "</details>", "<summary>", "</summary>"}
+	autolinkRe  = regexp.MustCompile(`(?i)(?:https?|ftp)://|www\.`)
+	mentionRe   = regexp.MustCompile(`@[A-Za-z0-9]`)
+	issueRefRe  = regexp.MustCompile(`#[0-9]|(?i)\bgh-[0-9]`)
+)
+
+// gfmProblems is a small checker of the Markdown the report writes, as
+// GitHub renders it: the marker is the first line, every table row has
+// its header's number of cells, fenced blocks are closed, and outside
+// code there is no raw HTML but <br>, <details> and <summary>, no
+// entity but &lt; &gt; &amp;, no unmatched backtick, no link but to the
+// allowed prefixes, and in the rendered text no @mention, bare URL or
+// #123 reference.
+func gfmProblems(md string, linkPrefixes []string) []string {
+	var probs []string
+	bad := func(line int, format string, args ...any) {
+		probs = append(probs, fmt.Sprintf("line %d: ", line+1)+fmt.Sprintf(format, args...))
+	}
+	lines := strings.Split(md, "\n")
+	if lines[0] != MarkdownMarker {
+		bad(0, "the first line is not the marker %s", MarkdownMarker)
+	}
+	fence := ""
+	fenceStart := 0
+	cols := 0
+	for i, l := range lines {
+		if fence != "" {
+			if strings.TrimSpace(l) != "" && strings.Trim(strings.TrimSpace(l), "`") == "" && len(strings.TrimSpace(l)) >= len(fence) {
+				fence = ""
+			}
+			continue
+		}
+		if m := fenceLine.FindStringSubmatch(l); m != nil {
+			fence, fenceStart = m[1], i
+			continue
+		}
+		if i == 0 {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "|") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "| ---"):
+			cols = len(gfmCells(l))
+		case strings.HasPrefix(l, "|"):
+			if n := len(gfmCells(l)); cols == 0 || n != cols {
+				bad(i, "a table row with %d cells under a header of %d: %s", n, cols, l)
+			}
+		default:
+			cols = 0
+		}
+		probs = append(probs, inlineProblems(i, l, linkPrefixes)...)
+	}
+	if fence != "" {
+		bad(fenceStart, "fenced block not closed")
+	}
+	return probs
+}
+
+// gfmText is the text GitHub shows outside code blocks, code spans and
+// links, with escapes and entities resolved.
+func gfmText(md string) string {
+	var b strings.Builder
+	fence := ""
+	for i, l := range strings.Split(md, "\n") {
+		if fence != "" {
+			if t := strings.TrimSpace(l); t != "" && strings.Trim(t, "`") == "" && len(t) >= len(fence) {
+				fence = ""
+			}
+			continue
+		}
+		if m := fenceLine.FindStringSubmatch(l); m != nil {
+			fence = m[1]
+			continue
+		}
+		t, _ := inlineText(i, l, nil)
+		b.WriteString(t + "\n")
+	}
+	return b.String()
+}
+
+func inlineProblems(line int, s string, linkPrefixes []string) []string {
+	_, probs := inlineText(line, s, linkPrefixes)
+	return probs
+}
+
+func inlineText(line int, s string, linkPrefixes []string) (string, []string) {
+	var probs []string
+	bad := func(format string, args ...any) {
+		probs = append(probs, fmt.Sprintf("line %d: ", line+1)+fmt.Sprintf(format, args...))
+	}
+	var text strings.Builder // the rendered text outside code and links
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && s[i+1] < 128 && strings.ContainsRune("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", rune(s[i+1])):
+			text.WriteByte(s[i+1])
+			i++
+		case c == '`':
+			n := len(s[i:]) - len(strings.TrimLeft(s[i:], "`"))
+			end := -1
+			for j := i + n; j < len(s); {
+				k := strings.IndexByte(s[j:], '`')
+				if k < 0 {
+					break
+				}
+				m := len(s[j+k:]) - len(strings.TrimLeft(s[j+k:], "`"))
+				if m == n {
+					end = j + k
+					break
+				}
+				j += k + m
+			}
+			if end < 0 {
+				bad("unmatched backtick: %s", s)
+				return text.String(), probs
+			}
+			text.WriteByte(' ')
+			i = end + n - 1
+		case c == '<':
+			ok := false
+			for _, tag := range allowedHTML {
+				if strings.HasPrefix(s[i:], tag) {
+					ok = true
+					i += len(tag) - 1
+					break
+				}
+			}
+			if !ok {
+				bad("raw HTML at %q", s[i:min(len(s), i+20)])
+			}
+			text.WriteByte(' ')
+		case c == '&':
+			ok := false
+			for _, e := range []string{"&lt;", "&gt;", "&amp;"} {
+				if strings.HasPrefix(s[i:], e) {
+					ok = true
+					text.WriteString(map[string]string{"&lt;": "<", "&gt;": ">", "&amp;": "&"}[e])
+					i += len(e) - 1
+					break
+				}
+			}
+			if !ok && regexp.MustCompile(`^&(#\d+|#[xX][0-9a-fA-F]+|[A-Za-z]+);`).MatchString(s[i:]) {
+				bad("entity at %q", s[i:min(len(s), i+10)])
+			}
+		case c == '[':
+			m := mdLinkAt.FindStringSubmatch(s[i:])
+			if m == nil {
+				bad("unescaped [ at %q", s[i:min(len(s), i+20)])
+				continue
+			}
+			allowed := false
+			for _, p := range linkPrefixes {
+				allowed = allowed || strings.HasPrefix(m[1], p)
+			}
+			if !allowed {
+				bad("link to %q", m[1])
+			}
+			text.WriteByte(' ')
+			i += len(m[0]) - 1
+		default:
+			text.WriteByte(c)
+		}
+	}
+	t := text.String()
+	if m := mentionRe.FindString(t); m != "" {
+		bad("mention %q in %q", m, t)
+	}
+	if m := autolinkRe.FindString(t); m != "" {
+		bad("autolink %q in %q", m, t)
+	}
+	if m := issueRefRe.FindString(t); m != "" {
+		bad("issue reference %q in %q", m, t)
+	}
+	return t, probs
 }

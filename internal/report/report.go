@@ -50,8 +50,14 @@ func JSON(w io.Writer, r *finding.Report) error {
 	return err
 }
 
+// MaxTextFindings bounds the findings the text format prints; the
+// machine formats (JSON, SARIF) always have all of them.
+const MaxTextFindings = 500
+
 // Text writes findings grouped by file, one "path:line:col: severity
-// RULE message" line each with its hint below, then a summary line.
+// RULE message" line each with its hint below, then a summary line. It
+// prints the first MaxTextFindings findings and says how many more there
+// are.
 func Text(w io.Writer, r *finding.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "apicheck: comparing %s with %s\n", revLabel(r.Base), revLabel(r.Head))
@@ -62,7 +68,11 @@ func Text(w io.Writer, r *finding.Report) error {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	file := "\x00"
-	for _, f := range r.Findings {
+	shown := r.Findings
+	if len(shown) > MaxTextFindings {
+		shown = shown[:MaxTextFindings]
+	}
+	for _, f := range shown {
 		if f.Path != file {
 			file = f.Path
 			fmt.Fprintf(&b, "\n%s\n", file)
@@ -90,6 +100,9 @@ func Text(w io.Writer, r *finding.Report) error {
 	}
 	if len(r.Findings) > 0 {
 		b.WriteString("\n")
+	}
+	if more := len(r.Findings) - len(shown); more > 0 {
+		fmt.Fprintf(&b, "... and %d more (the text format shows the first %d findings; --format json or sarif has all)\n\n", more, len(shown))
 	}
 	b.WriteString(SummaryLine(r) + "\n")
 	_, err := io.WriteString(w, b.String())

@@ -145,6 +145,7 @@ type sarifResult struct {
 	PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
 	Suppressions        []sarifSuppress   `json:"suppressions,omitempty"`
 	Properties          *sarifResultProps `json:"properties,omitempty"`
+	Fixes               []sarifFix        `json:"fixes,omitempty"`
 }
 
 type sarifLocation struct {
@@ -365,7 +366,63 @@ func sarifResultFor(f finding.Finding, ruleIndex int) sarifResult {
 	if f.Package != "" || f.Type != "" || f.Field != "" || f.APIPath != "" {
 		res.Properties = &sarifResultProps{Package: f.Package, Type: f.Type, Field: f.Field, APIPath: f.APIPath}
 	}
+	res.Fixes = sarifFixes(f.Fixes)
 	return res
+}
+
+// SARIF fixes (§3.55): a finding's fixes as replacements in the files of
+// head. Regions are the edits' lines and columns (columns count bytes,
+// as every position of the report does); an insertion is an empty
+// region (endColumn equal to startColumn).
+type sarifFix struct {
+	Description     sarifText             `json:"description"`
+	ArtifactChanges []sarifArtifactChange `json:"artifactChanges"`
+}
+
+type sarifArtifactChange struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Replacements     []sarifReplacement    `json:"replacements"`
+}
+
+type sarifReplacement struct {
+	DeletedRegion   sarifFixRegion `json:"deletedRegion"`
+	InsertedContent *sarifText     `json:"insertedContent,omitempty"`
+}
+
+type sarifFixRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn"`
+	EndLine     int `json:"endLine"`
+	EndColumn   int `json:"endColumn"`
+}
+
+func sarifFixes(fixes []finding.Fix) []sarifFix {
+	var out []sarifFix
+	for _, fx := range fixes {
+		sf := sarifFix{Description: sarifText{Text: fx.Description}}
+		byPath := map[string]int{}
+		for _, e := range fx.Edits {
+			i, ok := byPath[e.Path]
+			if !ok {
+				i = len(sf.ArtifactChanges)
+				byPath[e.Path] = i
+				sf.ArtifactChanges = append(sf.ArtifactChanges, sarifArtifactChange{
+					ArtifactLocation: sarifArtifactLocation{URI: sarifURI(e.Path), URIBaseID: sarifSrcRoot},
+				})
+			}
+			r := sarifReplacement{DeletedRegion: sarifFixRegion{
+				StartLine: e.StartLine, StartColumn: e.StartCol, EndLine: e.EndLine, EndColumn: e.EndCol,
+			}}
+			if e.NewText != "" {
+				r.InsertedContent = &sarifText{Text: e.NewText}
+			}
+			sf.ArtifactChanges[i].Replacements = append(sf.ArtifactChanges[i].Replacements, r)
+		}
+		if len(sf.ArtifactChanges) > 0 {
+			out = append(out, sf)
+		}
+	}
+	return out
 }
 
 func sarifPhysical(path string, line, col int) sarifPhysicalLocation {

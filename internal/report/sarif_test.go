@@ -364,3 +364,55 @@ func manyFindings(n int) *finding.Report {
 	r.Finalize()
 	return r
 }
+
+// A finding's fixes become SARIF fixes: one artifactChange per file, a
+// replacement per edit (an insertion is an empty deleted region), and
+// the log still validates.
+func TestSARIFFixes(t *testing.T) {
+	r := goldenReport()
+	r.Findings[0].Fixes = []finding.Fix{{
+		Description: "give Purpose the next safe protobuf number 9 instead of 7",
+		Edits: []finding.Edit{
+			{Path: "pkg/apis/core/v1beta1/types_shoot.go", StartLine: 120, StartCol: 70, EndLine: 120, EndCol: 71,
+				StartOffset: 4000, EndOffset: 4001, NewText: "9"},
+			{Path: "pkg/apis/core/v1beta1/types_shoot.go", StartLine: 130, StartCol: 1, EndLine: 130, EndCol: 1,
+				StartOffset: 4200, EndOffset: 4200, NewText: "\t// Old is tombstoned to show why 7 is reserved protobuf tag.\n"},
+		},
+	}}
+	m := validateSARIF(t, sarifOf(t, r))
+	var res any
+	idx := -1
+	for i, x := range get(t, m, "runs", 0, "results").([]any) {
+		if get(t, x, "ruleId") == r.Findings[0].Rule {
+			res, idx = x, i
+		}
+	}
+	if get(t, res, "fixes", 0, "description", "text") != r.Findings[0].Fixes[0].Description {
+		t.Errorf("description: %v", get(t, res, "fixes", 0, "description"))
+	}
+	changes := get(t, res, "fixes", 0, "artifactChanges").([]any)
+	if len(changes) != 1 || get(t, changes, 0, "artifactLocation", "uri") != "pkg/apis/core/v1beta1/types_shoot.go" {
+		t.Fatalf("artifactChanges = %v", changes)
+	}
+	reps := get(t, changes, 0, "replacements").([]any)
+	if len(reps) != 2 {
+		t.Fatalf("replacements = %v", reps)
+	}
+	if got := get(t, reps, 0, "deletedRegion"); fmt.Sprint(got) != "map[endColumn:71 endLine:120 startColumn:70 startLine:120]" {
+		t.Errorf("deletedRegion = %v", got)
+	}
+	if get(t, reps, 0, "insertedContent", "text") != "9" {
+		t.Errorf("insertedContent = %v", get(t, reps, 0, "insertedContent"))
+	}
+	if got := get(t, reps, 1, "deletedRegion"); fmt.Sprint(got) != "map[endColumn:1 endLine:130 startColumn:1 startLine:130]" {
+		t.Errorf("insertion region = %v", got)
+	}
+	// Findings without fixes have no "fixes" key.
+	for i, x := range get(t, m, "runs", 0, "results").([]any) {
+		if i != idx {
+			if _, ok := x.(map[string]any)["fixes"]; ok {
+				t.Errorf("%v has fixes", get(t, x, "ruleId"))
+			}
+		}
+	}
+}

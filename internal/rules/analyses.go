@@ -23,6 +23,11 @@ const (
 	InputUsages Input = "usages"
 	// InputShootStages is the code of the Shoot deprecation stages.
 	InputShootStages Input = "Shoot stage code"
+	// InputSuppressions are the suppressions the change adds, with what
+	// each hides. They exist only after every other rule ran and the
+	// suppressions were applied, so check runs the rules that require
+	// them in a second pass.
+	InputSuppressions Input = "suppressions added by the change"
 )
 
 // Analyses are the typed inputs of the rules that need more than the
@@ -32,6 +37,8 @@ type Analyses struct {
 	Release *lifecycle.History
 	Usages  *usage.Finder
 	Shoot   *shoot.Stages
+	// Suppressions are the suppressions the change adds.
+	Suppressions *Suppressions
 	// Unavailable says why the absent analyses are absent, e.g. "audit
 	// reads a single revision".
 	Unavailable string
@@ -49,6 +56,8 @@ func (a Analyses) missing(ins []Input) string {
 			ok = a.Usages != nil
 		case InputShootStages:
 			ok = a.Shoot != nil
+		case InputSuppressions:
+			ok = a.Suppressions != nil
 		}
 		if !ok {
 			absent = append(absent, string(in))

@@ -63,12 +63,45 @@ var JSONNameChanged = &Rule{
 			if !fd.Has(model.AttrJSONName) && !fd.Has(model.AttrInline) {
 				continue
 			}
+			if want := listConvention(fd); want != "" {
+				// A List kind's metadata and items are what every
+				// Kubernetes API server sends and every client reads: a
+				// tag that now says so aligns the Go type with the wire.
+				c.Field(fd, Report{
+					Severity: finding.Info,
+					Message: fmt.Sprintf("json name of %s.%s changed from %s to %s: the Go type now follows the Kubernetes list convention (%s), which API servers and generic clients use",
+						fd.Type.Name(), fd.Name(), jsonDesc(fd.Base), jsonDesc(fd.Head), want),
+				})
+				continue
+			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("json name of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), jsonDesc(fd.Base), jsonDesc(fd.Head)),
 				Hint:    fmt.Sprintf("restore json name %s", jsonDesc(fd.Base)),
 			})
 		}
 	},
+}
+
+// listConvention returns the conventional wire name (quoted) when fd is
+// the ListMeta or Items field of a List kind (a root kind named *List)
+// and its head json tag now follows the Kubernetes list convention
+// ("metadata", "items"); "" otherwise.
+func listConvention(fd *model.FieldDiff) string {
+	td := fd.Type
+	if td.Head == nil || !td.Head.RootKind || !strings.HasSuffix(td.Head.Name, "List") || fd.Head == nil {
+		return ""
+	}
+	c := contractOf(fd.Head)
+	if c.Inline {
+		return ""
+	}
+	switch {
+	case fd.Name() == "ListMeta" && c.Name == "metadata":
+		return `"metadata"`
+	case fd.Name() == "Items" && c.Name == "items":
+		return `"items"`
+	}
+	return ""
 }
 
 var FieldTypeChanged = &Rule{

@@ -32,10 +32,11 @@ var update = flag.Bool("update", false, "rewrite the want: sections of testdata/
 func analyze(t *testing.T, dir, base, head string, opts rulefixture.Options) *finding.Report {
 	t.Helper()
 	res, err := check.Run(check.Request{
-		Dir:       dir,
-		Base:      base,
-		Head:      head,
-		Lifecycle: lifecycle.Options{TypeInfo: opts.TypeInfo, CacheDir: t.TempDir()},
+		Dir:           dir,
+		Base:          base,
+		Head:          head,
+		TrustedConfig: opts.TrustedConfig,
+		Lifecycle:     lifecycle.Options{TypeInfo: opts.TypeInfo, CacheDir: t.TempDir()},
 	})
 	if err != nil {
 		t.Fatalf("check: %v", err)

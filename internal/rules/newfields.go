@@ -14,7 +14,7 @@ var NewFieldNotPointer = &Rule{
 	Alpha:    finding.Info,
 	Category: CatNewFields,
 	Severity: finding.Error,
-	Relax:    relaxedToWarning,
+	Relax:    relaxedToInfo,
 	Summary: "A field added to an existing API struct has a non-nillable type. The kubernetes profile accepts an optional " +
 		"string, number or bool with omitempty (its zero value means unset); the crd profile accepts a value whose " +
 		"validation rules out the zero value, and a struct with omitzero (kube-api-linter's optionalfields).",
@@ -60,7 +60,7 @@ var NewFieldNotOptional = &Rule{
 	Alpha:    finding.Info,
 	Category: CatNewFields,
 	Severity: finding.Error,
-	Relax:    relaxedToWarning,
+	Relax:    relaxedToInfo,
 	Summary:  "A field added to an existing API struct has no `+optional` marker.",
 	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
 		"them fails validation, and generated OpenAPI marks it required.",
@@ -99,7 +99,7 @@ var NewFieldNoOmitempty = &Rule{
 	Alpha:    finding.Info,
 	Category: CatNewFields,
 	Severity: finding.Error,
-	Relax:    relaxedToWarning,
+	Relax:    relaxedToInfo,
 	Summary:  "A field added to an existing API struct has no `omitempty` in its json tag.",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
@@ -127,7 +127,7 @@ var OptionalWithoutOmitempty = &Rule{
 	ID:       "OPTIONAL_WITHOUT_OMITEMPTY",
 	Category: CatNewFields,
 	Severity: finding.Warning,
-	Relax:    offIn(relaxedToWarning, model.ProfileKubernetes),
+	Relax:    offIn(relaxedToInfo, model.ProfileKubernetes),
 	Judges:   []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
 	Summary: "A new field marked `+optional` has no `omitempty`/`omitzero` (fields of new struct types included; not a field " +
 		"that only became optional, not a struct value, where omitempty omits nothing, and not a field a new version " +

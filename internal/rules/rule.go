@@ -7,13 +7,14 @@
 package rules
 
 import (
-	"fmt"
 	"iter"
+	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/par"
 )
 
 // Category groups rules as rules.md does.
@@ -188,6 +189,9 @@ type Result struct {
 	Findings []finding.Finding
 	// Notes are statements about the run (e.g. a skipped analysis).
 	Notes []string
+	// Original holds, by index in Findings, the severity a finding had
+	// before Options.Severity replaced it.
+	Original map[int]finding.Severity
 }
 
 // Context is what a rule's Check sees.
@@ -564,15 +568,17 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 		}
 	}
 	out := c.findings
+	original := map[int]finding.Severity{}
 	for i := range out {
-		if s, ok := opts.Severity[out[i].Rule]; ok {
+		if s, ok := opts.Severity[out[i].Rule]; ok && s != out[i].Severity {
+			original[i] = out[i].Severity
 			out[i].Severity = s
 		}
 	}
 	for _, why := range c.skipWhy {
 		c.Note(strings.Join(c.skips[why], ", ") + " skipped: " + why)
 	}
-	return &Result{Findings: out, Notes: c.runNotes}, nil
+	return &Result{Findings: out, Notes: c.runNotes, Original: original}, nil
 }
 
 // safeCheck turns a panicking rule into an internal error naming it, so a
@@ -581,7 +587,7 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 func safeCheck(r *Rule, c *Context) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error in rule %s: %v", r.ID, p)
+			err = &par.PanicError{In: "rule " + r.ID, Value: p, Stack: debug.Stack()}
 		}
 	}()
 	r.Check(c)

@@ -72,6 +72,9 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 					}
 					seen[t.Name] = t
 					pkg.Types = append(pkg.Types, t)
+					if t.Skipped != "" {
+						s.notes = append(s.notes, t.Skipped)
+					}
 				}
 			case token.CONST:
 				lastType := ""
@@ -198,11 +201,12 @@ func defaultImportName(p string) string {
 	}, base)
 }
 
-// docLines returns the text lines of a doc comment group and of the
-// comment group directly above it when only one blank line separates
-// them (where Kubernetes puts +genclient and friends).
-func (pf *parsedFile) docLines(doc *ast.CommentGroup, declPos token.Pos) []string {
-	var lines []string
+// docGroups are the comment groups of a declaration's documentation: its
+// doc comment and the comment group directly above it when only one blank
+// line separates them (where Kubernetes puts +genclient and friends), in
+// source order.
+func (pf *parsedFile) docGroups(doc *ast.CommentGroup, declPos token.Pos) []*ast.CommentGroup {
+	var groups []*ast.CommentGroup
 	start := declPos
 	if doc != nil {
 		start = doc.Pos()
@@ -217,13 +221,45 @@ func (pf *parsedFile) docLines(doc *ast.CommentGroup, declPos token.Pos) []strin
 		}
 		end := pf.fset.Position(cg.End()).Line
 		if end == startLine-2 || (doc == nil && end == startLine-1) {
-			lines = append(lines, commentLines(cg)...)
+			groups = append(groups, cg)
 		}
 	}
 	if doc != nil {
-		lines = append(lines, commentLines(doc)...)
+		groups = append(groups, doc)
 	}
-	return lines
+	return groups
+}
+
+// ownMarkerPrefix starts the markers addressed to apicheck.
+const ownMarkerPrefix = "apicheck:"
+
+// ownMarkers returns the "+apicheck:..." markers of comment groups with
+// the position of the comment line each is written on.
+func (pf *parsedFile) ownMarkers(groups ...*ast.CommentGroup) []model.LocatedMarker {
+	var out []model.LocatedMarker
+	for _, cg := range groups {
+		if cg == nil {
+			continue
+		}
+		for _, c := range cg.List {
+			if !strings.Contains(c.Text, "+"+ownMarkerPrefix) {
+				continue
+			}
+			base := pf.pos(c.Pos())
+			for i, line := range commentLines(&ast.CommentGroup{List: []*ast.Comment{c}}) {
+				pos := base
+				if i > 0 { // a line of a /* */ block
+					pos.Line += i
+				}
+				for _, m := range ParseMarkers([]string{line}) {
+					if strings.HasPrefix(m.Key, ownMarkerPrefix) {
+						out = append(out, model.LocatedMarker{Marker: m, Pos: pos})
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // commentLines returns the lines of a comment group with the comment
@@ -279,6 +315,11 @@ func docText(lines []string) string {
 	return strings.TrimSpace(strings.Join(keep, "\n"))
 }
 
+// MaxFields bounds the fields of a struct the scanner reads. A struct
+// with more is kept without fields (model.Type.Skipped) and a note says
+// so: API types have dozens of fields, Kubernetes' largest a few hundred.
+const MaxFields = 10000
+
 func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, error) {
 	doc := ts.Doc
 	if doc == nil && len(gd.Specs) == 1 {
@@ -288,12 +329,17 @@ func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, 
 	if len(gd.Specs) == 1 {
 		declPos = gd.Pos()
 	}
-	lines := pf.docLines(doc, declPos)
+	groups := pf.docGroups(doc, declPos)
+	var lines []string
+	for _, cg := range groups {
+		lines = append(lines, commentLines(cg)...)
+	}
 	t := &model.Type{
 		Name:    ts.Name.Name,
 		Pos:     pf.pos(ts.Name.Pos()),
 		Doc:     docText(lines),
 		Markers: ParseMarkers(lines),
+		Own:     pf.ownMarkers(groups...),
 		Alias:   ts.Assign.IsValid(),
 	}
 	st, ok := ts.Type.(*ast.StructType)
@@ -305,6 +351,14 @@ func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, 
 	}
 	t.Kind = model.KindStruct
 	t.End = pf.pos(st.Fields.Closing)
+	n := 0
+	for _, f := range st.Fields.List {
+		n += max(1, len(f.Names))
+	}
+	if n > MaxFields {
+		t.Skipped = fmt.Sprintf("struct %s (%s) has %d fields, more than apicheck's limit of %d: its fields are not checked", t.Name, t.Pos, n, MaxFields)
+		return t, nil
+	}
 	for _, f := range st.Fields.List {
 		fields, err := buildFields(pf, f)
 		if err != nil {
@@ -335,6 +389,7 @@ func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
 		Type:    types.ExprString(f.Type),
 		Doc:     docText(lines),
 		Markers: ParseMarkers(lines),
+		Own:     pf.ownMarkers(f.Doc),
 	}
 	base.Deprecated = isDeprecated(lines)
 	base.Alpha = base.Markers.Has("k8s:alpha") || alphaText.MatchString(base.Doc)

@@ -14,6 +14,7 @@ import (
 	"go/token"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,6 +94,8 @@ type state struct {
 	res *resolver
 	// exprs caches parsed field type expressions (read-only once parsed).
 	exprs map[string]ast.Expr
+	// notes become the model's notes.
+	notes []string
 }
 
 type parsedFile struct {
@@ -127,7 +130,38 @@ func scannable(p string) bool {
 	return true
 }
 
-func (s *state) run(opts Options) (*model.Model, error) {
+// candidate is a group that discovery (or the configuration) found.
+type candidate struct {
+	dir      string
+	profile  model.Profile
+	explicit bool
+	versions []string
+	stable   []string
+}
+
+// Discover returns the API groups of src that a scan with opts would
+// check: group directory to its version directories (the directories
+// discovery found or the configuration lists, before Kubernetes' split
+// layout is followed). It reads and parses the version packages only.
+func Discover(src Source, opts Options) (map[string][]string, error) {
+	s := &state{src: src, files: src.Files()}
+	cands, err := s.discover(opts)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, c := range cands {
+		if len(c.versions) > 0 {
+			out[c.dir] = c.versions
+		}
+	}
+	return out, nil
+}
+
+// discover finds the candidate groups and their versions, and parses the
+// files of their packages. A version directory of a discovered group
+// that does not declare the group is dropped.
+func (s *state) discover(opts Options) ([]*candidate, error) {
 	s.goFiles = map[string][]string{}
 	var goMods []string
 	for _, f := range s.files {
@@ -146,25 +180,17 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	s.mods = mods
 
 	// Candidate groups: explicit ones, or parents of version directories.
-	type cand struct {
-		dir      string
-		profile  model.Profile
-		explicit bool
-		versions []string
-	}
-	var cands []*cand
-	stable := map[string][]string{}
+	var cands []*candidate
 	if len(opts.Groups) > 0 {
 		for _, g := range opts.Groups {
-			c := &cand{dir: strings.Trim(path.Clean(g.Dir), "/"), profile: g.Profile, explicit: true}
+			c := &candidate{dir: strings.Trim(path.Clean(g.Dir), "/"), profile: g.Profile, explicit: true, stable: g.Stable}
 			for _, v := range g.Versions {
 				c.versions = append(c.versions, strings.Trim(path.Clean(v), "/"))
 			}
-			stable[c.dir] = g.Stable
 			cands = append(cands, c)
 		}
 	} else {
-		byDir := map[string]*cand{}
+		byDir := map[string]*candidate{}
 		for d := range s.goFiles {
 			if !IsVersionDir(path.Base(d)) || d == "." || Excluded(d, opts.Exclude) {
 				continue
@@ -172,7 +198,7 @@ func (s *state) run(opts Options) (*model.Model, error) {
 			parent := path.Dir(d)
 			c := byDir[parent]
 			if c == nil {
-				c = &cand{dir: parent}
+				c = &candidate{dir: parent}
 				byDir[parent] = c
 				cands = append(cands, c)
 			}
@@ -188,7 +214,8 @@ func (s *state) run(opts Options) (*model.Model, error) {
 			prefix = ""
 		}
 		for d := range s.goFiles {
-			if strings.HasPrefix(d, prefix) && !strings.Contains(d[len(prefix):], "/") && IsVersionDir(path.Base(d)) {
+			if strings.HasPrefix(d, prefix) && !strings.Contains(d[len(prefix):], "/") && IsVersionDir(path.Base(d)) &&
+				(c.explicit || !Excluded(d, opts.Exclude)) {
 				c.versions = append(c.versions, d)
 			}
 		}
@@ -206,16 +233,32 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	if err := s.parseFiles(toRead); err != nil {
 		return nil, err
 	}
+	for _, c := range cands {
+		if c.explicit {
+			continue
+		}
+		var declared []string
+		for _, v := range c.versions {
+			if declaresGroup(s.parsed, s.goFiles[v]) {
+				declared = append(declared, v)
+			}
+		}
+		c.versions = declared
+	}
+	return cands, nil
+}
+
+func (s *state) run(opts Options) (*model.Model, error) {
+	cands, err := s.discover(opts)
+	if err != nil {
+		return nil, err
+	}
 	s.res = newResolver(s)
 
 	m := &model.Model{}
 	for _, c := range cands {
 		g := &model.Group{Dir: c.dir, Profile: c.profile}
 		for _, v := range c.versions {
-			files := s.goFiles[v]
-			if !c.explicit && !declaresGroup(s.parsed, files) {
-				continue
-			}
 			// Kubernetes' split layout: pkg/apis/<group>/<version> holds
 			// only conversions and names the external types' package.
 			if ext := s.externalTypes(v); ext != "" {
@@ -225,7 +268,7 @@ func (s *state) run(opts Options) (*model.Model, error) {
 			if err != nil {
 				return nil, err
 			}
-			pkg.Maturity = maturityOf(pkg.Version, stable[c.dir])
+			pkg.Maturity = maturityOf(pkg.Version, c.stable)
 			pkg.Deprecated = versionDeprecated(pkg)
 			g.Versions = append(g.Versions, pkg)
 			if g.Name == "" {
@@ -267,6 +310,8 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	}
 	m.Sort()
 	contract.Normalize(m)
+	sort.Strings(s.notes)
+	m.Notes = slices.Compact(s.notes)
 	return m, nil
 }
 

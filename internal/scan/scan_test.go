@@ -269,6 +269,42 @@ func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 	}
 }
 
+// An exclude pattern that names one version directory leaves that
+// version out of its group; Discover reports what a scan would check.
+func TestExcludeOneVersion(t *testing.T) {
+	api := "// +groupName=core.example.cloud\npackage %s\n\n// Spec is a spec.\ntype Spec struct{}\n"
+	src := mapSource{
+		"go.mod":                          "module example.com/repo\n\ngo 1.22\n",
+		"pkg/apis/core/v1/types.go":       fmt.Sprintf(api, "v1"),
+		"pkg/apis/core/v1alpha1/types.go": fmt.Sprintf(api, "v1alpha1"),
+		"pkg/util/v1/util.go":             "package v1\n\ntype Helper struct{}\n",
+	}
+	opts := scan.Options{Exclude: []string{"pkg/apis/core/v1alpha1"}}
+	m, err := scan.Scan(src, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Groups) != 1 || len(m.Groups[0].Versions) != 1 || m.Groups[0].Versions[0].Version != "v1" {
+		t.Errorf("groups = %+v", m.Groups)
+	}
+	for _, tc := range []struct {
+		opts scan.Options
+		want map[string][]string
+	}{
+		{opts, map[string][]string{"pkg/apis/core": {"pkg/apis/core/v1"}}},
+		{scan.Options{}, map[string][]string{"pkg/apis/core": {"pkg/apis/core/v1", "pkg/apis/core/v1alpha1"}}},
+		{scan.Options{Exclude: []string{"pkg/apis/**"}}, map[string][]string{}},
+	} {
+		got, err := scan.Discover(src, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("Discover(%+v) (-want +got):\n%s", tc.opts, d)
+		}
+	}
+}
+
 // The repository's profile is detected from its modules and API markers;
 // versions get their maturity from their names or the configuration.
 func TestProfileAndMaturity(t *testing.T) {
@@ -523,5 +559,47 @@ func TestBuildConstraints(t *testing.T) {
 	}
 	if got := strings.Join(p.Files, " "); got != "pkg/apis/core/v1/doc.go pkg/apis/core/v1/generic.go pkg/apis/core/v1/spec_linux.go" {
 		t.Errorf("files = %s", got)
+	}
+}
+
+// A struct with more fields than MaxFields is kept without its fields,
+// with a note naming it; the diff pairs none of its fields.
+func TestFieldLimit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package v1\n\n// Huge has too many fields.\ntype Huge struct {\n")
+	for i := range scan.MaxFields + 1 {
+		fmt.Fprintf(&b, "\tF%d *string `json:\"f%d,omitempty\"`\n", i, i)
+	}
+	b.WriteString("}\n\n// Small is fine.\ntype Small struct {\n\tA *string `json:\"a,omitempty\"`\n}\n")
+	src := mapSource{
+		"go.mod":                    "module example.com/repo\n\ngo 1.22\n",
+		"pkg/apis/core/v1/doc.go":   "// +groupName=core.example.cloud\npackage v1\n",
+		"pkg/apis/core/v1/types.go": b.String(),
+	}
+	m, err := scan.Scan(src, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := m.Groups[0].Version("v1")
+	huge, small := v.Type("Huge"), v.Type("Small")
+	want := fmt.Sprintf("struct Huge (pkg/apis/core/v1/types.go:4:6) has %d fields, more than apicheck's limit of %d: its fields are not checked", scan.MaxFields+1, scan.MaxFields)
+	if huge == nil || huge.Fields != nil || huge.Skipped != want || len(small.Fields) != 1 {
+		t.Fatalf("Huge = %+v", huge)
+	}
+	if d := cmp.Diff([]string{want}, m.Notes); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+	// Against a base where the struct was small, no field is paired (no
+	// "removed" fields), and the small struct still is.
+	src["pkg/apis/core/v1/types.go"] = "package v1\n\n// Huge was small.\ntype Huge struct {\n\tF0 *string `json:\"f0,omitempty\"`\n}\n\n// Small is fine.\ntype Small struct {\n\tA *string `json:\"a,omitempty\"`\n}\n"
+	base, err := scan.Scan(src, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := model.Compare(base, m)
+	for _, td := range d.Groups[0].Packages[0].Types {
+		if want := map[string]int{"Huge": 0, "Small": 1}[td.Name()]; len(td.Fields) != want {
+			t.Errorf("%s: %d field pairs, want %d", td.Name(), len(td.Fields), want)
+		}
 	}
 }

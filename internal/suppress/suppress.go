@@ -29,23 +29,58 @@ const MarkerKey = "apicheck:ignore"
 // InlinePrefix starts the reason of a finding suppressed by a marker.
 const InlinePrefix = "inline: "
 
-// Apply marks the findings that an ignore entry of cfg or an inline
-// marker of head matches, setting Suppressed to the entry's reason (or
-// "inline: <reason>" for a marker); config entries are tried first.
-// Findings already suppressed are left alone. ruleIDs are the known rule
-// IDs (nil: any ID is accepted in markers).
+// Options are the inputs of Apply besides the findings.
+type Options struct {
+	// Config is the configuration in effect; nil means none.
+	Config *config.Config
+	// Head is the head revision's model, whose markers suppress.
+	Head *model.Model
+	// Base is the base revision's model. With BaseMarkersOnly, only the
+	// markers of head that a marker of base already covers suppress.
+	Base *model.Model
+	// RuleIDs are the known rule IDs (nil: any ID is accepted in markers).
+	RuleIDs []string
+	// BaseMarkersOnly is set when the configuration is trusted (it does
+	// not come from the change): then markers the change adds must not
+	// relax its own check either.
+	BaseMarkersOnly bool
+}
+
+// Result is what Apply found besides the suppressions it marked.
+type Result struct {
+	// Notes name ignore entries that matched no finding.
+	Notes []string
+	// Head and Base are the valid markers of the two models.
+	Head, Base []Marker
+}
+
+// Apply marks the findings that an ignore entry of the configuration or
+// an inline marker of head matches, setting Suppressed to the entry's
+// reason (or "inline: <reason>" for a marker); config entries are tried
+// first. Findings already suppressed are left alone.
 //
-// The notes name ignore entries that matched no finding. An invalid
-// marker (no reason, unknown rule ID) is a config.Errors naming the file
-// and line of the field or type that carries it.
-func Apply(fs []finding.Finding, cfg *config.Config, head *model.Model, ruleIDs []string) (notes []string, err error) {
-	markers, err := collectMarkers(head, ruleIDs)
+// An invalid marker of head (no reason, unknown rule ID) is a
+// config.Errors naming the file and line of the field or type that
+// carries it; invalid markers of base are ignored.
+func Apply(fs []finding.Finding, o Options) (*Result, error) {
+	head, err := collectMarkers(o.Head, o.RuleIDs, true)
 	if err != nil {
 		return nil, err
 	}
+	base, _ := collectMarkers(o.Base, o.RuleIDs, false)
+	res := &Result{Head: head, Base: base}
+	active := head
+	if o.BaseMarkersOnly {
+		active = nil
+		for i := range head {
+			if CoveredBy(&head[i], base) {
+				active = append(active, head[i])
+			}
+		}
+	}
 	var ignores []config.Ignore
-	if cfg != nil {
-		ignores = cfg.Ignore
+	if o.Config != nil {
+		ignores = o.Config.Ignore
 	}
 	used := make([]bool, len(ignores))
 	for i := range fs {
@@ -63,17 +98,20 @@ func Apply(fs []finding.Finding, cfg *config.Config, head *model.Model, ruleIDs 
 		if f.Suppressed != "" {
 			continue
 		}
-		if reason, ok := markers.match(f); ok {
-			f.Suppressed = InlinePrefix + reason
+		for j := range active {
+			if active[j].Matches(f) {
+				f.Suppressed = InlinePrefix + active[j].Reason
+				break
+			}
 		}
 	}
 	for j, ig := range ignores {
 		if !used[j] {
-			notes = append(notes, fmt.Sprintf("ignore entry at %s:%d (rule %s, %s) matched no finding; remove it once it is no longer needed",
+			res.Notes = append(res.Notes, fmt.Sprintf("ignore entry at %s:%d (rule %s, %s) matched no finding; remove it once it is no longer needed",
 				ig.Pos.File, ig.Pos.Line, ig.Rule, describe(&ig)))
 		}
 	}
-	return notes, nil
+	return res, nil
 }
 
 func describe(ig *config.Ignore) string {
@@ -132,44 +170,76 @@ func packageDir(f *finding.Finding) string {
 	return f.Group + "/" + f.Version
 }
 
-type markerKey struct {
-	pkg, typ, field, rule string
+// Marker is one rule ID of a +apicheck:ignore marker on a type or field.
+type Marker struct {
+	// Package is the import path of the package; Group and Version place
+	// it in its API group.
+	Package, Group, Version string
+	Type                    string
+	// Field is "" for a marker on the type.
+	Field  string
+	Rule   string
+	Reason string
+	// Pos is the marker's comment line (the type's or field's position
+	// when the model does not know it).
+	Pos model.Pos
 }
 
-// markerSet maps (package, type, field, rule) to the reason; field is ""
-// for a marker on the type.
-type markerSet map[markerKey]string
-
-func (m markerSet) match(f *finding.Finding) (string, bool) {
-	if len(m) == 0 || f.Type == "" {
-		return "", false
+// Subject is "Type.Field" or "Type".
+func (m *Marker) Subject() string {
+	if m.Field == "" {
+		return m.Type
 	}
-	if f.Field != "" {
-		if r, ok := m[markerKey{f.Package, f.Type, f.Field, f.Rule}]; ok {
-			return r, true
+	return m.Type + "." + m.Field
+}
+
+// Matches reports whether the marker suppresses a finding: same rule,
+// package and type, and (for a marker on a field) the same field.
+func (m *Marker) Matches(f *finding.Finding) bool {
+	return f.Type != "" && f.Rule == m.Rule && f.Package == m.Package && f.Type == m.Type &&
+		(m.Field == "" || m.Field == f.Field)
+}
+
+// covers reports whether m suppresses at least what n does.
+func (m *Marker) covers(n *Marker) bool {
+	return m.Rule == n.Rule && m.Package == n.Package && m.Type == n.Type && (m.Field == "" || m.Field == n.Field)
+}
+
+// CoveredBy reports whether a marker of ms suppresses at least what m does.
+func CoveredBy(m *Marker, ms []Marker) bool {
+	for i := range ms {
+		if ms[i].covers(m) {
+			return true
 		}
 	}
-	r, ok := m[markerKey{f.Package, f.Type, "", f.Rule}]
-	return r, ok
+	return false
 }
 
-// collectMarkers reads every +apicheck:ignore marker of head's API
-// packages, validating each.
-func collectMarkers(head *model.Model, ruleIDs []string) (markerSet, error) {
+// collectMarkers reads every +apicheck:ignore marker of a model's API
+// packages, one Marker per rule ID, the first of equal ones. With strict
+// set an invalid marker is an error; otherwise it is skipped.
+func collectMarkers(m *model.Model, ruleIDs []string, strict bool) ([]Marker, error) {
 	known := map[string]bool{}
 	for _, id := range ruleIDs {
 		known[id] = true
 	}
-	set := markerSet{}
+	var out []Marker
+	seen := map[Marker]bool{}
 	var errs config.Errors
-	add := func(pkg *model.Package, t *model.Type, f *model.Field, values []string, pos model.Pos) {
+	add := func(g *model.Group, pkg *model.Package, t *model.Type, f *model.Field, values []string, own []model.LocatedMarker, pos model.Pos) {
 		subject := t.Name
 		field := ""
 		if f != nil {
 			subject += "." + f.Name
 			field = f.Name
 		}
-		for _, v := range values {
+		var located []model.LocatedMarker
+		for _, lm := range own {
+			if lm.Key == MarkerKey {
+				located = append(located, lm)
+			}
+		}
+		for i, v := range values {
 			ids, reason, err := ParseMarker(v)
 			if err == nil && ruleIDs != nil {
 				for _, id := range ids {
@@ -184,31 +254,38 @@ func collectMarkers(head *model.Model, ruleIDs []string) (markerSet, error) {
 					Key: "+" + MarkerKey, Msg: fmt.Sprintf("on %s: %v", subject, err)})
 				continue
 			}
+			at := pos
+			if len(located) == len(values) {
+				at = located[i].Pos
+			}
 			for _, id := range ids {
-				k := markerKey{pkg.ImportPath, t.Name, field, id}
-				if _, dup := set[k]; !dup {
-					set[k] = reason
+				mk := Marker{Package: pkg.ImportPath, Group: g.Dir, Version: pkg.Version, Type: t.Name, Field: field, Rule: id}
+				if seen[mk] {
+					continue
 				}
+				seen[mk] = true
+				mk.Reason, mk.Pos = reason, at
+				out = append(out, mk)
 			}
 		}
 	}
-	if head != nil {
-		for _, g := range head.Groups {
+	if m != nil {
+		for _, g := range m.Groups {
 			for _, p := range g.Packages() {
 				for _, t := range p.Types {
 					if vs := t.Markers.All(MarkerKey); len(vs) > 0 {
-						add(p, t, nil, vs, t.Pos)
+						add(g, p, t, nil, vs, t.Own, t.Pos)
 					}
 					for _, f := range t.Fields {
 						if vs := f.Markers.All(MarkerKey); len(vs) > 0 {
-							add(p, t, f, vs, f.Pos)
+							add(g, p, t, f, vs, f.Own, f.Pos)
 						}
 					}
 				}
 			}
 		}
 	}
-	if len(errs) > 0 {
+	if len(errs) > 0 && strict {
 		sort.SliceStable(errs, func(i, j int) bool {
 			if errs[i].File != errs[j].File {
 				return errs[i].File < errs[j].File
@@ -217,7 +294,7 @@ func collectMarkers(head *model.Model, ruleIDs []string) (markerSet, error) {
 		})
 		return nil, errs
 	}
-	return set, nil
+	return out, nil
 }
 
 // ParseMarker splits a marker value "RULE_ID[,RULE_ID...] reason" into

@@ -107,10 +107,11 @@ func TestApply(t *testing.T) {
 	// Findings 0 and 7 match both this entry and a marker: config entries
 	// are tried first.
 	cfg.Ignore = append(cfg.Ignore, config.Ignore{Rule: "NEW_FIELD_NOT_POINTER", Type: "Shoot", Field: "Spec", Package: pkg, Reason: "config first", Pos: config.Pos{File: "c", Line: 5}})
-	notes, err := Apply(fs, cfg, head, nil)
+	res, err := Apply(fs, Options{Config: cfg, Head: head})
 	if err != nil {
 		t.Fatal(err)
 	}
+	notes := res.Notes
 	want := []string{
 		"config first",
 		"inline: value type is intended",
@@ -145,7 +146,7 @@ func TestMarkerErrors(t *testing.T) {
 	} {
 		src := strings.Replace(types, "+apicheck:ignore=NEW_FIELD_NOT_POINTER,NEW_FIELD_NO_OMITEMPTY value type is intended // comment", tc.marker, 1)
 		head := scanHead(t, src)
-		_, err := Apply(nil, nil, head, []string{"NEW_FIELD_NOT_POINTER", "TYPE_RENAMED"})
+		_, err := Apply(nil, Options{Head: head, RuleIDs: []string{"NEW_FIELD_NOT_POINTER", "TYPE_RENAMED"}})
 		var errs config.Errors
 		if !errors.As(err, &errs) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: error = %v\nwant prefix %s", tc.marker, err, tc.want)
@@ -171,5 +172,92 @@ func TestMatchesPackage(t *testing.T) {
 		if got := Matches(&config.Ignore{Rule: "R", Type: "T", Package: pkg}, f); got != want {
 			t.Errorf("package %q: Matches = %v, want %v", pkg, got, want)
 		}
+	}
+}
+
+// TestMarkerPositions: a marker is placed at its comment line, also in a
+// block comment and in the comment group above a type's doc comment.
+func TestMarkerPositions(t *testing.T) {
+	src := `package v1
+
+// +apicheck:ignore=TYPE_RENAMED renamed on purpose
+
+// Shoot is a cluster.
+type Shoot struct {
+	/* Spec is the spec.
+	   +apicheck:ignore=NEW_FIELD_NOT_POINTER value type is intended */
+	Spec string ` + "`json:\"spec\"`" + `
+}
+`
+	res, err := Apply(nil, Options{Head: scanHead(t, src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Head {
+		got = append(got, fmt.Sprintf("%s %s %s", m.Rule, m.Subject(), m.Pos))
+	}
+	want := "TYPE_RENAMED Shoot pkg/apis/a/v1/types.go:3:1\nNEW_FIELD_NOT_POINTER Shoot.Spec pkg/apis/a/v1/types.go:8:2"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("markers:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// TestBaseMarkersOnly: with a trusted configuration a marker suppresses
+// only when base had it (or a wider one).
+func TestBaseMarkersOnly(t *testing.T) {
+	head := scanHead(t, types)
+	base := scanHead(t, strings.Replace(types, "+apicheck:ignore=TYPE_RENAMED renamed on purpose", "", 1))
+	pkg := "example.com/api/pkg/apis/a/v1"
+	fs := []finding.Finding{
+		{Rule: "TYPE_RENAMED", Package: pkg, Type: "Shoot"},
+		{Rule: "NEW_FIELD_NOT_POINTER", Package: pkg, Type: "Shoot", Field: "Spec"},
+	}
+	if _, err := Apply(fs, Options{Head: head, Base: base, BaseMarkersOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if fs[0].Suppressed != "" || fs[1].Suppressed != "inline: value type is intended" {
+		t.Errorf("suppressed = %q, %q; want only the marker base had", fs[0].Suppressed, fs[1].Suppressed)
+	}
+}
+
+// TestAddedIgnoreEntries: an entry is added unless a base entry covers it
+// (same rule, every criterion of base's set the same); a wider one says
+// what it widens; a finding an entry of base matches is not hidden by the
+// new one.
+func TestAddedIgnoreEntries(t *testing.T) {
+	entry := func(line int, rule, typ, field, group string) config.Ignore {
+		return config.Ignore{Rule: rule, Type: typ, Field: field, Group: group, Reason: "r", Pos: config.Pos{File: "c", Line: line, Col: 5}}
+	}
+	base, head := config.Default(), config.Default()
+	base.Ignore = []config.Ignore{
+		entry(1, "A", "T", "F", ""),
+		entry(2, "B", "T", "", ""),
+	}
+	head.Ignore = []config.Ignore{
+		entry(1, "A", "T", "F", "g"), // narrower: covered by base
+		entry(2, "A", "T", "", ""),   // widens base's first
+		entry(3, "B", "T", "G", ""),  // covered by base's second
+		entry(4, "C", "T", "", ""),   // new
+	}
+	fs := []finding.Finding{
+		{Rule: "A", Type: "T", Field: "F", Group: "g"}, // base's entry already hides it
+		{Rule: "A", Type: "T", Field: "H", Version: "v1"},
+	}
+	got := Added(Comparison{Base: base, Head: head, HeadInEffect: true, Findings: fs})
+	var lines []string
+	for _, a := range got {
+		var hides []string
+		for i := range a.Hides {
+			hides = append(hides, FindingLabel(&a.Hides[i]))
+		}
+		lines = append(lines, fmt.Sprintf("%d %s widens=%q hides=%q", a.Pos.Line, Describe(a.Ignore), a.Widens, hides))
+	}
+	want := []string{
+		`2 type T widens="field T.F" hides=["A T.H (v1)"]`,
+		`4 type T widens="" hides=[]`,
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("added:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -72,6 +72,9 @@ type Options struct {
 	// gardener (the checklist most fixtures are written for), "detect"
 	// leaves it to apicheck's detection.
 	Profile string
+	// TrustedConfig is check's --trusted-config: "" (the default, head) or
+	// "base".
+	TrustedConfig string
 }
 
 // Matcher matches a message: exactly, or as a substring.
@@ -282,8 +285,13 @@ func (o *Options) parse(s string) error {
 				return fmt.Errorf("options: typeinfo=%q: want auto or off", v)
 			}
 			o.TypeInfo = v
+		case "trusted-config":
+			if v != "head" && v != "base" {
+				return fmt.Errorf("options: trusted-config=%q: want head or base", v)
+			}
+			o.TrustedConfig = v
 		default:
-			return fmt.Errorf("options: unknown option %q (known: profile, typeinfo)", k)
+			return fmt.Errorf("options: unknown option %q (known: profile, typeinfo, trusted-config)", k)
 		}
 	}
 	return nil
