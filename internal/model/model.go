@@ -203,6 +203,10 @@ type Type struct {
 	// RootKind is true for types embedding metav1.TypeMeta (or marked
 	// +genclient / +kubebuilder:object:root=true).
 	RootKind bool `json:"rootKind,omitempty"`
+	// Deprecated is true for a type marked deprecated: a
+	// +k8s:prerelease-lifecycle-gen:deprecated= or removed= marker, or a
+	// "Deprecated:" paragraph in its doc comment.
+	Deprecated bool `json:"deprecated,omitempty"`
 	// Skipped says why the scanner did not read the type's fields and
 	// tombstones (a struct above its field limit); the diff then pairs no
 	// fields of the type.

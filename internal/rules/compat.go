@@ -82,6 +82,28 @@ var JSONNameChanged = &Rule{
 	},
 }
 
+// kindOf is the root kind a root-kind type of p stands for: the type
+// itself, or for a List kind the kind it lists; nil for other types.
+func kindOf(p *model.Package, t *model.Type) *model.Type {
+	if !t.RootKind {
+		return nil
+	}
+	if name, ok := strings.CutSuffix(t.Name, "List"); ok {
+		if k := p.Type(name); k != nil && k.RootKind {
+			return k
+		}
+	}
+	return t
+}
+
+// listKindField reports whether fd is the ListMeta or Items field of a
+// List kind (a root kind named *List).
+func listKindField(fd *model.FieldDiff) bool {
+	td := fd.Type
+	return td.Head != nil && td.Head.RootKind && strings.HasSuffix(td.Head.Name, "List") &&
+		(fd.Name() == "ListMeta" || fd.Name() == "Items")
+}
+
 // listConvention returns the conventional wire name (quoted) when fd is
 // the ListMeta or Items field of a List kind (a root kind named *List)
 // and its head json tag now follows the Kubernetes list convention
@@ -138,14 +160,22 @@ var FieldTypeChanged = &Rule{
 			bt, ht := contractOf(fd.Base).Type, contractOf(fd.Head).Type
 			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
 			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
-			switch compareShapes(base, head) {
-			case shapeSame:
+			switch shape := compareShapes(base, head); {
+			case shape == shapeSame && fd.Base.Type == fd.Head.Type:
+				// The same type name now denotes another type of the same
+				// shape: the name became an alias (type T = v1.T). Code
+				// that names T keeps compiling; the wire is unchanged.
+				c.Field(fd, Report{
+					Severity: finding.Info,
+					Message:  fmt.Sprintf("type %s of %s now denotes %s (it became an alias); the wire shape is unchanged", fd.Head.Type, name, ht),
+				})
+			case shape == shapeSame:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
 					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
-			case shapeSuperset:
+			case shape == shapeSuperset:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
 					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
@@ -177,6 +207,9 @@ var FieldBecameRequired = &Rule{
 	After:  "// +optional\nFoo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
+			if listKindField(fd) {
+				continue // lists are responses: no client sends one
+			}
 			bc, hc := contractOf(fd.Base), contractOf(fd.Head)
 			var what []string
 			if bc.Presence == model.Optional && hc.Presence == model.Required {
@@ -192,7 +225,15 @@ var FieldBecameRequired = &Rule{
 				Message: fmt.Sprintf("field %s.%s became required: %s", fd.Type.Name(), fd.Name(), strings.Join(what, "; ")),
 				Hint:    "keep the field optional (// +optional and omitempty)",
 			}
-			if fd.Head.Required() && bc.Omit == hc.Omit {
+			if fd.Head.Required() && c.Policy(fd.Type.Pkg).ValidatedInGo {
+				// Built-in types: the server validates in Go and does not
+				// enforce the schema's required list; the marker (and the
+				// omitempty dropped with it, as the conventions ask for
+				// required fields) documents what validation requires.
+				r.Severity = finding.Info
+				r.Message += " (explicitly marked required: the API server validates this group in Go code, which stays authoritative; the schema now documents it)"
+				r.Hint = "confirm the hand-written validation already required the field"
+			} else if fd.Head.Required() && bc.Omit == hc.Omit {
 				// An explicit +required that changes only the schema is a
 				// deliberate decision, usually documenting what validation
 				// already enforced: a reviewer confirms it.
@@ -425,7 +466,17 @@ var TypeRemoved = &Rule{
 					Hint:    "keep the type until the API version itself is removed",
 					Related: []string{"base " + td.Base.Pos.String()},
 				}
-				if !td.Base.RootKind {
+				if kind := kindOf(pd.Base, td.Base); kind != nil && kind.Deprecated {
+					if v, ok := kind.Markers.Get("k8s:prerelease-lifecycle-gen:removed"); ok && v != "" {
+						r.Severity = finding.Info
+						r.Message += fmt.Sprintf(" (kind %s is no longer served since %s: +k8s:prerelease-lifecycle-gen:removed=%s)", kind.Name, v, v)
+						r.Hint = "Go clients referring to the type break; the API server stopped serving the kind before"
+					} else {
+						r.Severity = finding.Warning
+						r.Message += fmt.Sprintf("; kind %s was deprecated at base, so the removal was announced", kind.Name)
+						r.Hint = "confirm the deprecation period is over and the removal is in the release note"
+					}
+				} else if !td.Base.RootKind {
 					if users, alive := typeUsers(pd, td.Base.Name); !alive {
 						r.Severity = finding.Info
 						if len(users) > 0 {

@@ -99,7 +99,7 @@ func TestSeverityIn(t *testing.T) {
 	if got := FieldRenamed.SeverityIn(model.ProfileComponentConfig, finding.Error); got != finding.Info {
 		t.Errorf("componentconfig: %v, want info", got)
 	}
-	if got := NewFieldNotPointer.SeverityIn(model.ProfileComponentConfig, finding.Error); got != finding.Warning {
+	if got := JSONNameChanged.SeverityIn(model.ProfileComponentConfig, finding.Error); got != finding.Warning {
 		t.Errorf("componentconfig: %v, want warning", got)
 	}
 	if got := NewFieldNotPointer.SeverityIn(model.ProfileGardener, finding.Error); got != finding.Error {

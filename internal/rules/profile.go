@@ -40,6 +40,11 @@ type Policy struct {
 	// project migrates to declarative validation; a change to such tags
 	// alone is info.
 	DeclarativeValidationMirrors bool
+	// ValidatedInGo: the API server validates the group's objects with
+	// hand-written Go code and never enforces the OpenAPI schema's
+	// required list (built-in types), so an explicit +required documents
+	// validation instead of adding it.
+	ValidatedInGo bool
 }
 
 // Policies are the profiles' policies.
@@ -47,7 +52,7 @@ var Policies = map[model.Profile]Policy{
 	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true},
 	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
-		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true},
+		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true},
 	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true},
 }
 

@@ -380,6 +380,8 @@ func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, 
 		t.RootKind = true
 	}
 	t.Tombstones = structTombstones(pf, st)
+	t.Deprecated = t.Markers.Has("k8s:prerelease-lifecycle-gen:deprecated") || t.Markers.Has("k8s:prerelease-lifecycle-gen:removed") ||
+		isDeprecated(strings.Split(t.Doc, "\n"))
 	return t, nil
 }
 

@@ -423,8 +423,7 @@ func versionDeprecated(p *model.Package) bool {
 			continue
 		}
 		kinds++
-		if t.Markers.Has("k8s:prerelease-lifecycle-gen:deprecated") || t.Markers.Has("k8s:prerelease-lifecycle-gen:removed") ||
-			isDeprecated(strings.Split(t.Doc, "\n")) {
+		if t.Deprecated {
 			deprecated++
 		}
 	}
