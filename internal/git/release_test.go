@@ -28,36 +28,40 @@ var releasePattern = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
 // plus tags that are not releases: "nightly" on m9, "docs-2024" on m3.
 func branchy(t *testing.T) (*gitfixture.Fixture, *git.Repo) {
 	f := gitfixture.New(t)
-	main := func(i int) { f.Commit(fmt.Sprintf("m%d", i), map[string]string{"main": fmt.Sprint(i)}) }
-	branch := func(name, from string) { f.Git("checkout", "-q", "-b", name, f.Commits[from]) }
+	var cs []gitfixture.Commit
 	for i := 0; i <= 9; i++ {
-		main(i)
+		cs = append(cs, gitfixture.Commit{Step: fmt.Sprintf("m%d", i), Files: map[string]string{"main": fmt.Sprint(i)}})
 	}
-	branch("r1.1", "m1")
-	f.Commit("p11", map[string]string{"version": "1.1.0"})
-	f.Tag("v1.1.0", "p11")
-	branch("r1.2", "m4")
-	f.Commit("q0", map[string]string{"version": "1.2.0-dev"})
-	f.Commit("p12", map[string]string{"version": "1.2.0"})
-	f.Git("tag", "-a", "-m", "release v1.2.0", "v1.2.0", f.Commits["p12"]) // annotated
-	f.Commit("p12b", map[string]string{"fix": "1"})
-	f.Commit("p12c", map[string]string{"version": "1.2.1"})
-	f.Tag("v1.2.1", "p12c")
-	branch("r1.3", "m7")
-	f.Commit("p13", map[string]string{"version": "1.3.0"})
-	f.Tag("v1.3.0", "p13")
-	branch("r1.4", "m9")
-	f.Commit("p14", map[string]string{"version": "1.4.0"})
-	f.Tag("v1.4.0", "p14")
-	f.Git("checkout", "-q", "r1.1")
-	f.Commit("p11b", map[string]string{"version": "1.1.1"})
-	f.Tag("v1.1.1", "p11b")
-	branch("feat", "m5")
-	f.Commit("f1", map[string]string{"feature": "1"})
-	branch("feat2", "m8")
-	f.Commit("f2", map[string]string{"feature": "2"})
-	f.Tag("nightly", "m9")
-	f.Tag("docs-2024", "m3")
+	on := func(branch, step, from, file, content string, tags ...string) gitfixture.Commit {
+		c := gitfixture.Commit{Step: step, Branch: branch, Files: map[string]string{file: content}, Tags: tags}
+		if from != "" {
+			c.Parents = []string{from}
+		}
+		return c
+	}
+	cs = append(cs,
+		on("r1.1", "p11", "m1", "version", "1.1.0", "v1.1.0"),
+		on("r1.2", "q0", "m4", "version", "1.2.0-dev"),
+		on("r1.2", "p12", "", "version", "1.2.0"),
+		on("r1.2", "p12b", "", "fix", "1"),
+		on("r1.2", "p12c", "", "version", "1.2.1", "v1.2.1"),
+		on("r1.3", "p13", "m7", "version", "1.3.0", "v1.3.0"),
+		on("r1.4", "p14", "m9", "version", "1.4.0", "v1.4.0"),
+		on("r1.1", "p11b", "", "version", "1.1.1", "v1.1.1"),
+		on("feat", "f1", "m5", "feature", "1"),
+		on("feat2", "f2", "m8", "feature", "2"),
+	)
+	for i := range cs {
+		switch cs[i].Step {
+		case "p12":
+			cs[i].AnnotatedTags = []string{"v1.2.0"}
+		case "m9":
+			cs[i].Tags = []string{"nightly"}
+		case "m3":
+			cs[i].Tags = []string{"docs-2024"}
+		}
+	}
+	f.Import(cs...)
 	return f, open(t, f)
 }
 
@@ -79,6 +83,7 @@ func before(t *testing.T, r *git.Repo, match func(string) bool, commits ...strin
 }
 
 func TestBeforeReleaseBranches(t *testing.T) {
+	t.Parallel()
 	f, r := branchy(t)
 	for _, c := range []struct{ step, want, why string }{
 		{"m0", "", "before the first release"},
@@ -121,17 +126,15 @@ func TestBeforeReleaseBranches(t *testing.T) {
 // TestBeforeTagsOnMain: projects that tag main (and branch only for
 // patches) get the nearest release on main.
 func TestBeforeTagsOnMain(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
+	tags := map[int][]string{1: {"v1.0.0"}, 2: {"v1.1.0-rc.1"}, 3: {"v1.1.0"}, 6: {"v1.2.0"}}
+	var cs []gitfixture.Commit
 	for i := 0; i < 8; i++ {
-		f.Commit(fmt.Sprintf("m%d", i), map[string]string{"main": fmt.Sprint(i)})
+		cs = append(cs, gitfixture.Commit{Step: fmt.Sprintf("m%d", i), Files: map[string]string{"main": fmt.Sprint(i)}, Tags: tags[i]})
 	}
-	f.Tag("v1.0.0", "m1")
-	f.Tag("v1.1.0", "m3")
-	f.Tag("v1.1.0-rc.1", "m2")
-	f.Tag("v1.2.0", "m6")
-	f.Git("checkout", "-q", "-b", "release-1.1", f.Commits["m3"])
-	f.Commit("fix", map[string]string{"fix": "1"})
-	f.Tag("v1.1.1", "fix")
+	cs = append(cs, gitfixture.Commit{Step: "fix", Branch: "release-1.1", Parents: []string{"m3"}, Files: map[string]string{"fix": "1"}, Tags: []string{"v1.1.1"}})
+	f.Import(cs...)
 	r := open(t, f)
 	for _, c := range []struct{ step, want string }{
 		{"m0", ""}, {"m1", "v1.0.0"}, {"m2", "v1.0.0"}, {"m3", "v1.1.0"}, {"m5", "v1.1.0"},
@@ -149,6 +152,7 @@ func TestBeforeTagsOnMain(t *testing.T) {
 }
 
 func TestReleaseTags(t *testing.T) {
+	t.Parallel()
 	f, r := branchy(t)
 	f.Tag("kubernetes-1.3.0", "p13")
 	f.Tag("v1.3", "p13")
@@ -219,17 +223,15 @@ func TestReleaseTags(t *testing.T) {
 
 // TestBeforeNoReleases: no tags, no matching tags, unrelated histories.
 func TestBeforeNoReleases(t *testing.T) {
+	t.Parallel()
 	f := gitfixture.New(t)
-	f.Commit("m0", map[string]string{"a": "0"})
-	f.Commit("m1", map[string]string{"a": "1"})
+	f.Import(gitfixture.Commit{Step: "m0", Files: map[string]string{"a": "0"}}, gitfixture.Commit{Step: "m1", Files: map[string]string{"a": "1"}})
 	r := open(t, f)
 	if got := before(t, r, releasePattern.MatchString, "HEAD"); got[0] != "" {
 		t.Errorf("no tags: %v", got)
 	}
 	// A release on an unrelated (orphan) history is never before.
-	f.Git("checkout", "-q", "--orphan", "pages")
-	f.Commit("o1", map[string]string{"index": "1"})
-	f.Tag("v9.0.0", "o1")
+	f.Import(gitfixture.Commit{Step: "o1", Branch: "pages", Files: map[string]string{"index": "1"}, Tags: []string{"v9.0.0"}})
 	if got := before(t, r, releasePattern.MatchString, f.Commits["m1"]); got[0] != "" {
 		t.Errorf("orphan release: %v", got)
 	}
