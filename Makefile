@@ -4,7 +4,7 @@ BIN     := bin/apicheck
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/apicheck/apicheck/internal/cli.Version=$(VERSION)
 
-.PHONY: all build run test vet fmt bench bench-cli clean
+.PHONY: all build run test vet fmt bench bench-cli action-test clean
 
 all: build
 
@@ -34,6 +34,10 @@ bench:
 
 bench-cli:
 	./scripts/bench.sh
+
+# Runs action.yml's steps locally, as the runner would (no network).
+action-test:
+	./scripts/action-test.sh
 
 clean:
 	rm -rf bin

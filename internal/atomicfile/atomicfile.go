@@ -21,10 +21,14 @@ var (
 	pending = map[string]bool{}
 )
 
-// Write writes data to path. The file is created with perm before the
-// umask (0666 for reports, like any file a program creates), replacing
-// whatever was at path — a symlink at path is replaced, never followed.
-// On failure path is unchanged and no temporary file is left.
+// Write writes data to path. The file is created with perm minus the
+// umask (reports use 0644: rw-r--r-- with the usual umask 022, never
+// writable by others whatever the umask), replacing whatever was at path —
+// a symlink at path is replaced, never followed. On failure path is
+// unchanged and no temporary file is left.
+//
+// Errors name path, never the temporary file: the name of a file that no
+// longer exists would only puzzle the user.
 func Write(path string, data []byte, perm fs.FileMode) error {
 	return write(path, data, perm, true)
 }
@@ -44,7 +48,7 @@ func write(path string, data []byte, perm fs.FileMode, sync bool) (err error) {
 	}
 	tmp, f, err := create(dir, base, perm)
 	if err != nil {
-		return err
+		return destError("create", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -54,17 +58,35 @@ func write(path string, data []byte, perm fs.FileMode, sync bool) (err error) {
 		forget(tmp)
 	}()
 	if _, err = f.Write(data); err != nil {
-		return err
+		return destError("write", path, err)
 	}
 	if sync {
 		if err = f.Sync(); err != nil {
-			return err
+			return destError("write", path, err)
 		}
 	}
 	if err = f.Close(); err != nil {
-		return err
+		return destError("write", path, err)
 	}
-	return os.Rename(tmp, path)
+	if err = os.Rename(tmp, path); err != nil {
+		return destError("replace", path, err)
+	}
+	return nil
+}
+
+// destError is err about the destination path: the cause of a
+// *fs.PathError or *os.LinkError (which name the temporary file) under a
+// *fs.PathError naming path.
+func destError(op, path string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return &fs.PathError{Op: op, Path: path, Err: err}
 }
 
 // Replace replaces the content of the existing regular file at path,
@@ -131,7 +153,7 @@ func create(dir, base string, perm fs.FileMode) (string, *os.File, error) {
 			return "", nil, err
 		}
 	}
-	return "", nil, errors.New("cannot create a temporary file in " + dir)
+	return "", nil, fs.ErrExist
 }
 
 func forget(name string) {

@@ -1,8 +1,12 @@
 package atomicfile
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -23,15 +27,51 @@ func TestWrite(t *testing.T) {
 	if len(es) != 1 {
 		t.Errorf("left behind: %v", es)
 	}
-	// The mode is 0666 minus the umask, not 0600.
-	old := syscall.Umask(0o022)
-	defer syscall.Umask(old)
-	q := filepath.Join(dir, "x.sarif")
-	if err := Write(q, nil, 0o666); err != nil {
+}
+
+// The mode is perm minus the umask: a report (0644) is never writable by
+// others, even with umask 0, and stays private with umask 077.
+func TestWriteMode(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		umask int
+		want  os.FileMode
+	}{{0o022, 0o644}, {0, 0o644}, {0o077, 0o600}, {0o027, 0o640}} {
+		old := syscall.Umask(c.umask)
+		q := filepath.Join(dir, fmt.Sprintf("x-%o.sarif", c.umask))
+		err := Write(q, nil, 0o644)
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Stat(q); fi.Mode().Perm() != c.want {
+			t.Errorf("umask %03o: mode = %v, want %v", c.umask, fi.Mode().Perm(), c.want)
+		}
+	}
+}
+
+// Errors name the destination, never the temporary file beside it.
+func TestWriteErrorsNameTheDestination(t *testing.T) {
+	dir := t.TempDir()
+	isDir := filepath.Join(dir, "isdir")
+	if err := os.MkdirAll(filepath.Join(isDir, "child"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if fi, _ := os.Stat(q); fi.Mode().Perm() != 0o644 {
-		t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
+	for _, dest := range []string{
+		filepath.Join(dir, "missing", "x.json"), // the temporary file cannot be created
+		isDir,                                   // the rename fails
+	} {
+		err := Write(dest, []byte("x"), 0o644)
+		if err == nil {
+			t.Fatalf("Write(%s) succeeded", dest)
+		}
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Path != dest {
+			t.Errorf("Write(%s): error %q does not name the destination (%#v)", dest, err, err)
+		}
+		if strings.Contains(err.Error(), ".tmp-") {
+			t.Errorf("Write(%s): error %q names the temporary file", dest, err)
+		}
 	}
 }
 

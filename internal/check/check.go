@@ -97,8 +97,10 @@ type Options struct {
 type Result struct {
 	Repo *git.Repo
 	// BaseLabel describes a base that apicheck chose (no --base given).
-	BaseLabel  string
-	Base, Head git.Snapshot
+	BaseLabel string
+	// DefaultBase is how apicheck chose the base (nil with --base).
+	DefaultBase *git.Base
+	Base, Head  git.Snapshot
 	// Config is the configuration in effect.
 	Config *config.Config
 	// ConfigTrusted is set when Config does not come from the change (the
@@ -224,7 +226,7 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	if res.Head, err = snapshot(res.Repo, headRef(req)); err != nil {
-		return nil, refError(err)
+		return nil, refError(res.Repo, err)
 	}
 	if res.Config, err = LoadConfig(res.Head, req.ConfigPath, req.catalogue()); err != nil { // config
 		return nil, err
@@ -262,7 +264,7 @@ func Dump(req Request) (*model.Model, error) {
 	}
 	snap, err := repo.Snapshot(headRef(req))
 	if err != nil {
-		return nil, refError(err)
+		return nil, refError(repo, err)
 	}
 	defer snap.Close()
 	cfg, err := LoadConfig(snap, req.ConfigPath, req.catalogue())
@@ -292,20 +294,44 @@ func openSnapshots(res *Result, req Request) error {
 	res.Repo = repo
 	baseRef := req.Base
 	if baseRef == "" {
-		upstream, sha, err := repo.DefaultBase()
+		b, err := repo.DefaultBase()
 		if err != nil {
 			return &UsageError{err}
 		}
-		baseRef = sha
-		res.BaseLabel = "merge-base of HEAD and " + upstream
+		baseRef = b.Commit
+		res.DefaultBase = b
+		res.BaseLabel = "merge-base of HEAD and " + b.Upstream
 	}
 	if res.Base, err = snapshot(repo, baseRef); err != nil {
-		return refError(err)
+		return refError(repo, err)
 	}
 	if res.Head, err = snapshot(repo, headRef(req)); err != nil {
-		return refError(err)
+		return refError(repo, err)
 	}
 	return nil
+}
+
+// staleBaseNote says that the chosen base is far behind the freshest
+// default branch of the remotes ("" when it is not, or --base was given).
+func staleBaseNote(b *git.Base) string {
+	if b == nil || b.Fresher == nil {
+		return ""
+	}
+	how := plural(b.Behind, "commit")
+	if days := int(b.Older.Hours() / 24); days > 0 {
+		how += " and " + plural(days, "day")
+	}
+	fresh := b.Fresher.Short()
+	return fmt.Sprintf("the base %s is %s behind %s, the freshest default branch among the remotes: "+
+		"what changed there since (a protobuf number taken, a field removed) is not taken into account; "+
+		"rebase onto %s or pass --base %s", short(b.Commit), how, fresh, fresh, fresh)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // snapshot opens a revision; on failure the snapshot is a nil interface
@@ -318,9 +344,15 @@ func snapshot(repo *git.Repo, ref string) (git.Snapshot, error) {
 	return s, nil
 }
 
-func refError(err error) error {
+// refError makes an unknown revision a usage error, with hints: a
+// remote-tracking branch of that name, a shallow clone, the git fetch
+// that brings it.
+func refError(repo *git.Repo, err error) error {
 	var u *git.UnknownRefError
 	if errors.As(err, &u) {
+		if u.Err == nil && len(u.Hints) == 0 {
+			u.Hints = repo.RefHints(u.Ref)
+		}
 		return &UsageError{err}
 	}
 	return err
@@ -505,6 +537,9 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 			base.Ref = res.Base.Ref()
 		}
 	}
+	if res.DefaultBase != nil {
+		base.Reason = res.DefaultBase.Why
+	}
 	r := &finding.Report{
 		Tool:     finding.Tool{Name: "apicheck", Version: req.Version},
 		Base:     base,
@@ -512,6 +547,12 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 		Findings: out.Findings,
 		Notes:    out.Notes,
 		Rules:    rules.Docs(req.catalogue()),
+	}
+	if n := base.ChoiceNote(); n != "" {
+		r.Notes = append(r.Notes, n)
+	}
+	if n := staleBaseNote(res.DefaultBase); n != "" {
+		r.Notes = append(r.Notes, n)
 	}
 	r.Notes = append(r.Notes, snapshotNotes(res.Base, res.Head)...)
 	r.Notes = append(r.Notes, scanNotes(res.BaseModel, res.HeadModel)...)

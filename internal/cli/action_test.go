@@ -4,64 +4,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/apicheck/apicheck/internal/actionrun"
 )
 
-// action mirrors the parts of action.yml the tests look at; decoding is
-// strict so that a misspelt key fails here rather than on GitHub.
-type action struct {
-	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
-	Author      string `yaml:"author"`
-	Branding    struct {
-		Icon  string `yaml:"icon"`
-		Color string `yaml:"color"`
-	} `yaml:"branding"`
-	Inputs map[string]struct {
-		Description string `yaml:"description"`
-		Required    bool   `yaml:"required"`
-		Default     string `yaml:"default"`
-	} `yaml:"inputs"`
-	Outputs map[string]struct {
-		Description string `yaml:"description"`
-		Value       string `yaml:"value"`
-	} `yaml:"outputs"`
-	Runs struct {
-		Using string       `yaml:"using"`
-		Steps []actionStep `yaml:"steps"`
-	} `yaml:"runs"`
-}
+type actionStep = actionrun.Step
 
-type actionStep struct {
-	Name             string            `yaml:"name"`
-	ID               string            `yaml:"id"`
-	If               string            `yaml:"if"`
-	Uses             string            `yaml:"uses"`
-	With             map[string]string `yaml:"with"`
-	Shell            string            `yaml:"shell"`
-	WorkingDirectory string            `yaml:"working-directory"`
-	Env              map[string]string `yaml:"env"`
-	Run              string            `yaml:"run"`
-}
-
-func loadAction(t *testing.T) *action {
+// loadAction reads action.yml strictly (a misspelt key fails here rather
+// than on GitHub).
+func loadAction(t *testing.T) *actionrun.Action {
 	t.Helper()
-	f, err := os.Open("../../action.yml")
+	a, err := actionrun.Load("../../action.yml")
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := yaml.NewDecoder(f)
-	dec.KnownFields(true)
-	var a action
-	if err := dec.Decode(&a); err != nil {
 		t.Fatalf("action.yml: %v", err)
 	}
-	return &a
+	return a
 }
 
 // pendingFlags are flags of `apicheck check` that action.yml uses and that
@@ -78,13 +37,18 @@ func TestActionYAML(t *testing.T) {
 	if got := a.Inputs["base"].Default; got != "${{ github.event.pull_request.base.sha }}" {
 		t.Errorf("base default = %q", got)
 	}
-	for _, in := range []string{"base", "version", "fail-on", "args"} {
+	for _, in := range []string{"base", "version", "fail-on", "args", "upload-sarif"} {
 		if _, ok := a.Inputs[in]; !ok {
 			t.Errorf("input %q missing", in)
 		}
 	}
-	if v := a.Inputs["version"].Default; !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(v) {
-		t.Errorf("version default %q is not a pinned release version", v)
+	// No default names a release that may not exist: empty builds the
+	// action's own source.
+	if v := a.Inputs["version"].Default; v != "" {
+		t.Errorf("version default %q: want empty (build from the action's checkout)", v)
+	}
+	if v := a.Inputs["upload-sarif"].Default; v != "false" {
+		t.Errorf("upload-sarif default %q: want false (SARIF is optional)", v)
 	}
 	if got := a.Outputs["exit-code"].Value; got != "${{ steps.check.outputs.exit-code }}" {
 		t.Errorf("exit-code output = %q", got)
@@ -101,11 +65,20 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("step %q: run script uses a ${{ }} expression; pass it through env", s.Name)
 		}
 		switch {
-		case strings.Contains(s.Run, "go install github.com/apicheck/apicheck/cmd/apicheck@") ||
-			strings.Contains(s.Run, `go install "github.com/apicheck/apicheck/cmd/apicheck@${VERSION}"`):
+		case s.ID == "install":
 			install = i
-			if s.Env["VERSION"] != "${{ inputs.version }}" {
-				t.Errorf("install step: VERSION = %q", s.Env["VERSION"])
+			if s.Env["VERSION"] != "${{ inputs.version }}" || s.Env["ACTION_PATH"] != "${{ github.action_path }}" {
+				t.Errorf("install step: env %v", s.Env)
+			}
+			for _, want := range []string{
+				`export GOCACHE="$CACHE_DIR/build" GOMODCACHE="$CACHE_DIR/mod" GOFLAGS="-mod=readonly -modcacherw" GOWORK=off`,
+				`(cd "$ACTION_PATH" && go build -ldflags "$ldflags" -o "$bin_dir/apicheck" ./cmd/apicheck)`,
+				`(cd "$bin_dir" && GOBIN="$bin_dir" go install "github.com/apicheck/apicheck/cmd/apicheck@${VERSION}")`,
+				`echo "path=$bin_dir/apicheck" >> "$GITHUB_OUTPUT"`,
+			} {
+				if !strings.Contains(s.Run, want) {
+					t.Errorf("install step lacks %s", want)
+				}
 			}
 		case s.ID == "check":
 			check = i
@@ -118,7 +91,7 @@ func TestActionYAML(t *testing.T) {
 	}
 
 	// Every flag of the apicheck command line exists on the check command.
-	line := commandLine(a.Runs.Steps[check].Run, "apicheck check")
+	line := commandLine(a.Runs.Steps[check].Run, `"${APICHECK:-apicheck}" check`)
 	if line == "" {
 		t.Fatalf("no `apicheck check` command line in the check step")
 	}
@@ -146,13 +119,19 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("action.yml uses %s, which the check command does not define", tok)
 		}
 	}
-	for _, want := range []string{"base", "fail-on", "report"} {
+	for _, want := range []string{"base", "fail-on", "report", "format"} {
 		if !used[want] {
 			t.Errorf("the command line does not pass --%s: %s", want, line)
 		}
 	}
 	if !strings.Contains(line, `--report "sarif=$sarif" --report "markdown=$markdown"`) {
 		t.Errorf("the command line does not write both reports: %s", line)
+	}
+	if !strings.Contains(line, "--format github") {
+		t.Errorf("the command line does not annotate (--format github): %s", line)
+	}
+	if got := a.Runs.Steps[check].Env["APICHECK"]; got != "${{ steps.install.outputs.path }}" {
+		t.Errorf("check step runs %q, want the installed binary", got)
 	}
 }
 
@@ -218,7 +197,7 @@ exit 1`)
 	}
 	args, _ := os.ReadFile(env.argsFile)
 	dir := filepath.Dir(out["sarif"])
-	wantArgs := "check\n--base\n\n--fail-on\nwarning\n--format\ntext\n--report\nsarif=" + filepath.Join(dir, "apicheck.sarif") +
+	wantArgs := "check\n--base\n\n--fail-on\nwarning\n--format\ngithub\n--report\nsarif=" + filepath.Join(dir, "apicheck.sarif") +
 		"\n--report\nmarkdown=" + filepath.Join(dir, "apicheck.md") + "\n--config\nmy.yaml\n--head\nHEAD\n"
 	if string(args) != wantArgs {
 		t.Errorf("apicheck arguments = %q, want %q", args, wantArgs)
@@ -344,7 +323,7 @@ func lookBash(t *testing.T) string {
 	return bash
 }
 
-func actionSteps(t *testing.T, a *action) (check, fail actionStep) {
+func actionSteps(t *testing.T, a *actionrun.Action) (check, fail *actionStep) {
 	t.Helper()
 	for _, s := range a.Runs.Steps {
 		if s.ID == "check" {
@@ -354,7 +333,7 @@ func actionSteps(t *testing.T, a *action) (check, fail actionStep) {
 			fail = s
 		}
 	}
-	if check.Run == "" || fail.Run == "" {
+	if check == nil || fail == nil {
 		t.Fatal("action.yml has no check step or no fail step")
 	}
 	return check, fail
@@ -390,7 +369,7 @@ func newActionEnv(t *testing.T, script string) *actionEnv {
 }
 
 // run runs a step's script as GitHub runs `shell: bash`.
-func (e *actionEnv) run(t *testing.T, bash string, s actionStep, env ...string) {
+func (e *actionEnv) run(t *testing.T, bash string, s *actionStep, env ...string) {
 	t.Helper()
 	cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", s.Run)
 	cmd.Dir = e.work
@@ -455,5 +434,67 @@ func appendFile(t *testing.T, path, s string) {
 	defer f.Close()
 	if _, err := f.WriteString(s); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestActionSARIFDecision runs the step that decides on the SARIF
+// upload: pull requests from forks and from Dependabot, whose token is
+// read-only, skip it with a notice; a run that published no SARIF has
+// nothing to upload; pushes and same-repository pull requests upload.
+// The upload step itself may fail without failing the job.
+func TestActionSARIFDecision(t *testing.T) {
+	t.Parallel()
+	bash := lookBash(t)
+	a := loadAction(t)
+	var decide, upload *actionStep
+	for _, s := range a.Runs.Steps {
+		switch s.ID {
+		case "sarif":
+			decide = s
+		case "upload":
+			upload = s
+		}
+	}
+	if decide == nil || upload == nil {
+		t.Fatal("no sarif decision or upload step")
+	}
+	if decide.If != "inputs.upload-sarif == 'true'" || upload.If != "steps.sarif.outputs.upload == 'true'" || !upload.ContinueOnError {
+		t.Errorf("decision if %q, upload if %q, continue-on-error %v", decide.If, upload.If, upload.ContinueOnError)
+	}
+	for k, want := range map[string]string{
+		"SARIF": "${{ steps.check.outputs.sarif }}", "HEAD_REPO": "${{ github.event.pull_request.head.repo.full_name }}",
+		"REPOSITORY": "${{ github.repository }}", "ACTOR": "${{ github.actor }}",
+	} {
+		if decide.Env[k] != want {
+			t.Errorf("decision env %s = %q, want %q", k, decide.Env[k], want)
+		}
+	}
+	for _, c := range []struct {
+		name, sarif, headRepo, actor string
+		upload                       string
+		notice                       string
+	}{
+		{"same repository", "/tmp/x.sarif", "o/r", "alice", "true", ""},
+		{"push (no pull request)", "/tmp/x.sarif", "", "alice", "true", ""},
+		{"fork", "/tmp/x.sarif", "fork/r", "alice", "false", "a pull request from a fork"},
+		{"dependabot", "/tmp/x.sarif", "o/r", "dependabot[bot]", "false", "Dependabot"},
+		{"nothing to upload", "", "fork/r", "alice", "false", ""},
+	} {
+		env := newActionEnv(t, "exit 0")
+		cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", decide.Run)
+		cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+env.output, "SARIF="+c.sarif, "HEAD_REPO="+c.headRepo,
+			"REPOSITORY=o/r", "ACTOR="+c.actor)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: the decision step failed: %v\n%s", c.name, err, out)
+			continue
+		}
+		if got := env.outputs(t)["upload"]; got != c.upload {
+			t.Errorf("%s: upload=%q, want %q", c.name, got, c.upload)
+		}
+		notice := strings.HasPrefix(string(out), "::notice title=apicheck::SARIF upload skipped: ")
+		if c.notice == "" && len(out) > 0 || c.notice != "" && (!notice || !strings.Contains(string(out), c.notice)) {
+			t.Errorf("%s: output %q, want notice %q", c.name, out, c.notice)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,18 +36,62 @@ const (
 	ExitFailure  = 3
 )
 
-// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3";
-// otherwise the module version from the build info is used.
+// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3"
+// (the Makefile does); otherwise the build information of the binary
+// gives it (see versionFrom).
 var Version = ""
 
 func version() string {
-	if Version != "" {
-		return Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	return versionFrom(Version, bi)
+}
+
+// versionFrom chooses apicheck's version: the -ldflags value when set;
+// else the module version of the build (`go install ...@v1.2.3`, or the
+// version the go command derives from the repository's tags and commit);
+// else, for a `go build` of a checkout that did not stamp a version, a
+// pseudo-version made of the commit (vcs.revision, vcs.time) with
+// "+dirty" for uncommitted changes (vcs.modified); "dev" when the binary
+// knows nothing about its origin (a build from a source archive).
+func versionFrom(ldflags string, bi *debug.BuildInfo) string {
+	if ldflags != "" {
+		return ldflags
 	}
-	return "dev"
+	if bi == nil {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v := "v0.0.0-" + rev
+	if t, err := time.Parse(time.RFC3339, at); err == nil {
+		v = "v0.0.0-" + t.UTC().Format("20060102150405") + "-" + rev
+	}
+	if dirty {
+		v += "+dirty"
+	}
+	return v
 }
 
 // exitError carries an exit code through cobra.
@@ -153,6 +198,12 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newAuditCmd(), newCheckCmd(), newDumpCmd(), newVersionCmd(), newInitCmd(), newReleaseNotesCmd())
 	root.AddCommand(newRulesCmd())
 	root.AddCommand(newFixCmd())
+	// "apicheck chekc": did you mean check? "--bas": did you mean --base?
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(flagError)
+	for _, c := range root.Commands() {
+		registerCompletions(c)
+	}
 	return root
 }
 
@@ -183,15 +234,26 @@ func newCheckCmd() *cobra.Command {
 		Use:   "check",
 		Short: "Compare the API of two revisions and report checklist violations",
 		Long: "check compares the API packages at --base and --head. Without --base it uses the merge-base " +
-			"of HEAD and the upstream default branch (origin/HEAD, origin/main or origin/master); without " +
-			"--head it reads the working tree, uncommitted and untracked files included.",
+			"of HEAD and the upstream of HEAD's branch (@{upstream}), else the default branch of the remote " +
+			"upstream, else that of origin (<remote>/HEAD, <remote>/main or <remote>/master); the report says " +
+			"which base it chose and why. Without --head it reads the working tree, uncommitted and untracked " +
+			"files included." + exitCodesHelp,
+		Example: `  # the working tree against the merge-base with the upstream
+  apicheck check
+
+  # a pull request in CI: annotations on stdout, SARIF and Markdown reports
+  apicheck check --base "$PULL_BASE_SHA" --head HEAD --format github \
+    --report sarif=apicheck.sarif --report markdown=apicheck.md
+
+  # before make generate: warnings do not fail, errors do
+  apicheck check --fail-on error`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCheck(cmd, f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and the upstream default branch)")
+	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and its upstream, else upstream's or origin's default branch)")
 	fl.StringVar(&f.head, "head", "", "head revision (default: the working tree)")
 	fl.StringVar(&f.trustedConfig, "trusted-config", check.TrustHead, "which revision's "+config.FileName+" is in effect: "+
 		check.TrustHead+" (convenient, but a change can relax its own check) or "+check.TrustBase+" (for CI gates: a change cannot)")
@@ -207,7 +269,12 @@ func newAuditCmd() *cobra.Command {
 		Short: "Report every existing violation of the single-revision invariants (for adopting apicheck)",
 		Long: "audit scans one revision and reports every struct that violates a single-revision invariant " +
 			"(" + strings.Join(auditRuleIDs(), ", ") + "), not only what a change introduces. " +
-			"Use it once when adopting apicheck on an existing API; check then ratchets.",
+			"Use it once when adopting apicheck on an existing API; check then ratchets." + exitCodesHelp,
+		Example: `  # every existing violation in the working tree
+  apicheck audit
+
+  # a revision, as JSON, to a file
+  apicheck audit --rev origin/main --format json --output audit.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAndReport(cmd, f, check.Audit)

@@ -24,7 +24,16 @@ func newInitCmd() *cobra.Command {
 		Short: "Write a commented starter " + config.FileName + " listing the API groups found in the working tree",
 		Long: "init scans the working tree for API groups (as check does without configuration) and writes " +
 			config.FileName + " at the repository root, listing each group with its profile and commented " +
-			"examples of every other setting. It refuses to overwrite an existing file unless --force is given.",
+			"examples of every other setting. It refuses to overwrite an existing file unless --force is given.\n\n" +
+			"Exit codes:\n" +
+			"  0  the file was written\n" +
+			"  2  usage error (not a git repository, the file exists and --force was not given)\n" +
+			"  3  scan or internal failure (e.g. a Go file that does not parse)",
+		Example: `  # in the repository
+  apicheck init
+
+  # another repository, replacing its configuration
+  apicheck init --repo ../gardener --force`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runInit(cmd, repo, force)
@@ -125,5 +134,5 @@ func writeNew(path string, data []byte, force bool) error {
 		}
 		return f.Close()
 	}
-	return atomicfile.Write(path, data, 0o666)
+	return atomicfile.Write(path, data, 0o644)
 }

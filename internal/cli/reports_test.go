@@ -297,3 +297,47 @@ func TestReportFilesAtomic(t *testing.T) {
 		t.Errorf("stdout = %q", stdout.String())
 	}
 }
+
+// Report files are created rw-r--r-- at most (0644 minus the umask), and
+// a report that cannot be put in place is an error naming the flag and
+// the destination, never the temporary file apicheck wrote first.
+func TestReportFileModeAndErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "apicheck.md")
+	taken := filepath.Join(dir, "taken.sarif")
+	if err := os.MkdirAll(filepath.Join(taken, "child"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &finding.Report{}
+	r.Finalize()
+	p, err := planOutputs("text", "", []string{"markdown=" + good})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.write(io.Discard, r); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm&^0o644 != 0 {
+		t.Errorf("report mode %v, want at most 0644", perm)
+	}
+
+	p, err = planOutputs("text", "", []string{"sarif=" + taken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.write(io.Discard, r)
+	if err == nil {
+		t.Fatal("replacing a non-empty directory succeeded")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "--report sarif="+taken) || strings.Contains(msg, ".tmp-") {
+		t.Errorf("error %q: want the flag and destination, no temporary file name", msg)
+	}
+	if got := dirFiles(t, dir); strings.Join(got, " ") != "apicheck.md taken.sarif" {
+		t.Errorf("files: %v", got)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,8 +30,21 @@ func newRulesCmd() *cobra.Command {
 		Short: "List the rules: ID, category, default severity, summary, rationale and fix",
 		Long: "rules prints the rule catalogue (all rules, or the ones named) with each rule's ID, category, " +
 			"default severity, what fires it, why it matters and how to fix it. docs/rules.md is the same " +
-			"catalogue in Markdown.",
-		Args: cobra.ArbitraryArgs,
+			"catalogue in Markdown.\n\n" +
+			"Exit codes:\n" +
+			"  0  the rules were printed\n" +
+			"  2  usage error (an unknown rule ID or format)\n" +
+			"  3  internal failure",
+		Example: `  # the whole catalogue
+  apicheck rules
+
+  # one rule (IDs are case-insensitive)
+  apicheck rules NEW_FIELD_NOT_POINTER
+
+  # the catalogue as Markdown or JSON
+  apicheck rules --format markdown`,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: completeRuleIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, ok := rulesFormats[format]
 			if !ok {
@@ -47,6 +61,7 @@ func newRulesCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text|json|markdown")
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats(sortedKeys(rulesFormats), ""))
 	return cmd
 }
 
@@ -60,6 +75,13 @@ func selectRules(all []*rules.Rule, ids []string) ([]*rules.Rule, error) {
 	for _, id := range ids {
 		id = strings.ToUpper(strings.TrimSpace(id))
 		if rules.Lookup(all, id) == nil {
+			var ids []string
+			for _, r := range all {
+				ids = append(ids, r.ID)
+			}
+			if s := suggest(id, ids); len(s) > 0 {
+				return nil, usageErr("unknown rule %q: did you mean %s? (see `apicheck rules` for the list)", id, strings.Join(s, " or "))
+			}
 			return nil, usageErr("unknown rule %q (see `apicheck rules` for the list)", id)
 		}
 		want[id] = true
@@ -71,4 +93,13 @@ func selectRules(all []*rules.Rule, ids []string) ([]*rules.Rule, error) {
 		}
 	}
 	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -92,8 +92,8 @@ type Finding struct {
 	// toward the exit code.
 	Suppressed string `json:"suppressed,omitempty"`
 	// Related are other positions worth showing (e.g. usages, the base
-	// position of a removed element), as "path:line:col".
-	Related []string `json:"related,omitempty"`
+	// position of a removed element), each with a label saying what it is.
+	Related []Related `json:"related,omitempty"`
 	// Fixes are the safe, mechanical resolutions of the finding, as
 	// edits to head's files (see Fix); `apicheck fix` applies them.
 	// Most findings have none.
@@ -128,6 +128,46 @@ type Edit struct {
 	StartOffset int    `json:"startOffset"`
 	EndOffset   int    `json:"endOffset"`
 	NewText     string `json:"newText"`
+}
+
+// Related is one position related to a finding: a usage, the base
+// position of a removed element, a tombstone. Path is repository-relative
+// with forward slashes, and may name a file of another revision than head
+// (the label says which, e.g. "usage at base"). A Related without Path
+// is information without a place (e.g. "release v1.2.0: Spec.Old = 5").
+type Related struct {
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+	// Label says what the position is, e.g. "usage at base", "base",
+	// "tombstone".
+	Label string `json:"label,omitempty"`
+}
+
+// Position is "path:line:col" ("path:line" without a column, "path"
+// without a line), or "" without a path.
+func (r Related) Position() string {
+	switch {
+	case r.Path == "":
+		return ""
+	case r.Line <= 0:
+		return r.Path
+	case r.Column <= 0:
+		return fmt.Sprintf("%s:%d", r.Path, r.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", r.Path, r.Line, r.Column)
+}
+
+// String is "label path:line:col", or whichever of the two it has.
+func (r Related) String() string {
+	pos := r.Position()
+	switch {
+	case r.Label == "":
+		return pos
+	case pos == "":
+		return r.Label
+	}
+	return r.Label + " " + pos
 }
 
 // ComputeFingerprint fills f.Fingerprint from its identity.
@@ -240,6 +280,24 @@ type Rev struct {
 	Ref string `json:"ref"`
 	// Commit is the resolved SHA; empty for a working tree without HEAD.
 	Commit string `json:"commit"`
+	// Reason says why apicheck chose this revision when the user named
+	// none (the default base), e.g. "upstream/main is the default branch
+	// of the remote upstream, and branch feature has no upstream".
+	Reason string `json:"reason,omitempty"`
+}
+
+// ChoiceNote is the run note saying which revision apicheck chose and
+// why ("" when the user named the revision).
+func (r Rev) ChoiceNote() string {
+	if r.Reason == "" {
+		return ""
+	}
+	commit := r.Commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	return fmt.Sprintf("base: %s (%s), chosen because no --base was given and %s; pass --base REF to compare with another revision",
+		r.Ref, commit, r.Reason)
 }
 
 // Releases are the releases a run used.

@@ -56,13 +56,19 @@ type UnknownRefError struct {
 	Detail string
 	// Err is the underlying cause, if any (ErrNoWorkTree).
 	Err error
+	// Hints say what may help (see Repo.RefHints), one per line.
+	Hints []string
 }
 
 func (e *UnknownRefError) Error() string {
 	if errors.Is(e.Err, ErrNoWorkTree) {
 		return "no working tree: " + e.Detail
 	}
-	return fmt.Sprintf("unknown revision %q: %s", e.Ref, e.Detail)
+	msg := fmt.Sprintf("unknown revision %q: %s", e.Ref, e.Detail)
+	for _, h := range e.Hints {
+		msg += "\nhint: " + h
+	}
+	return msg
 }
 
 func (e *UnknownRefError) Unwrap() error { return e.Err }
@@ -285,45 +291,4 @@ func (r *Repo) mergeBase(ca, cb, la, lb string) (string, error) {
 		msg += "; this is a shallow clone, which may lack the merge base: run `git fetch --unshallow` (or fetch more history) and retry"
 	}
 	return "", errors.New(msg)
-}
-
-// defaultBaseCandidates are the upstream refs DefaultBase tries, in order.
-var defaultBaseCandidates = []string{"origin/HEAD", "origin/main", "origin/master"}
-
-// DefaultBase picks the comparison base when the user gave none: the
-// merge-base of HEAD and the first of origin/HEAD, origin/main, origin/master
-// that exists. It returns the upstream ref name used (e.g. "origin/main")
-// and the merge-base sha.
-func (r *Repo) DefaultBase() (ref, sha string, err error) {
-	var upstream string
-	for _, cand := range defaultBaseCandidates {
-		// Spell the full ref so that a local branch or tag that happens to be
-		// called "origin/main" cannot shadow the remote-tracking one.
-		out, err := r.run("rev-parse", "--verify", "--quiet", "refs/remotes/"+cand+"^{commit}")
-		if err != nil {
-			if exitCode(err) < 0 {
-				return "", "", err
-			}
-			continue
-		}
-		if s := strings.TrimSpace(string(out)); s != "" {
-			ref, upstream = cand, s
-			break
-		}
-	}
-	if ref == "" {
-		return "", "", errors.New("no upstream default branch (origin/HEAD, origin/main, origin/master) found; pass --base REF")
-	}
-	head, err := r.HeadCommit()
-	if err != nil {
-		return "", "", err
-	}
-	if head == "" {
-		return "", "", fmt.Errorf("HEAD has no commits yet, so there is no merge base with %s; pass --base REF", ref)
-	}
-	sha, err = r.mergeBase(head, upstream, "HEAD", ref)
-	if err != nil {
-		return "", "", err
-	}
-	return ref, sha, nil
 }

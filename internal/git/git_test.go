@@ -457,7 +457,7 @@ ignored too
 
 	// Everything else the package does, then prove nothing changed.
 	f.SetRef("origin/main", "base")
-	if _, _, err := r.DefaultBase(); err != nil {
+	if _, err := r.DefaultBase(); err != nil {
 		t.Errorf("DefaultBase: %v", err)
 	}
 	cs := snapshot(t, r, "HEAD")
@@ -524,34 +524,34 @@ func TestDefaultBaseAndMergeBase(t *testing.T) {
 		gitfixture.Commit{Step: "orphan", Branch: "other", Files: map[string]string{"c": "1"}},
 	)
 
-	_, _, err := r.DefaultBase()
-	if err == nil || err.Error() != "no upstream default branch (origin/HEAD, origin/main, origin/master) found; pass --base REF" {
+	_, err := r.DefaultBase()
+	if err == nil || err.Error() != "no base to compare with: branch main has no upstream (@{upstream}), and neither the remote upstream nor origin has a default branch here (HEAD, main or master); pass --base REF" {
 		t.Errorf("DefaultBase without upstream: error = %v", err)
 	}
 
 	// A local branch called origin/main must not count as the upstream.
 	f.Git("branch", "origin/main", f.Commits["base"])
-	if _, _, err := r.DefaultBase(); err == nil {
+	if _, err := r.DefaultBase(); err == nil {
 		t.Errorf("DefaultBase used local branch origin/main")
 	}
 
 	f.SetRef("origin/master", "feature")
-	ref, sha, err := r.DefaultBase()
-	if err != nil || ref != "origin/master" || sha != f.Commits["feature"] {
-		t.Errorf("DefaultBase = %q, %q, %v; want origin/master, %s", ref, sha, err, f.Commits["feature"])
+	b, err := r.DefaultBase()
+	if err != nil || b.Upstream != "origin/master" || b.Commit != f.Commits["feature"] {
+		t.Errorf("DefaultBase = %+v, %v; want origin/master, %s", b, err, f.Commits["feature"])
 	}
 
 	// origin/main wins over origin/master; the merge base is the fork point.
 	f.SetRef("origin/main", "upstream")
-	ref, sha, err = r.DefaultBase()
-	if err != nil || ref != "origin/main" || sha != f.Commits["feature"] {
-		t.Errorf("DefaultBase = %q, %q, %v; want origin/main, %s", ref, sha, err, f.Commits["feature"])
+	b, err = r.DefaultBase()
+	if err != nil || b.Upstream != "origin/main" || b.Commit != f.Commits["feature"] {
+		t.Errorf("DefaultBase = %+v, %v; want origin/main, %s", b, err, f.Commits["feature"])
 	}
-	// origin/HEAD wins over both.
+	// origin/HEAD's target wins over both.
 	f.Git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/master")
-	ref, _, err = r.DefaultBase()
-	if err != nil || ref != "origin/HEAD" {
-		t.Errorf("DefaultBase ref = %q, %v; want origin/HEAD", ref, err)
+	b, err = r.DefaultBase()
+	if err != nil || b.Upstream != "origin/master" {
+		t.Errorf("DefaultBase = %+v, %v; want origin/master (origin/HEAD)", b, err)
 	}
 
 	mb, err := r.MergeBase("HEAD", "refs/remotes/origin/main")
@@ -594,7 +594,7 @@ func TestShallowClone(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "git fetch --unshallow") {
 		t.Errorf("MergeBase in shallow clone: error = %v, want a hint to unshallow", err)
 	}
-	if _, _, err := r.DefaultBase(); err != nil {
+	if _, err := r.DefaultBase(); err != nil {
 		// HEAD is origin/main's commit here, so a base exists.
 		t.Errorf("DefaultBase in shallow clone: %v", err)
 	}

@@ -221,7 +221,11 @@ func hasMessage(res *check.Result, rule, text string) bool {
 		if f.Rule != rule {
 			continue
 		}
-		for _, s := range append([]string{f.Message, f.Hint}, f.Related...) {
+		all := []string{f.Message, f.Hint}
+		for _, r := range f.Related {
+			all = append(all, r.String())
+		}
+		for _, s := range all {
 			if strings.Contains(s, text) {
 				return true
 			}

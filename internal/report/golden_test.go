@@ -67,7 +67,11 @@ func goldenReport() *finding.Report {
 				Message:    "field SeedSpec.Backup (protobuf 4) was removed without a tombstone",
 				Hint:       "add a tombstone for number 4",
 				Suppressed: "config: removal agreed in #1234 | see .apicheck.yaml",
-				Related:    []string{"pkg/apis/core/v1beta1/types_seed.go:52:2", "cmd/app/main.go:10"},
+				Related: []finding.Related{
+					{Path: "pkg/apis/core/v1beta1/types_seed.go", Line: 52, Column: 2, Label: "base"},
+					{Path: "cmd/app/main.go", Line: 10, Label: "usage at [base]"},
+					{Label: "release v1.0.0: SeedSpec.Backup = 4"},
+				},
 			},
 			{
 				Rule: "TOMBSTONE_MALFORMED", Severity: finding.Warning,

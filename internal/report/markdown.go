@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -420,38 +419,35 @@ type mdPos struct {
 	rev   string
 }
 
-// relatedRe splits a related position: an optional label, then
-// path:line[:col]. A label is "base", "field", "<what> at <revision>" or
-// one word without a slash (a release tag).
-var relatedRe = regexp.MustCompile(`^(?:(base|field|\S+ at \S+|[^\s/]+) )?(\S.*?):(\d+)(?::\d+)?$`)
-
 // relatedPositions is the one place that reads finding.Related: it turns
-// each entry into an mdPos, with the revision its label names ("base ...",
-// "usage at base ..." and "... at base" are at base; "usage at v1.2.0"
-// and "v1.2.0 ..." at that tag; "field ..." and unlabelled positions at
-// head). An entry that is no position keeps its text as the label.
+// each entry into an mdPos at the revision its label names (see
+// relatedRev). An entry without a path keeps its text as the label.
 func relatedPositions(f finding.Finding) []mdPos {
 	var out []mdPos
 	for _, rel := range f.Related {
-		m := relatedRe.FindStringSubmatch(rel)
-		if m == nil {
-			out = append(out, mdPos{label: rel})
+		if rel.Path == "" {
+			out = append(out, mdPos{label: rel.String()})
 			continue
 		}
-		line, _ := strconv.Atoi(m[3])
-		p := mdPos{label: m[1], path: m[2], line: line, rev: revHead}
-		switch label := m[1]; {
-		case label == "" || label == "field":
-		case label == "base" || strings.HasSuffix(label, " at base"):
-			p.rev = revBase
-		case strings.Contains(label, " at "):
-			p.rev = label[strings.LastIndex(label, " at ")+4:]
-		default:
-			p.rev = label
-		}
-		out = append(out, p)
+		out = append(out, mdPos{label: rel.Label, path: rel.Path, line: rel.Line, rev: relatedRev(rel.Label)})
 	}
 	return out
+}
+
+// relatedRev is the revision a related position's label names: "base"
+// and "... at base" are at base; "... at v1.2.0", "... at release
+// v1.2.0" and a bare tag ("v1.2.0") at that tag; anything else ("field",
+// "tombstone", "also removed from v1", no label) at head.
+func relatedRev(label string) string {
+	switch {
+	case label == "base" || strings.HasSuffix(label, " at base"):
+		return revBase
+	case strings.Contains(label, " at "):
+		return strings.TrimPrefix(label[strings.LastIndex(label, " at ")+4:], "release ")
+	case label != "" && label != "field" && label != "tombstone" && !strings.ContainsAny(label, " /"):
+		return label
+	}
+	return revHead
 }
 
 // related renders one related position as a list item's text.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -65,12 +66,14 @@ func prReport() *finding.Report {
 				Message: "field ShootSpec.SeedTemplate (protobuf 2) was removed without a tombstone",
 				Hint: "leave in its place:\n// SeedTemplate is tombstoned to show why 2 is reserved protobuf tag.\n" +
 					"// SeedTemplate *SeedTemplate `json:\"seedTemplate,omitempty\" protobuf:\"bytes,2,opt,name=seedTemplate\"`",
-				Related: []string{"base " + file + ":35:2"}},
+				Related: []finding.Related{{Label: "base", Path: file, Line: 35, Column: 2}}},
 			{Rule: "FIELD_REMOVED_STILL_USED", Severity: finding.Error, Path: file, Line: 30, Column: 1, Package: pkg, Version: "v1beta1",
 				Type: "ShootSpec", Field: "SeedTemplate", APIPath: "Shoot.spec.seedTemplate",
 				Message: "field ShootSpec.SeedTemplate was removed but is still used at base (2 usages)",
 				Hint:    "drop the usages first and ship them in a release; remove the field after that release",
-				Related: []string{"usage at base pkg/controller/shoot/reconcile.go:120:9", "usage at base cmd/tool/main.go:7:3"}},
+				Related: []finding.Related{
+					{Label: "usage at base", Path: "pkg/controller/shoot/reconcile.go", Line: 120, Column: 9},
+					{Label: "usage at base", Path: "cmd/tool/main.go", Line: 7, Column: 3}}},
 			{Rule: "VERSION_SKEW", Severity: finding.Error, Path: "pkg/apis/core/types_shoot.go", Line: 12, Column: 2, Package: "example.com/api/pkg/apis/core",
 				Type: "ShootSpec", Field: "Replicas",
 				Message: "field ShootSpec.Replicas was added to v1beta1 but not to the internal version",
@@ -78,12 +81,13 @@ func prReport() *finding.Report {
 			{Rule: "TYPE_REMOVED", Severity: finding.Error, Path: "pkg/apis/core/v1beta1/types_seed.go", Line: 1, Package: pkg, Version: "v1beta1",
 				Type: "SeedTemplate", Message: "type SeedTemplate was removed",
 				Hint:    "keep the type until the API version itself is removed",
-				Related: []string{"base pkg/apis/core/v1beta1/types_seed.go:80:6"}},
+				Related: []finding.Related{{Label: "base", Path: "pkg/apis/core/v1beta1/types_seed.go", Line: 80, Column: 6}}},
 			{Rule: "PROTO_NUMBER_PREVIOUSLY_USED", Severity: finding.Error, Path: "pkg/apis/core/v1beta1/types_seed.go", Line: 20, Column: 2, Package: pkg, Version: "v1beta1",
 				Type: "SeedSpec", Field: "Zones", APIPath: "Seed.spec.zones",
 				Message: "SeedSpec.Zones takes protobuf number 3, which SeedSpec.Old carried at release v1.100.0 (removed without a tombstone)",
 				Hint:    "use number 9 instead",
-				Related: []string{"release v1.100.0: SeedSpec.Old = 3", "v1.100.0 pkg/apis/core/v1beta1/types_seed.go:18:2"}},
+				Related: []finding.Related{{Label: "release v1.100.0: SeedSpec.Old = 3"},
+					{Label: "v1.100.0", Path: "pkg/apis/core/v1beta1/types_seed.go", Line: 18, Column: 2}}},
 			{Rule: "UNCLASSIFIED_CHANGE", Severity: finding.Info, Path: "pkg/apis/core/v1beta1/types_seed.go", Line: 25, Column: 2, Package: pkg, Version: "v1beta1",
 				Type: "SeedSpec", Field: "Labels", APIPath: "Seed.spec.labels",
 				Message: "markers of SeedSpec.Labels changed (+mapType=atomic added); no rule judges this change",
@@ -121,7 +125,8 @@ func hostileReport() *finding.Report {
 				Message: "message " + evil + "\nsecond line ![img](https://e/x.png) <script>alert(1)</script> &#64;user &lt;",
 				Hint: "prose " + evil + "\n// +optional " + evil + "\n// ``` </details>\n" +
 					"Field *string `json:\"f\"` // ```\n```\n</details>\n<img src=x>",
-				Related: []string{"base " + evil + ":3:1", evil, "usage at base a/b.go:1:1 @x"}},
+				Related: []finding.Related{{Label: "base", Path: evil, Line: 3, Column: 1}, {Label: evil},
+					{Label: "usage @x at base", Path: "a/b.go", Line: 1, Column: 1}}},
 			{Rule: "NOT|A_RULE <x>", Severity: finding.Warning, Path: "a`b`c.go", Line: 1, Package: "p",
 				Message: "~~strike~~ **bold** _em_ \\| `unbalanced", Hint: "GH-1 org/repo#12 :+1: ```go"},
 			{Rule: "FIELD_RENAMED", Severity: finding.Info, Path: "z.go", Line: 9, Package: "p", Type: "T", Field: "F",
@@ -427,7 +432,7 @@ func TestMarkdownHugeCell(t *testing.T) {
 	r := &finding.Report{Findings: []finding.Finding{{
 		Rule: "X", Severity: finding.Error, Path: "a.go", Line: 1, Type: "T", Field: "F",
 		Message: strings.Repeat("|", 200000), Hint: strings.Repeat("// x\n", 100000),
-		Related: strings.Split(strings.Repeat("base a.go:1:1,", 1000), ","),
+		Related: slices.Repeat([]finding.Related{{Label: "base", Path: "a.go", Line: 1, Column: 1}}, 1000),
 	}}}
 	r.Finalize()
 	md := markdownWith(t, r, Options{})

@@ -60,11 +60,19 @@ const MaxTextFindings = 500
 // are.
 func Text(w io.Writer, r *finding.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "apicheck: comparing %s with %s\n", revLabel(r.Base), revLabel(r.Head))
+	fmt.Fprintf(&b, "apicheck: comparing %s with %s", revLabel(r.Base), revLabel(r.Head))
+	if r.Base.Reason != "" {
+		fmt.Fprintf(&b, " (no --base given: %s)", r.Base.Reason)
+	}
+	b.WriteString("\n")
+	choice := r.Base.ChoiceNote()
 	if u := r.Releases.Used(); u != "" {
 		fmt.Fprintf(&b, "%s\n", u)
 	}
 	for _, n := range r.Notes {
+		if n == choice {
+			continue // said on the first line
+		}
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	file := "\x00"

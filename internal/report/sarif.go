@@ -3,10 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
@@ -30,8 +30,8 @@ const (
 	SARIFFingerprintKey = "apicheckFingerprint/v1"
 	// sarifCategoryTag is added to every rule's tags.
 	sarifCategoryTag = "api-compatibility"
-	// sarifDevVersion replaces tool versions that are not semantic
-	// versions (such as "dev").
+	// sarifDevVersion stands for tool versions that are not semantic
+	// versions (such as "dev"); what they say follows as build metadata.
 	sarifDevVersion = "0.0.0-dev"
 )
 
@@ -151,6 +151,7 @@ type sarifResult struct {
 type sarifLocation struct {
 	ID               *int                  `json:"id,omitempty"`
 	PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
+	Message          *sarifText            `json:"message,omitempty"`
 }
 
 type sarifPhysicalLocation struct {
@@ -218,7 +219,7 @@ func buildSARIF(r *finding.Report, rs []finding.RuleDoc) sarifLog {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
 			Name:            "apicheck",
-			Version:         r.Tool.Version,
+			Version:         sarifSemver(r.Tool.Version),
 			SemanticVersion: sarifSemver(r.Tool.Version),
 			InformationURI:  sarifInformationURI,
 			Rules:           table,
@@ -329,9 +330,9 @@ func indent(s, prefix string) string {
 }
 
 func sarifResultFor(f finding.Finding, ruleIndex int) sarifResult {
-	msg := f.Message
+	msg := sarifEscape(f.Message)
 	if f.Hint != "" {
-		msg += "\n" + f.Hint
+		msg += "\n" + sarifEscape(f.Hint)
 	}
 	if msg == "" {
 		msg = f.Rule
@@ -340,19 +341,38 @@ func sarifResultFor(f finding.Finding, ruleIndex int) sarifResult {
 		RuleID:    f.Rule,
 		RuleIndex: ruleIndex,
 		Level:     sarifLevel(f.Severity),
-		Message:   sarifText{Text: msg},
 	}
 	if f.Path != "" {
 		res.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical(f.Path, f.Line, f.Column)}}
 	}
-	for i, rel := range f.Related {
-		path, line, col := splitPosition(rel)
-		if path == "" {
+	// Each related position is a related location with an id, its label
+	// as message, and a link to it from the result's message: code
+	// scanning shows related locations only where the message links them
+	// ("[text](id)").
+	var links []string
+	for _, rel := range f.Related {
+		if rel.Path == "" {
+			if rel.Label != "" {
+				links = append(links, sarifEscape(rel.Label))
+			}
 			continue
 		}
-		id := i
-		res.RelatedLocations = append(res.RelatedLocations, sarifLocation{ID: &id, PhysicalLocation: sarifPhysical(path, line, col)})
+		id := len(res.RelatedLocations) + 1
+		label := rel.Label
+		if label == "" {
+			label = "related"
+		}
+		res.RelatedLocations = append(res.RelatedLocations, sarifLocation{
+			ID:               &id,
+			PhysicalLocation: sarifPhysical(rel.Path, rel.Line, rel.Column),
+			Message:          &sarifText{Text: label},
+		})
+		links = append(links, fmt.Sprintf("[%s](%d)", sarifLinkText(rel.String()), id))
 	}
+	if len(links) > 0 {
+		msg += "\nSee " + strings.Join(links, ", ") + "."
+	}
+	res.Message = sarifText{Text: msg}
 	if f.Fingerprint != "" {
 		res.PartialFingerprints = map[string]string{SARIFFingerprintKey: f.Fingerprint}
 	}
@@ -425,6 +445,19 @@ func sarifFixes(fixes []finding.Fix) []sarifFix {
 	return out
 }
 
+// sarifEscape keeps text from reading as an embedded link ("[text](id)",
+// SARIF 2.1.0 §3.11.6) where it has none: a "]" right before "(" is
+// escaped. Other brackets, such as Go's "[]string", stay as they are.
+func sarifEscape(s string) string {
+	return strings.ReplaceAll(s, "](", "\\](")
+}
+
+// sarifLinkText is the text of an embedded link: brackets and
+// backslashes escaped (§3.11.6), on one line.
+func sarifLinkText(s string) string {
+	return strings.NewReplacer("\\", "\\\\", "[", "\\[", "]", "\\]", "\r", " ", "\n", " ").Replace(s)
+}
+
 func sarifPhysical(path string, line, col int) sarifPhysicalLocation {
 	pl := sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: sarifURI(path), URIBaseID: sarifSrcRoot}}
 	if line > 0 {
@@ -448,32 +481,6 @@ func sarifURI(path string) string {
 	return u
 }
 
-// splitPosition parses "path:line:col" or "path:line" (path may contain
-// ':'); a string without trailing numbers is all path.
-func splitPosition(s string) (path string, line, col int) {
-	path = s
-	var nums []int
-	for len(nums) < 2 {
-		i := strings.LastIndexByte(path, ':')
-		if i < 0 {
-			break
-		}
-		n, err := strconv.Atoi(path[i+1:])
-		if err != nil || n < 0 {
-			break
-		}
-		nums = append(nums, n)
-		path = path[:i]
-	}
-	switch len(nums) {
-	case 1:
-		line = nums[0]
-	case 2:
-		line, col = nums[1], nums[0]
-	}
-	return path, line, col
-}
-
 func sarifLevel(s finding.Severity) string {
 	switch s {
 	case finding.Error:
@@ -489,14 +496,36 @@ var semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
 	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
 	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
 
-// sarifSemver is the tool version as SARIF's semanticVersion: without a
-// leading "v", and "0.0.0-dev" when it is not a semantic version.
+// sarifSemver is the tool version as SARIF's version and
+// semanticVersion: a semantic version without a leading "v". A version
+// that is not one (a build of a branch or commit, "dev") becomes
+// 0.0.0-dev, with what it said as build metadata: "main" gives
+// 0.0.0-dev+main, "2e57c9e-dirty" gives 0.0.0-dev+2e57c9e-dirty.
 func sarifSemver(v string) string {
-	v = strings.TrimPrefix(v, "v")
-	if semverRE.MatchString(v) {
-		return v
+	if s := strings.TrimPrefix(v, "v"); semverRE.MatchString(s) {
+		return s
 	}
-	return sarifDevVersion
+	switch v {
+	case "", "dev", "(devel)":
+		return sarifDevVersion
+	}
+	// Build metadata: dot-separated non-empty identifiers of [0-9A-Za-z-].
+	var ids []string
+	for _, id := range strings.Split(v, ".") {
+		id = strings.Map(func(r rune) rune {
+			if r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+				return r
+			}
+			return '-'
+		}, id)
+		if strings.Trim(id, "-") != "" {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return sarifDevVersion
+	}
+	return sarifDevVersion + "+" + strings.Join(ids, ".")
 }
 
 // RuleName is the CamelCase name of a rule ID: NEW_FIELD_NOT_POINTER gives

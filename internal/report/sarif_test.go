@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -161,8 +162,10 @@ func TestSARIFCatalog(t *testing.T) {
 	if get(t, driver, "name") != "apicheck" || get(t, driver, "informationUri") != "https://github.com/apicheck/apicheck" {
 		t.Errorf("driver = %v", driver)
 	}
-	if got := get(t, driver, "semanticVersion"); got != "1.2.3" {
-		t.Errorf("semanticVersion = %v, want 1.2.3", got)
+	for _, k := range []string{"version", "semanticVersion"} {
+		if got := get(t, driver, k); got != "1.2.3" {
+			t.Errorf("%s = %v, want 1.2.3 (numeric semver)", k, got)
+		}
 	}
 	table := get(t, driver, "rules").([]any)
 	// The whole catalogue in catalogue order, then the one unknown rule.
@@ -200,6 +203,18 @@ func TestSARIFCatalog(t *testing.T) {
 		if tags != fmt.Sprintf("[%s api-compatibility]", r.Category) {
 			t.Errorf("%s: tags = %s", r.ID, tags)
 		}
+		// security-severity makes code scanning file a result as a
+		// security alert: compatibility findings are not.
+		if _, ok := get(t, e, "properties").(map[string]any)["security-severity"]; ok {
+			t.Errorf("%s: security-severity set on a compatibility rule", r.ID)
+		}
+		// GitHub: rule ids up to 255 characters, help in Markdown.
+		if id := r.ID; len(id) > 255 || !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(id) {
+			t.Errorf("rule id %q", id)
+		}
+		if md, _ := help["markdown"].(string); md == "" {
+			t.Errorf("%s: no help.markdown", r.ID)
+		}
 	}
 	// Every result's ruleIndex points at its rule.
 	for i, res := range get(t, run, "results").([]any) {
@@ -229,7 +244,11 @@ func TestSARIFResults(t *testing.T) {
 			t.Errorf("%s: fingerprint %v, want %q", f.Rule, got, f.Fingerprint)
 		}
 		msg := get(t, res, "message", "text").(string)
-		if want := strings.TrimSuffix(f.Message+"\n"+f.Hint, "\n"); msg != want {
+		want := sarifEscape(strings.TrimSuffix(f.Message+"\n"+f.Hint, "\n"))
+		if len(f.Related) > 0 {
+			want += "\nSee " // and the links (TestSARIFRelatedLocations)
+		}
+		if msg != want && !(len(f.Related) > 0 && strings.HasPrefix(msg, want)) {
 			t.Errorf("%s: message %q, want %q", f.Rule, msg, want)
 		}
 		pl := get(t, res, "locations", 0, "physicalLocation").(map[string]any)
@@ -278,11 +297,16 @@ func TestSARIFSemver(t *testing.T) {
 		"1.2.3":                              "1.2.3",
 		"v0.0.0-20260101120000-0123456789ab": "0.0.0-20260101120000-0123456789ab",
 		"v1.2.3+dirty":                       "1.2.3+dirty",
+		"v0.0.0-0123456789ab":                "0.0.0-0123456789ab",
 		"dev":                                "0.0.0-dev",
 		"":                                   "0.0.0-dev",
-		"v1.2":                               "0.0.0-dev",
 		"(devel)":                            "0.0.0-dev",
-		"1.02.3":                             "0.0.0-dev",
+		"v1.2":                               "0.0.0-dev+v1.2",
+		"1.02.3":                             "0.0.0-dev+1.02.3",
+		"main":                               "0.0.0-dev+main",
+		"2e57c9e-dirty":                      "0.0.0-dev+2e57c9e-dirty",
+		"feature/x_y..z":                     "0.0.0-dev+feature-x-y.z",
+		"...":                                "0.0.0-dev",
 	} {
 		if got := sarifSemver(in); got != want {
 			t.Errorf("sarifSemver(%q) = %q, want %q", in, got, want)
@@ -301,24 +325,6 @@ func TestSARIFURI(t *testing.T) {
 	} {
 		if got := sarifURI(in); got != want {
 			t.Errorf("sarifURI(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestSplitPosition(t *testing.T) {
-	for in, want := range map[string]string{
-		"a/b.go:12:3":  "a/b.go 12 3",
-		"a/b.go:12":    "a/b.go 12 0",
-		"a/b.go":       "a/b.go 0 0",
-		"c:/x.go:1:2":  "c:/x.go 1 2",
-		"a/b.go:x:1":   "a/b.go:x 1 0",
-		"weird:1:2:3":  "weird:1 2 3",
-		"":             " 0 0",
-		"a/b.go:-1:-2": "a/b.go:-1:-2 0 0",
-	} {
-		p, l, c := splitPosition(in)
-		if got := fmt.Sprint(p, " ", l, " ", c); got != want {
-			t.Errorf("splitPosition(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -414,5 +420,66 @@ func TestSARIFFixes(t *testing.T) {
 				t.Errorf("%v has fixes", get(t, x, "ruleId"))
 			}
 		}
+	}
+}
+
+// Related positions become related locations that code scanning can
+// show: a clean repository-relative URI, a region, an id, the label as
+// message, and an embedded link from the result's message to each.
+func TestSARIFRelatedLocations(t *testing.T) {
+	r := &finding.Report{Tool: finding.Tool{Name: "apicheck", Version: "v1.0.0"}, Findings: []finding.Finding{{
+		Rule: "FIELD_REMOVED_STILL_USED", Severity: finding.Error,
+		Path: "pkg/apis/core/v1/types.go", Line: 18, Column: 2,
+		Message: "Spec.Old was removed, but base still uses it (see [docs](https://x)); type []string",
+		Related: []finding.Related{
+			{Path: "pkg/controller/a b.go", Line: 7, Column: 13, Label: "usage at base"},
+			{Path: "pkg/controller/b.go", Line: 8, Label: "usage at base"},
+			{Label: "release v1.0.0: Spec.Old = 5"},
+			{Path: "pkg/apis/core/v1/types.go", Line: 30, Column: 1},
+		},
+	}}}
+	r.Finalize()
+	m := validateSARIF(t, sarifOf(t, r))
+	res := get(t, m, "runs", 0, "results", 0)
+	rel := get(t, res, "relatedLocations").([]any)
+	want := []struct {
+		uri         string
+		line, col   float64
+		label, link string
+	}{
+		{"pkg/controller/a%20b.go", 7, 13, "usage at base", "[usage at base pkg/controller/a b.go:7:13](1)"},
+		{"pkg/controller/b.go", 8, 0, "usage at base", "[usage at base pkg/controller/b.go:8](2)"},
+		{"pkg/apis/core/v1/types.go", 30, 1, "related", "[pkg/apis/core/v1/types.go:30:1](3)"},
+	}
+	if len(rel) != len(want) {
+		t.Fatalf("%d related locations, want %d: %v", len(rel), len(want), rel)
+	}
+	msg := get(t, res, "message", "text").(string)
+	for i, w := range want {
+		l := rel[i]
+		if get(t, l, "id") != float64(i+1) {
+			t.Errorf("related %d: id %v, want %d", i, get(t, l, "id"), i+1)
+		}
+		if get(t, l, "physicalLocation", "artifactLocation", "uri") != w.uri ||
+			get(t, l, "physicalLocation", "artifactLocation", "uriBaseId") != "%SRCROOT%" {
+			t.Errorf("related %d: artifactLocation %v, want uri %s", i, get(t, l, "physicalLocation", "artifactLocation"), w.uri)
+		}
+		region := get(t, l, "physicalLocation", "region").(map[string]any)
+		if region["startLine"] != w.line || w.col > 0 && region["startColumn"] != w.col || w.col == 0 && region["startColumn"] != nil {
+			t.Errorf("related %d: region %v, want line %v column %v", i, region, w.line, w.col)
+		}
+		if get(t, l, "message", "text") != w.label {
+			t.Errorf("related %d: message %v, want %q", i, get(t, l, "message"), w.label)
+		}
+		if !strings.Contains(msg, w.link) {
+			t.Errorf("message %q lacks the link %s", msg, w.link)
+		}
+	}
+	if !strings.Contains(msg, "release v1.0.0: Spec.Old = 5") {
+		t.Errorf("message %q lacks the related information without a place", msg)
+	}
+	// The finding's own text cannot form a link; other brackets stay.
+	if !strings.Contains(msg, `(see [docs\](https://x)); type []string`) {
+		t.Errorf("message %q: want the accidental link escaped and []string kept", msg)
 	}
 }

@@ -464,7 +464,7 @@ var TypeRemoved = &Rule{
 				r := Report{
 					Message: fmt.Sprintf("type %s was removed from %s", td.Base.Name, pd.Version),
 					Hint:    "keep the type until the API version itself is removed",
-					Related: []string{"base " + td.Base.Pos.String()},
+					Related: []finding.Related{related("base", td.Base.Pos)},
 				}
 				if kind := kindOf(pd.Base, td.Base); kind != nil && kind.Deprecated {
 					if v, ok := kind.Markers.Get("k8s:prerelease-lifecycle-gen:removed"); ok && v != "" {
@@ -609,7 +609,7 @@ var EnumValueRemoved = &Rule{
 				c.Const(cd, t.Pos, Report{
 					Message: fmt.Sprintf("constant %s (%s = %s) was removed", cd.Base.Name, cd.Base.Type, cd.Base.Value),
 					Hint:    "keep the constant while stored objects may carry the value",
-					Related: []string{"base " + cd.Base.Pos.String()},
+					Related: []finding.Related{related("base", cd.Base.Pos)},
 				})
 			}
 		}

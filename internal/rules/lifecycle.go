@@ -110,18 +110,18 @@ func removedUsage(c *Context, fds []*model.FieldDiff, u *usage.Usages, where, ta
 	if n := refs.Len(); n > maxListed {
 		msg += fmt.Sprintf(" (first %d listed)", maxListed)
 	}
-	var related []string
+	var rel []finding.Related
 	for _, p := range refs.Typed {
-		if len(related) == maxListed {
+		if len(rel) == maxListed {
 			break
 		}
-		related = append(related, "usage at "+where+" "+p.String())
+		rel = append(rel, related("usage at "+where, p))
 	}
 	for _, p := range refs.ByPath {
-		if len(related) == maxListed {
+		if len(rel) == maxListed {
 			break
 		}
-		related = append(related, "possible usage at "+where+" "+p.String()+" (matched by path)")
+		rel = append(rel, related("possible usage (matched by path) at "+where, p))
 	}
 	if len(fds) > 1 {
 		var vs []string
@@ -130,10 +130,10 @@ func removedUsage(c *Context, fds []*model.FieldDiff, u *usage.Usages, where, ta
 		}
 		msg += " [removed from " + strings.Join(vs, ", ") + "]"
 		for _, o := range fds[1:] {
-			related = append(related, "also removed from "+o.Type.Pkg.Version+" at "+c.FieldPos(o).String())
+			rel = append(rel, related("also removed from "+o.Type.Pkg.Version, c.FieldPos(o)))
 		}
 	}
-	return &Report{Message: msg, Hint: hint, Severity: sev, Related: related}
+	return &Report{Message: msg, Hint: hint, Severity: sev, Related: rel}
 }
 
 // FieldRemovedStillUsed is FIELD_REMOVED_STILL_USED.
@@ -271,7 +271,7 @@ var FieldRemovedNotDeprecated = &Rule{
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("%s.%s was removed, but release %s did not mark it deprecated", fd.Type.Name(), fd.Base.Name, f.Tag),
 				Hint:    "add a `Deprecated:` paragraph to the field's doc comment, release it, and remove the field after the deprecation period",
-				Related: []string{f.Tag + " " + f.Pos.String()},
+				Related: []finding.Related{related(f.Tag, f.Pos)},
 			})
 		}
 	},
@@ -335,12 +335,12 @@ var ProtoNumberPreviouslyUsed = &Rule{
 			}
 			next := protobuf.NextSafe(used, protobuf.Reserved(td.Head.Tombstones))
 			old := others[0]
-			var related []string
+			var rel []finding.Related
 			for i, ho := range others {
 				if i == maxListed {
 					break
 				}
-				related = append(related, fmt.Sprintf("release %s: %s.%s = %d", ho.Tag, td.Name(), ho.Field, n))
+				rel = append(rel, finding.Related{Label: fmt.Sprintf("release %s: %s.%s = %d", ho.Tag, td.Name(), ho.Field, n)})
 			}
 			c.Field(fd, Report{
 				Message: fmt.Sprintf("%s.%s takes protobuf number %d, which %s.%s carried at release %s (removed without a tombstone)",
@@ -348,7 +348,7 @@ var ProtoNumberPreviouslyUsed = &Rule{
 				Hint: fmt.Sprintf("use number %d instead, and reserve %d with the tombstone %s never got: the line "+
 					"`// %s is tombstoned to show why %d is reserved protobuf tag.` followed by its commented-out declaration from release %s",
 					next, n, old.Field, old.Field, n, old.Tag),
-				Related: related,
+				Related: rel,
 			})
 		}
 	},

@@ -244,7 +244,7 @@ var ProtoNumberReused = &Rule{
 						c.Field(fd, Report{
 							Message: fmt.Sprintf("%s.%s uses protobuf number %d, which the tombstone of %s reserves", td.Name(), name, tb.Proto.Number, tb.Name()),
 							Hint:    fmt.Sprintf("use the next safe number %d", nextSafe(td)),
-							Related: []string{tb.Pos.String()},
+							Related: []finding.Related{related("tombstone", tb.Pos)},
 						})
 					}
 				}
@@ -271,7 +271,7 @@ var ProtoNumberReused = &Rule{
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("%s.%s takes protobuf number %d, which belonged to the removed field %s", td.Name(), h.Name, h.Proto.Number, old.Name),
 					Hint:    fmt.Sprintf("use the next safe number %d and tombstone %s", nextSafe(td), old.Name),
-					Related: []string{"base " + old.Pos.String()},
+					Related: []finding.Related{related("base", old.Pos)},
 				})
 			}
 		}

@@ -39,7 +39,7 @@ var FieldRemovedWithoutTombstone = &Rule{
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("field %s.%s (protobuf number %d) was removed without a tombstone", td.Name(), fd.Base.Name, fd.Base.Proto.Number),
 					Hint:    "leave in its place:\n" + tombstoneLine(fd.Base),
-					Related: []string{"base " + fd.Base.Pos.String()},
+					Related: []finding.Related{related("base", fd.Base.Pos)},
 				})
 			}
 		}
@@ -84,7 +84,7 @@ var TombstoneRemoved = &Rule{
 				c.Tombstone(tb, Report{
 					Message: fmt.Sprintf("the tombstone of %s.%s (reserving protobuf number %s) was removed", td.Name(), tb.Base.Name(), num),
 					Hint:    "restore the tombstone comment from base " + tb.Base.Pos.String(),
-					Related: []string{"base " + tb.Base.Pos.String()},
+					Related: []finding.Related{related("base", tb.Base.Pos)},
 				})
 			}
 		}
@@ -198,7 +198,7 @@ var TombstoneMalformed = &Rule{
 					Message: fmt.Sprintf("protobuf number %d of %s is reserved twice: by %s (%s) and by %s (%s)",
 						dup.number, td.Name(), dup.first.Name(), dup.first.Pos, dup.second.Name(), dup.second.Pos),
 					Hint:    "keep the tombstone of the field that really held the number",
-					Related: []string{dup.first.Pos.String()},
+					Related: []finding.Related{related("", dup.first.Pos)},
 				})
 			}
 		}

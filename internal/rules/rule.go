@@ -255,7 +255,12 @@ type Report struct {
 	Hint    string
 	// Severity, when set, replaces the rule's default (before profiles).
 	Severity finding.Severity
-	Related  []string
+	Related  []finding.Related
+}
+
+// related is a position worth showing with a finding, labelled.
+func related(label string, p model.Pos) finding.Related {
+	return finding.Related{Path: p.File, Line: p.Line, Column: p.Col, Label: label}
 }
 
 // FieldPos returns where a finding about a field pair is reported.
@@ -487,10 +492,14 @@ func deletionPoint(td *model.TypeDiff) (model.Pos, bool) {
 	}
 	// Right after the previous surviving declaration is adjacent to the
 	// deletion (inside the diff hunk); the next one's name may sit below a
-	// long doc comment.
+	// long doc comment. The line after the previous declaration exists
+	// only if something follows it: after the file's last declaration it
+	// may be past the end of the file, so its last line is used.
 	switch {
-	case prev != nil && !prev.End.IsZero():
+	case prev != nil && !prev.End.IsZero() && next != nil && next.Pos.Line > prev.End.Line:
 		return model.Pos{File: file, Line: prev.End.Line + 1, Col: 1}, true
+	case prev != nil && !prev.End.IsZero():
+		return model.Pos{File: file, Line: prev.End.Line, Col: 1}, true
 	case next != nil:
 		return model.Pos{File: file, Line: next.Pos.Line, Col: 1}, true
 	}

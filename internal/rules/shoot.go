@@ -405,7 +405,7 @@ var ShootCanonicalizeTooEarly = &Rule{
 				Message: fmt.Sprintf("Canonicalize now forces the defaulted Shoot field .%s to nil, but no release deprecated it yet (newest release: %s)",
 					sc.f.Path, rel.Newest.Name),
 				Hint:    "release the deprecation first; force the field to nil in Canonicalize in the following release",
-				Related: []string{"field " + c.FieldPos(sc.fd).String()},
+				Related: []finding.Related{related("field", c.FieldPos(sc.fd))},
 			})
 		}
 	},
@@ -506,11 +506,11 @@ var ShootFieldRemovedTooEarly = &Rule{
 				c.Skip(prob)
 				return
 			}
-			from, why, related := textFrom, "its deprecation says it is forbidden from "+textFrom.String(), []string(nil)
+			from, why, rel := textFrom, "its deprecation says it is forbidden from "+textFrom.String(), []finding.Related(nil)
 			if len(hits) > 0 {
 				h := lowestFrom(hits)
 				from, why = h.From, "validation at base forbids it only from "+h.From.String()
-				related = []string{"validation at base " + h.Pos.String()}
+				rel = []finding.Related{related("validation at base", h.Pos)}
 			}
 			var allowing []string
 			for _, v := range vers {
@@ -529,7 +529,7 @@ var ShootFieldRemovedTooEarly = &Rule{
 				Message: fmt.Sprintf("the Shoot field .%s is removed, but %s still lists Kubernetes %s, which %s it (%s)",
 					sc.f.Path, st.SupportedVersionsFile(), strings.Join(allowing, ", "), verb, why),
 				Hint:    fmt.Sprintf("keep the field until support for Kubernetes versions below %s is dropped", from),
-				Related: related,
+				Related: rel,
 			})
 		}
 	},

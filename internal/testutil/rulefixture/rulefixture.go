@@ -384,7 +384,7 @@ func (w Want) matches(f finding.Finding) bool {
 		return false
 	}
 	for i, r := range w.Related {
-		if !r.Match(f.Related[i]) {
+		if !r.Match(f.Related[i].String()) {
 			return false
 		}
 	}
@@ -415,7 +415,7 @@ func Exactly(f finding.Finding) Want {
 	w := Want{Rule: f.Rule, Severity: f.Severity, Path: f.Path, Line: f.Line, Col: f.Column,
 		Subject: Subject(f), Message: Exact(f.Message)}
 	for _, r := range f.Related {
-		w.Related = append(w.Related, Exact(r))
+		w.Related = append(w.Related, Exact(r.String()))
 	}
 	if f.Suppressed != "" {
 		m := Exact(f.Suppressed)

@@ -121,7 +121,7 @@ func report() *finding.Report {
 	return &finding.Report{
 		Findings: []finding.Finding{
 			{Rule: "A_RULE", Severity: finding.Error, Path: "x.go", Line: 3, Column: 2, Type: "T", Field: "F", Message: "first message",
-				Related: []string{"usage at base y.go:1:1"}},
+				Related: []finding.Related{{Path: "y.go", Line: 1, Column: 1, Label: "usage at base"}}},
 			{Rule: "B_RULE", Severity: finding.Warning, Path: "x.go", Line: 9, Column: 1, Type: "T", Message: "second message"},
 			{Rule: "C_RULE", Severity: finding.Info, Path: "z.go", Line: 1, Column: 1, Message: "third", Suppressed: "because"},
 		},

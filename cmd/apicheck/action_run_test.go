@@ -1,0 +1,344 @@
+package main_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apicheck/apicheck/internal/actionrun"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+	"github.com/apicheck/apicheck/internal/testutil/hermetic"
+)
+
+// fakeGo stands in for the go command in the action's install step: it
+// records its directory and arguments, and "builds" or "installs" the
+// binary TestMain built, so the test needs no second build of apicheck.
+// scripts/action-test.sh runs the same steps with the real go build.
+const fakeGo = `#!/bin/sh
+if [ "$1" = env ]; then
+  printf 'go1.26.8\nlinux\namd64\n'
+  exit 0
+fi
+printf '%s|%s|GOFLAGS=%s GOWORK=%s GOBIN=%s GOCACHE=%s\n' "$PWD" "$*" "$GOFLAGS" "$GOWORK" "$GOBIN" "$GOCACHE" >> "$FAKE_GO_LOG"
+out=""
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "-o" ]; then out="$a"; fi
+  prev="$a"
+done
+case "$1" in
+  build) cp "$FAKE_GO_BINARY" "$out" ;;
+  install) cp "$FAKE_GO_BINARY" "$GOBIN/apicheck" ;;
+  *) echo "fake go: unexpected: $*" >&2; exit 1 ;;
+esac
+`
+
+// actionJob is one run of action.yml by actionrun, as a runner would run
+// it for a pull request of the example repository.
+type actionJob struct {
+	inputs     map[string]string
+	headRepo   string // the pull request's head repository (default: the repository)
+	actor      string
+	readOnly   bool // the token cannot upload SARIF
+	runnerTemp string
+
+	mu      sync.Mutex
+	uploads []map[string]string
+	setupGo []map[string]string
+	caches  []string // "restore KEY DIR" and "save KEY DIR", in order
+	goLog   string
+}
+
+const actionRepository = "gardener/gardenlike"
+
+func (j *actionJob) run(t *testing.T, fx *gitfixture.Fixture) *actionrun.Result {
+	t.Helper()
+	a, err := actionrun.Load(filepath.Join("..", "..", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	actionDir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(fakeGo), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	goLog := filepath.Join(dir, "go.log")
+	j.runnerTemp = filepath.Join(dir, "runner-temp")
+	headRepo, actor := j.headRepo, j.actor
+	if headRepo == "" {
+		headRepo = actionRepository
+	}
+	if actor == "" {
+		actor = "contributor"
+	}
+	env := append(os.Environ(), hermetic.UserDirs(t)...)
+	env = append(env,
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"FAKE_GO_BINARY="+binary, "FAKE_GO_LOG="+goLog,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	var log strings.Builder
+	res, err := actionrun.Run(a, actionrun.Config{
+		ActionDir:  actionDir,
+		Workspace:  fx.Dir,
+		RunnerTemp: j.runnerTemp,
+		Inputs:     j.inputs,
+		GitHub: map[string]any{
+			"event_name": "pull_request",
+			"repository": actionRepository,
+			"actor":      actor,
+			"action_ref": "main",
+			"sha":        fx.Commits["head"],
+			"event": map[string]any{"pull_request": map[string]any{
+				"base": map[string]any{"sha": fx.Commits["base"]},
+				"head": map[string]any{"sha": fx.Commits["head"], "repo": map[string]any{"full_name": headRepo}},
+			}},
+		},
+		Env: env,
+		Log: &log,
+		Uses: func(s *actionrun.Step, with map[string]string) (map[string]string, error) {
+			j.mu.Lock()
+			defer j.mu.Unlock()
+			switch {
+			case strings.HasPrefix(s.Uses, "actions/setup-go@"):
+				j.setupGo = append(j.setupGo, with)
+				return map[string]string{"go-version": "1.26.8", "cache-hit": "true"}, nil
+			case strings.HasPrefix(s.Uses, "actions/cache/restore@"), strings.HasPrefix(s.Uses, "actions/cache/save@"):
+				op := strings.TrimPrefix(strings.SplitN(s.Uses, "@", 2)[0], "actions/cache/")
+				j.caches = append(j.caches, op+" "+with["key"]+" "+with["path"])
+				if op == "restore" {
+					return map[string]string{"cache-hit": "false"}, nil
+				}
+				return nil, nil
+			case strings.HasPrefix(s.Uses, "github/codeql-action/upload-sarif@"):
+				j.uploads = append(j.uploads, with)
+				if j.readOnly {
+					return nil, errors.New("Resource not accessible by integration")
+				}
+				if fi, err := os.Lstat(with["sarif_file"]); err != nil || !fi.Mode().IsRegular() {
+					return nil, errors.New("no SARIF file at " + with["sarif_file"])
+				}
+				return map[string]string{"sarif-id": "1"}, nil
+			}
+			return nil, errors.New("unexpected action " + s.Uses)
+		},
+	})
+	if err != nil {
+		t.Fatalf("running action.yml: %v\n%s", err, log.String())
+	}
+	b, _ := os.ReadFile(goLog)
+	j.goLog = string(b)
+	t.Logf("job log:\n%s", log.String())
+	return res
+}
+
+// annotationsAtHead checks that every finding annotation names a file of
+// the checkout and a line that file has.
+func annotationsAtHead(t *testing.T, fx *gitfixture.Fixture, res *actionrun.Result) (rules map[string]bool) {
+	t.Helper()
+	rules = map[string]bool{}
+	for _, a := range res.Annotations {
+		if a.Step != "Run apicheck" {
+			continue
+		}
+		rules[a.Props["title"]] = true
+		data, err := os.ReadFile(filepath.Join(fx.Dir, filepath.FromSlash(a.Props["file"])))
+		if err != nil {
+			t.Errorf("annotation %+v: %v", a, err)
+			continue
+		}
+		lines := strings.Count(string(data), "\n")
+		if !strings.HasSuffix(string(data), "\n") {
+			lines++
+		}
+		if n, err := strconv.Atoi(a.Props["line"]); err != nil || n < 1 || n > lines {
+			t.Errorf("annotation %+v: line outside the file's %d lines", a, lines)
+		}
+	}
+	return rules
+}
+
+func TestActionRunsLikeTheRunner(t *testing.T) {
+	t.Parallel()
+	fx := example(t)
+
+	t.Run("findings fail the job last, SARIF uploaded", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"upload-sarif": "true"}}
+		res := j.run(t, fx)
+		if !res.Failed {
+			t.Fatal("the job did not fail on error findings")
+		}
+		last := res.Steps[len(res.Steps)-1]
+		if last.Step.Name != "Fail on findings" || last.Outcome != "failure" || last.ExitCode != 1 {
+			t.Errorf("last step %q: %s, exit %d; want Fail on findings failing with 1", last.Step.Name, last.Outcome, last.ExitCode)
+		}
+		for _, s := range res.Steps[:len(res.Steps)-1] {
+			if s.Conclusion == "failure" {
+				t.Errorf("step %q failed before the last one", s.Step.Label())
+			}
+		}
+		// Inline annotations from --format github on stdout.
+		rules := annotationsAtHead(t, fx, res)
+		if !rules["NEW_FIELD_NOT_POINTER"] || len(res.Annotated("error")) < 2 {
+			t.Errorf("annotations: %+v", res.Annotations)
+		}
+		// The Markdown report is the job summary, the outputs name the
+		// reports under RUNNER_TEMP.
+		if !strings.HasPrefix(res.Summary, "<!-- apicheck -->\n### apicheck: ") || !strings.Contains(res.Summary, "NEW_FIELD_NOT_POINTER") {
+			t.Errorf("summary: %.200q", res.Summary)
+		}
+		if res.Outputs["exit-code"] != "1" {
+			t.Errorf("exit-code output %q", res.Outputs["exit-code"])
+		}
+		for _, k := range []string{"sarif", "markdown"} {
+			p := res.Outputs[k]
+			fi, err := os.Lstat(p)
+			if err != nil || !fi.Mode().IsRegular() || !strings.HasPrefix(p, j.runnerTemp+string(filepath.Separator)) {
+				t.Errorf("output %s = %q: want a regular file under RUNNER_TEMP (%v)", k, p, err)
+			}
+		}
+		if md, _ := os.ReadFile(res.Outputs["markdown"]); string(md) != res.Summary {
+			t.Errorf("the summary is not the Markdown report")
+		}
+		if len(j.uploads) != 1 || j.uploads[0]["sarif_file"] != res.Outputs["sarif"] || j.uploads[0]["category"] != "apicheck" {
+			t.Errorf("uploads: %v", j.uploads)
+		}
+		if s := res.Step("Explain a failed SARIF upload"); s.Outcome != "skipped" {
+			t.Errorf("upload-failure notice step: %s", s.Outcome)
+		}
+		// setup-go reads its Go version from the action's go.mod and does
+		// not cache (it would hash files in the workspace only); apicheck's
+		// build has its own cache under RUNNER_TEMP, restored before the
+		// build and saved after it.
+		action, _ := filepath.Abs(filepath.Join("..", ".."))
+		if len(j.setupGo) != 1 || j.setupGo[0]["go-version-file"] != filepath.Join(action, "go.mod") || j.setupGo[0]["go-version"] != "" ||
+			j.setupGo[0]["cache"] != "false" {
+			t.Errorf("setup-go with: %v", j.setupGo)
+		}
+		cacheDir := filepath.Join(j.runnerTemp, "apicheck-go")
+		if len(j.caches) != 2 || !strings.HasPrefix(j.caches[0], "restore apicheck-build-") || !strings.HasSuffix(j.caches[0], " "+cacheDir) ||
+			j.caches[1] != "save"+strings.TrimPrefix(j.caches[0], "restore") {
+			t.Errorf("build cache: %q", j.caches)
+		}
+		// apicheck is built from the action's checkout, with its own cache.
+		want := action + "|build -ldflags -X github.com/apicheck/apicheck/internal/cli.Version=main -o " + j.runnerTemp + "/apicheck-bin."
+		if !strings.HasPrefix(j.goLog, want) || !strings.Contains(j.goLog, "/apicheck ./cmd/apicheck|GOFLAGS=-mod=readonly -modcacherw GOWORK=off GOBIN= GOCACHE="+cacheDir+"/build\n") {
+			t.Errorf("go ran as %q, want %q...", j.goLog, want)
+		}
+	})
+
+	t.Run("fork: upload skipped with a notice, findings below fail-on pass", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"upload-sarif": "true", "fail-on": "none"}, headRepo: "someone/gardenlike"}
+		res := j.run(t, fx)
+		if res.Failed || res.Outputs["exit-code"] != "0" {
+			t.Fatalf("job failed %v, exit-code %q; want success with fail-on none", res.Failed, res.Outputs["exit-code"])
+		}
+		if len(j.uploads) != 0 || res.Step("Upload SARIF").Outcome != "skipped" {
+			t.Errorf("uploaded from a fork: %v", j.uploads)
+		}
+		if !hasNotice(res, "SARIF upload skipped: a pull request from a fork gets a read-only token") {
+			t.Errorf("no notice: %+v", res.Annotated("notice"))
+		}
+		if len(res.Annotated("error")) == 0 || !strings.Contains(res.Summary, "NEW_FIELD_NOT_POINTER") {
+			t.Errorf("findings are still annotated and summarized")
+		}
+	})
+
+	t.Run("dependabot: upload skipped with a notice", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"upload-sarif": "true", "fail-on": "none"}, actor: "dependabot[bot]"}
+		res := j.run(t, fx)
+		if res.Failed || len(j.uploads) != 0 || !hasNotice(res, "SARIF upload skipped: Dependabot's pull requests get a read-only token") {
+			t.Errorf("failed %v, uploads %v, notices %+v", res.Failed, j.uploads, res.Annotated("notice"))
+		}
+	})
+
+	t.Run("read-only token: a failed upload is a notice", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"upload-sarif": "true", "fail-on": "none"}, readOnly: true}
+		res := j.run(t, fx)
+		up := res.Step("Upload SARIF")
+		if len(j.uploads) != 1 || up.Outcome != "failure" || up.Conclusion != "success" {
+			t.Errorf("upload step %s/%s, uploads %v", up.Outcome, up.Conclusion, j.uploads)
+		}
+		if res.Failed {
+			t.Errorf("a failed SARIF upload failed the job")
+		}
+		if !hasNotice(res, "SARIF upload to code scanning failed; the job does not fail for it") {
+			t.Errorf("notices: %+v", res.Annotated("notice"))
+		}
+	})
+
+	t.Run("clean change", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"base": fx.Commits["head"]}}
+		res := j.run(t, fx)
+		if res.Failed || res.Outputs["exit-code"] != "0" || len(res.Annotated("error")) != 0 {
+			t.Errorf("failed %v, exit-code %q, errors %+v", res.Failed, res.Outputs["exit-code"], res.Annotated("error"))
+		}
+		if !strings.Contains(res.Summary, "No API compatibility findings") {
+			t.Errorf("summary %q", res.Summary)
+		}
+		if s := res.Step("Fail on findings"); s.Outcome != "skipped" {
+			t.Errorf("fail step: %s", s.Outcome)
+		}
+		if s := res.Step("Decide on the SARIF upload"); s.Outcome != "skipped" {
+			t.Errorf("SARIF decision without upload-sarif: %s", s.Outcome)
+		}
+	})
+
+	t.Run("usage error: exit 2, nothing published", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"args": "--config does-not-exist.yaml", "upload-sarif": "true"}}
+		res := j.run(t, fx)
+		last := res.Steps[len(res.Steps)-1]
+		if !res.Failed || last.ExitCode != 2 || res.Outputs["exit-code"] != "2" {
+			t.Errorf("failed %v, last step exit %d, exit-code %q; want the last step to fail with 2", res.Failed, last.ExitCode, res.Outputs["exit-code"])
+		}
+		if res.Outputs["sarif"] != "" || res.Outputs["markdown"] != "" || res.Summary != "" || len(j.uploads) != 0 {
+			t.Errorf("published after a usage error: %v, summary %q, uploads %v", res.Outputs, res.Summary, j.uploads)
+		}
+		if !hasError(res, "apicheck: usage or configuration error") {
+			t.Errorf("errors: %+v", res.Annotated("error"))
+		}
+	})
+
+	t.Run("version input: go install of that version", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"version": "v1.2.3", "fail-on": "none"}}
+		res := j.run(t, fx)
+		if res.Failed {
+			t.Fatal("job failed")
+		}
+		// go install runs in the new, empty bin directory: never in the
+		// pull request's checkout.
+		if !strings.HasPrefix(j.goLog, j.runnerTemp+"/apicheck-bin.") ||
+			!strings.Contains(j.goLog, "|install github.com/apicheck/apicheck/cmd/apicheck@v1.2.3|GOFLAGS=-mod=readonly -modcacherw GOWORK=off GOBIN="+j.runnerTemp+"/apicheck-bin.") {
+			t.Errorf("go ran as %q", j.goLog)
+		}
+	})
+}
+
+func hasNotice(res *actionrun.Result, text string) bool { return hasAnnotation(res, "notice", text) }
+func hasError(res *actionrun.Result, text string) bool  { return hasAnnotation(res, "error", text) }
+
+func hasAnnotation(res *actionrun.Result, level, text string) bool {
+	for _, a := range res.Annotated(level) {
+		if strings.Contains(a.Message, text) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+func TestVersionFrom(t *testing.T) {
+	t.Parallel()
+	vcs := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i+1 < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	const rev = "0123456789abcdef0123456789abcdef01234567"
+	for _, c := range []struct {
+		name    string
+		ldflags string
+		bi      *debug.BuildInfo
+		want    string
+	}{
+		{"ldflags win", "v9.9.9", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v9.9.9"},
+		{"ldflags from git describe", "2e57c9e-dirty", nil, "2e57c9e-dirty"},
+		{"go install @version", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{"module pseudo-version", "", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20260101120000-0123456789ab+dirty"}}, "v0.0.0-20260101120000-0123456789ab+dirty"},
+		{"go build of a checkout", "", &debug.BuildInfo{
+			Main:     debug.Module{Version: "(devel)"},
+			Settings: vcs("vcs", "git", "vcs.revision", rev, "vcs.time", "2026-03-04T05:06:07Z", "vcs.modified", "false"),
+		}, "v0.0.0-20260304050607-0123456789ab"},
+		{"go build of a modified checkout", "", &debug.BuildInfo{
+			Main:     debug.Module{Version: "(devel)"},
+			Settings: vcs("vcs.revision", rev, "vcs.time", "2026-03-04T05:06:07Z", "vcs.modified", "true"),
+		}, "v0.0.0-20260304050607-0123456789ab+dirty"},
+		{"revision without time", "", &debug.BuildInfo{
+			Main:     debug.Module{Version: ""},
+			Settings: vcs("vcs.revision", "abc123"),
+		}, "v0.0.0-abc123"},
+		{"no vcs information", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{"no build information", "", nil, "dev"},
+	} {
+		if got := versionFrom(c.ldflags, c.bi); got != c.want {
+			t.Errorf("%s: versionFrom = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

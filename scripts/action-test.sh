@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Runs the steps of action.yml the way a GitHub runner runs them, on this
+# machine and without network: the example repository
+# (examples/shoot-api.txtar) is the pull request's checkout, the action's
+# own install step builds apicheck with `go build` from this checkout, and
+# stand-ins replace actions/setup-go (the go on PATH), actions/cache
+# (links to this machine's Go caches) and upload-sarif (see
+# scripts/actionrun). Each scenario checks the annotations, the job
+# summary, the outputs, the exit-code mapping and what happens to the
+# SARIF upload with a read-only token, from a fork and for Dependabot.
+#
+# Usage: scripts/action-test.sh   (or: make action-test)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+# apicheck's caches and git's configuration stay in the temporary directory.
+export XDG_CACHE_HOME="$tmp/cache" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+
+go run ./examples/mkrepo examples/shoot-api.txtar "$tmp/repo" >/dev/null
+base="$(git -C "$tmp/repo" rev-parse base)"
+head="$(git -C "$tmp/repo" rev-parse head)"
+git -C "$tmp/repo" checkout -q --detach "$head"
+go build -o "$tmp/actionrun" ./scripts/actionrun
+
+"$tmp/actionrun" -lint -action action.yml
+
+failures=0
+scenario() {
+  name="$1"
+  shift
+  echo "--- $name"
+  if ! "$tmp/actionrun" -action action.yml -workspace "$tmp/repo" -runner-temp "$tmp/runner-temp" \
+    -base-sha "$base" -head-sha "$head" "$@" >"$tmp/out" 2>"$tmp/log"; then
+    echo "FAIL: $name: actionrun failed"
+    cat "$tmp/log"
+    failures=$((failures + 1))
+  fi
+  rm -rf "$tmp/runner-temp"
+}
+# expect LINE...: every line is in the scenario's output.
+expect() {
+  for line in "$@"; do
+    if ! grep -Fxq -- "$line" "$tmp/out"; then
+      echo "FAIL: $name: missing line: $line"
+      echo "output:"
+      sed 's/^/  /' "$tmp/out"
+      echo "job log:"
+      sed 's/^/  /' "$tmp/log"
+      failures=$((failures + 1))
+      return
+    fi
+  done
+}
+# expect_match REGEX: a line of the output matches.
+expect_match() {
+  if ! grep -Eq -- "$1" "$tmp/out"; then
+    echo "FAIL: $name: no line matches: $1"
+    sed 's/^/  /' "$tmp/out"
+    failures=$((failures + 1))
+  fi
+}
+
+scenario "pull request with findings, SARIF uploaded" -input upload-sarif=true
+expect job=failure output.exit-code=1 step.cache=success/success "step.Save the build cache=skipped/skipped" \
+  step.install=success/success step.check=success/success \
+  step.sarif=success/success step.upload=success/success "step.Fail on findings=failure/failure" \
+  "summary.heading=### apicheck: 9 errors, 1 warning, 0 infos" uploads=1 annotations.error=10 \
+  "error=apicheck found API changes at or above fail-on (see the annotations and the job summary)"
+expect_match "^output\.sarif=$tmp/runner-temp/apicheck\.[A-Za-z0-9]+/apicheck\.sarif$"
+expect_match "^output\.markdown=$tmp/runner-temp/apicheck\.[A-Za-z0-9]+/apicheck\.md$"
+grep -q "^apicheck local$" "$tmp/log" || { echo "FAIL: $name: the built apicheck does not report the action's ref as its version"; failures=$((failures + 1)); }
+
+scenario "fork: no upload, a notice; fail-on none passes" -input upload-sarif=true -input fail-on=none -head-repo someone/fork
+expect job=success output.exit-code=0 step.upload=skipped/skipped uploads=0 \
+  "notice=SARIF upload skipped: a pull request from a fork gets a read-only token, which cannot upload to code scanning. The annotations and the job summary have the findings."
+
+scenario "Dependabot: no upload, a notice" -input upload-sarif=true -input fail-on=none -actor 'dependabot[bot]'
+expect job=success step.upload=skipped/skipped uploads=0
+expect_match "^notice=SARIF upload skipped: Dependabot's pull requests get a read-only token"
+
+scenario "read-only token: the failed upload is a notice, not a failed job" -input upload-sarif=true -input fail-on=none -token read-only
+expect job=success step.upload=failure/success uploads=1
+expect_match "^notice=SARIF upload to code scanning failed; the job does not fail for it\."
+
+scenario "read-only token and findings: only the findings fail the job" -input upload-sarif=true -token read-only
+expect job=failure step.upload=failure/success "step.Fail on findings=failure/failure" output.exit-code=1
+
+scenario "clean change" -input "base=$head"
+expect job=success output.exit-code=0 annotations.error=0 step.sarif=skipped/skipped "step.Fail on findings=skipped/skipped" \
+  "summary.heading=### apicheck: 0 errors, 0 warnings, 0 infos"
+
+scenario "usage error: exit 2, nothing published" -input "args=--config does-not-exist.yaml" -input upload-sarif=true
+expect job=failure output.exit-code=2 output.sarif= output.markdown= summary.bytes=0 uploads=0 \
+  "step.Fail on findings=failure/failure" "error=apicheck: usage or configuration error (see the Run apicheck step)"
+
+if [ "$failures" -gt 0 ]; then
+  echo "action-test: $failures failure(s)"
+  exit 1
+fi
+echo "action-test: all scenarios passed"
