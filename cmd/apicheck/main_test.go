@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	// The binary's caches go to the temporary directory, not the user's.
+	os.Setenv("APICHECK_CACHE_DIR", filepath.Join(dir, "cache"))
 	binary = filepath.Join(dir, "apicheck")
 	if runtime.GOOS == "windows" {
 		binary += ".exe"

@@ -29,7 +29,19 @@ var (
 //
 // Errors name path, never the temporary file: the name of a file that no
 // longer exists would only puzzle the user.
-func Write(path string, data []byte, perm fs.FileMode) (err error) {
+func Write(path string, data []byte, perm fs.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// WriteCache is Write without flushing the file to disk before the
+// rename: for cache entries, whose readers check them (a checksum) and
+// recompute a damaged one. Other processes see the whole file or none;
+// only a crash of the machine can leave a damaged file behind.
+func WriteCache(path string, data []byte, perm fs.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+func write(path string, data []byte, perm fs.FileMode, sync bool) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -48,8 +60,10 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 	if _, err = f.Write(data); err != nil {
 		return destError("write", path, err)
 	}
-	if err = f.Sync(); err != nil {
-		return destError("write", path, err)
+	if sync {
+		if err = f.Sync(); err != nil {
+			return destError("write", path, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return destError("write", path, err)

@@ -168,3 +168,19 @@ func TestReplaceKeepsMode(t *testing.T) {
 		t.Errorf("content after refusals = %q", b)
 	}
 }
+
+func TestWriteCache(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "entry")
+	for _, content := range []string{"one", "two"} {
+		if err := WriteCache(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != content {
+			t.Errorf("content = %q, want %q", b, content)
+		}
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("left behind: %v", es)
+	}
+}

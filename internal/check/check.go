@@ -15,6 +15,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/config"
@@ -171,6 +172,7 @@ func run(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	report := newReport(res, req, out)
+	report.Releases = releasesUsed(an.Release)
 	markers, err := suppressFindings(res, report) // suppress
 	if err != nil {
 		return nil, err
@@ -184,6 +186,26 @@ func run(res *Result, req Request) (_ *Result, err error) {
 		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release.Input(),
 	})
 	return res, nil
+}
+
+// releasesUsed names the releases the rules judged against, if any.
+func releasesUsed(h *lifecycle.History) *finding.Releases {
+	rel, ok := h.Used()
+	if !ok {
+		return nil
+	}
+	ref := func(t git.Tag) *finding.Release {
+		r := &finding.Release{Tag: t.Name, Commit: t.Commit}
+		if !t.Date.IsZero() {
+			r.Date = t.Date.Format(time.DateOnly)
+		}
+		return r
+	}
+	out := &finding.Releases{NewestBeforeBase: ref(rel.Newest)}
+	if rel.Head.Name != rel.Newest.Name {
+		out.NewestBeforeHead = ref(rel.Head)
+	}
+	return out
 }
 
 // Audit is `apicheck audit`: the single-revision invariants (rules with

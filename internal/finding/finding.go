@@ -300,6 +300,44 @@ func (r Rev) ChoiceNote() string {
 		r.Ref, commit, r.Reason)
 }
 
+// Releases are the releases a run used.
+type Releases struct {
+	// NewestBeforeBase is the release before base: the one whose
+	// components run next to the API server base becomes.
+	NewestBeforeBase *Release `json:"newestBeforeBase,omitempty"`
+	// NewestBeforeHead is the release before head, only when it differs
+	// (the comparison spans releases).
+	NewestBeforeHead *Release `json:"newestBeforeHead,omitempty"`
+}
+
+// Release is a release tag.
+type Release struct {
+	Tag    string `json:"tag"`
+	Commit string `json:"commit"`
+	// Date is the tag's date, YYYY-MM-DD ("" when unknown).
+	Date string `json:"date,omitempty"`
+}
+
+// Label is "v1.149.0 (2026-08-13)".
+func (r *Release) Label() string {
+	if r.Date == "" {
+		return r.Tag
+	}
+	return r.Tag + " (" + r.Date + ")"
+}
+
+// Used is the one-line statement of the releases used, e.g. "release
+// used: v1.149.0 (2026-08-13)"; "" when none.
+func (r *Releases) Used() string {
+	switch {
+	case r == nil || r.NewestBeforeBase == nil:
+		return ""
+	case r.NewestBeforeHead == nil:
+		return "release used: " + r.NewestBeforeBase.Label()
+	}
+	return "releases used: " + r.NewestBeforeBase.Label() + " before base, " + r.NewestBeforeHead.Label() + " before head"
+}
+
 // Report is the complete result of one check. All formats derive from it.
 type Report struct {
 	Tool     Tool      `json:"tool"`
@@ -310,6 +348,9 @@ type Report struct {
 	// Notes are statements about the run itself (e.g. "no release tag
 	// found; release-based rules skipped", "usages are approximate").
 	Notes []string `json:"notes,omitempty"`
+	// Releases names the releases the run judged against (the lifecycle
+	// rules); nil when it used none.
+	Releases *Releases `json:"releases,omitempty"`
 	// Rules documents the rules of the catalogue the run used, for the
 	// formats that describe rules (SARIF); not part of the JSON report.
 	Rules []RuleDoc `json:"-"`

@@ -174,11 +174,19 @@ func startError(err error) error {
 // gives an *execError carrying the exit code and cleaned stderr; a git
 // stopped because the context is done gives an error wrapping ctx.Err().
 func (r *Repo) runEnv(extraEnv []string, args ...string) ([]byte, error) {
+	return r.runStdin(nil, extraEnv, args...)
+}
+
+// runStdin is runEnv with stdin (nil: none).
+func (r *Repo) runStdin(stdin []byte, extraEnv []string, args ...string) ([]byte, error) {
 	ctx := r.context()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 	}
 	cmd := r.command(extraEnv, args...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var stdout bytes.Buffer
 	stderr := &lockedBuffer{}
 	cmd.Stdout = &stdout
@@ -198,6 +206,11 @@ func (r *Repo) runEnv(extraEnv []string, args ...string) ([]byte, error) {
 
 func (r *Repo) run(args ...string) ([]byte, error) {
 	return r.runEnv(nil, args...)
+}
+
+// runInput runs git with stdin and returns its stdout, like run.
+func (r *Repo) runInput(stdin []byte, args ...string) ([]byte, error) {
+	return r.runStdin(stdin, nil, args...)
 }
 
 // runLine runs git and returns its stdout with surrounding white space trimmed.

@@ -160,8 +160,12 @@ func TestSHA256Repository(t *testing.T) {
 	if got := git.Submodules(s); !reflect.DeepEqual(got, []string{"vendor/sub"}) {
 		t.Errorf("Submodules = %q", got)
 	}
-	if tags, err := r.TagsReachable("HEAD", nil); err != nil || len(tags) != 1 || tags[0].Commit != shas[0] {
-		t.Errorf("TagsReachable = %+v, %v", tags, err)
+	rs, err := r.ReleaseTags(nil)
+	if err != nil || len(rs.Tags) != 1 || rs.Tags[0].Commit != shas[0] {
+		t.Fatalf("ReleaseTags = %+v, %v; want v1.0.0 at %s", rs, err, shas[0])
+	}
+	if before, err := rs.Before("HEAD"); err != nil || len(before) != 1 || before[0].Name != "v1.0.0" || before[0].Commit != shas[0] {
+		t.Errorf("Before(HEAD) = %+v, %v; want v1.0.0", before, err)
 	}
 }
 

@@ -217,8 +217,13 @@ func TestUntrustedRepository(t *testing.T) {
 	if got := contents(t, openSnapshot(t, r, "--exec=true"), "README"); got["README"] != "old\n" {
 		t.Errorf("README at --exec=true = %q", got)
 	}
-	if tag, err := r.NewestTagReachable("-h", nil); err != nil || tag.Name != "--upload-pack=evil" {
-		t.Errorf("NewestTagReachable = %+v, %v", tag, err)
+	if tags, err := r.Tags(""); err != nil || len(tags) != 1 || tags[0].Name != "--upload-pack=evil" || tags[0].Commit != shas[1] {
+		t.Errorf("Tags = %+v, %v; want --upload-pack=evil at %s", tags, err, shas[1])
+	}
+	if rs, err := r.ReleaseTags(nil); err != nil || rs.Total != 1 || len(rs.Tags) != 0 || strings.Join(rs.NotVersions, ",") != "--upload-pack=evil" {
+		t.Errorf("ReleaseTags = %+v, %v; want --upload-pack=evil as a tag without a version", rs, err)
+	} else if before, err := rs.Before("-h"); err != nil || len(before) != 1 || before[0].Name != "" {
+		t.Errorf("Before(-h) = %+v, %v; want no release", before, err)
 	}
 
 	if data, err := os.ReadFile(marker); err == nil {

@@ -1,23 +1,31 @@
 package git
 
 import (
+	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"golang.org/x/mod/semver"
 )
 
 // Tag is a tag name and the commit it points at (peeled through annotated
-// tags).
+// tags), with the tag's date.
 type Tag struct {
 	Name   string // e.g. "v1.2.0" (without refs/tags/)
 	Commit string // full commit sha
+	// Date is the tag's creator date: the tagger date of an annotated
+	// tag, the committer date of a lightweight tag's commit. It is for
+	// reports only; no decision depends on it.
+	Date time.Time
 }
 
 // tagFormat makes for-each-ref print, per line: refname NUL type NUL oid NUL
-// peeled-type NUL peeled-oid. Ref names cannot hold NUL or newline.
-const tagFormat = "%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)"
+// peeled-type NUL peeled-oid NUL creator date. Ref names cannot hold NUL or
+// newline.
+const tagFormat = "%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)%00%(creatordate:iso-strict)"
 
 // Tags returns the tags whose names match the glob pattern, with the commit
 // each one points at, sorted by name. The pattern is matched by
@@ -35,42 +43,75 @@ func (r *Repo) Tags(pattern string) ([]Tag, error) {
 	return r.listTags(args...)
 }
 
-// listTags runs for-each-ref with tagFormat and parses the result.
+// listTags runs for-each-ref with tagFormat and parses the result. A tag
+// of a tag (for-each-ref peels one level only) is peeled to its commit by
+// one `git cat-file --batch` for all of them, never one process per tag.
 func (r *Repo) listTags(args ...string) ([]Tag, error) {
 	out, err := r.run(args...)
 	if err != nil {
 		return nil, fmt.Errorf("list tags: %w", err)
 	}
 	var tags []Tag
+	var nested []int // tags of tags: Commit holds the inner tag's oid
 	for _, line := range strings.Split(string(out), "\n") {
 		if line == "" {
 			continue
 		}
 		f := strings.Split(line, "\x00")
-		if len(f) != 5 {
+		if len(f) != 6 {
 			return nil, fmt.Errorf("list tags: unexpected git for-each-ref output %q", line)
 		}
-		name := strings.TrimPrefix(f[0], "refs/tags/")
-		var commit string
+		t := Tag{Name: strings.TrimPrefix(f[0], "refs/tags/")}
+		t.Date, _ = time.Parse(time.RFC3339, f[5]) // zero when git printed none
 		switch {
 		case f[1] == "commit":
-			commit = f[2]
+			t.Commit = f[2]
 		case f[1] == "tag" && f[3] == "commit":
-			commit = f[4]
+			t.Commit = f[4]
 		case f[1] == "tag" && f[3] == "tag":
-			// A tag of a tag: for-each-ref peels one level only.
-			c, err := r.ResolveCommit(f[0])
-			if err != nil {
-				continue // ends at a tree or blob
-			}
-			commit = c
+			t.Commit = f[4]
+			nested = append(nested, len(tags))
 		default:
 			continue // tag of a tree or blob
 		}
-		tags = append(tags, Tag{Name: name, Commit: commit})
+		tags = append(tags, t)
+	}
+	if len(nested) > 0 {
+		names := make([]string, len(nested))
+		for i, k := range nested {
+			names[i] = tags[k].Commit + "^{commit}"
+		}
+		objs, err := r.getObjects(names)
+		if err != nil {
+			return nil, fmt.Errorf("list tags: %w", err)
+		}
+		for i, k := range nested {
+			if objs[i].Missing || objs[i].Type != "commit" {
+				tags[k].Commit = "" // ends at a tree or blob
+				continue
+			}
+			tags[k].Commit = objs[i].OID
+		}
+		kept := tags[:0]
+		for _, t := range tags {
+			if t.Commit != "" {
+				kept = append(kept, t)
+			}
+		}
+		tags = kept
 	}
 	sort.Slice(tags, func(i, j int) bool { return tags[i].Name < tags[j].Name })
 	return tags, nil
+}
+
+// getObjects reads objects with a short-lived cat-file process.
+func (r *Repo) getObjects(names []string) ([]Object, error) {
+	o, err := r.NewObjectReader()
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	return o.Get(names)
 }
 
 // IsAncestor reports `git merge-base --is-ancestor a b`: whether a is b or
@@ -94,193 +135,553 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 	return false, fmt.Errorf("is %s an ancestor of %s: %w", a, b, err)
 }
 
-// TagsReachable lists the tags reachable from commit (commit itself
-// included) whose names match match (all when nil), highest version first
-// (see tagAfter). Tags of tags are followed to their commit.
-func (r *Repo) TagsReachable(commit string, match *regexp.Regexp) ([]Tag, error) {
-	sha, err := r.ResolveCommit(commit)
+// TagVersion reads the semantic version in a tag name: the name itself or
+// what follows a prefix that ends in a non-digit ("v1.2.3", "1.2.3",
+// "api/v1.2.3", "kubernetes-1.30.2", "release-1.30" = v1.30.0; at least
+// major.minor, so "docs-2024" has none). It returns
+// the canonical form (golang.org/x/mod/semver: "v1.30.0", pre-release
+// kept, build metadata dropped) and false when the name holds no version.
+func TagVersion(name string) (string, bool) {
+	for i := 0; i < len(name); i++ {
+		if name[i] < '0' || name[i] > '9' || (i > 0 && (name[i-1] >= '0' && name[i-1] <= '9' || name[i-1] == '.')) {
+			continue
+		}
+		// At least major.minor: a lone number ("docs-2024") is no version.
+		if v := "v" + name[i:]; semver.IsValid(v) && strings.Contains(strings.SplitN(v, "-", 2)[0], ".") {
+			return semver.Canonical(v), true
+		}
+	}
+	return "", false
+}
+
+// ReleaseTag is a release tag with its version.
+type ReleaseTag struct {
+	Tag
+	// Version is the canonical semantic version (see TagVersion).
+	Version string
+}
+
+// Line is the release line of the tag: its major and minor version
+// ("v1.148"). Patch releases and pre-releases belong to their minor's
+// line.
+func (t ReleaseTag) Line() string { return semver.MajorMinor(t.Version) }
+
+// ReleaseTags are the release tags of a repository, read once: the tags
+// whose names a pattern accepts and that carry a semantic version,
+// grouped into release lines (major.minor).
+type ReleaseTags struct {
+	repo *Repo
+	// Tags are the release tags, highest version first (ties: by name).
+	Tags []ReleaseTag
+	// Total is how many tags the repository has; Matched how many the
+	// pattern accepted; NotVersions are those among them without a
+	// version (ignored), sorted.
+	Total, Matched int
+	NotVersions    []string
+	// lines are the release lines, highest first; each line's tags are in
+	// ascending version order, so tags[0] is the line's first release.
+	lines []releaseLine
+}
+
+type releaseLine struct {
+	name string // "v1.148"
+	tags []ReleaseTag
+}
+
+// ReleaseTags lists the tags that match accepts (every tag when nil) and
+// that carry a version. Two git processes read them whatever the number
+// of tags: `git for-each-ref` lists the names (from packed refs, without
+// reading any object), and one `git cat-file --batch` reads the objects
+// of the accepted tags only (peeling annotated tags and tags of tags to
+// their commit, and taking the tag's date).
+func (r *Repo) ReleaseTags(match func(name string) bool) (*ReleaseTags, error) {
+	out, err := r.run("for-each-ref", "--format=%(refname)", "refs/tags")
+	if err != nil {
+		return nil, fmt.Errorf("list tags: %w", err)
+	}
+	rs := &ReleaseTags{repo: r}
+	var names []string
+	for _, ref := range strings.Split(string(out), "\n") {
+		name, ok := strings.CutPrefix(ref, "refs/tags/")
+		if !ok || name == "" {
+			continue
+		}
+		rs.Total++
+		if match != nil && !match(name) {
+			continue
+		}
+		rs.Matched++
+		if _, ok := TagVersion(name); !ok {
+			rs.NotVersions = append(rs.NotVersions, name)
+			continue
+		}
+		names = append(names, name)
+	}
+	sort.Strings(rs.NotVersions)
+	tags, err := r.peelTags(names)
 	if err != nil {
 		return nil, err
 	}
-	all, err := r.listTags("for-each-ref", "--format="+tagFormat, "--merged="+sha, "refs/tags")
+	for _, t := range tags {
+		v, _ := TagVersion(t.Name)
+		rs.Tags = append(rs.Tags, ReleaseTag{Tag: t, Version: v})
+	}
+	sort.SliceStable(rs.Tags, func(i, j int) bool {
+		if c := semver.Compare(rs.Tags[i].Version, rs.Tags[j].Version); c != 0 {
+			return c > 0
+		}
+		return rs.Tags[i].Name < rs.Tags[j].Name
+	})
+	for i := len(rs.Tags) - 1; i >= 0; i-- { // ascending within a line
+		t := rs.Tags[i]
+		if n := len(rs.lines); n == 0 || rs.lines[n-1].name != t.Line() {
+			rs.lines = append(rs.lines, releaseLine{name: t.Line()})
+		}
+		l := &rs.lines[len(rs.lines)-1]
+		l.tags = append(l.tags, t)
+	}
+	// rs.lines is in ascending order now; highest first is wanted.
+	for i, j := 0, len(rs.lines)-1; i < j; i, j = i+1, j-1 {
+		rs.lines[i], rs.lines[j] = rs.lines[j], rs.lines[i]
+	}
+	return rs, nil
+}
+
+// peelTags reads the named tags' objects with one cat-file process and
+// returns, for each tag that ends at a commit, the commit and the date
+// (tagger date of an annotated tag, committer date of a lightweight one).
+// Tags of a tree or blob are left out.
+func (r *Repo) peelTags(names []string) ([]Tag, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	o, err := r.NewObjectReader()
 	if err != nil {
 		return nil, err
 	}
-	var out []Tag
-	for _, t := range all {
-		if match == nil || match.MatchString(t.Name) {
+	defer o.Close()
+	tags := make([]Tag, len(names))
+	pending := make([]int, len(names)) // tags whose object to read next
+	req := make([]string, len(names))
+	for i, n := range names {
+		tags[i].Name = n
+		pending[i] = i
+		req[i] = "refs/tags/" + n
+	}
+	for depth := 0; len(pending) > 0; depth++ {
+		if depth == 10 {
+			return nil, fmt.Errorf("list tags: tags of tags nested more than 10 deep")
+		}
+		objs, err := o.Get(req)
+		if err != nil {
+			return nil, fmt.Errorf("list tags: %w", err)
+		}
+		var next []int
+		var nextReq []string
+		for k, i := range pending {
+			obj := objs[k]
+			switch {
+			case obj.Missing:
+			case obj.Type == "commit":
+				tags[i].Commit = obj.OID
+				if tags[i].Date.IsZero() {
+					tags[i].Date = identDate(obj.Data, "committer ")
+				}
+			case obj.Type == "tag":
+				target := headerValue(obj.Data, "object ")
+				if tags[i].Date.IsZero() {
+					tags[i].Date = identDate(obj.Data, "tagger ")
+				}
+				if target != "" {
+					next = append(next, i)
+					nextReq = append(nextReq, target)
+				}
+			}
+		}
+		pending, req = next, nextReq
+	}
+	out := tags[:0]
+	for _, t := range tags {
+		if t.Commit != "" {
 			out = append(out, t)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return tagAfter(out[i].Name, out[j].Name) })
 	return out, nil
 }
 
-// NewestTagReachable returns the tag nearest to commit along the commit
-// graph among the tags whose names match match (all tags when match is nil)
-// and that are reachable from commit (commit itself included). "Nearest"
-// means the smallest `git rev-list --count tag..commit`; ties go to the
-// higher version, then the greater name. Commit dates play no part. It
-// returns the zero Tag and a nil error when no tag qualifies.
-func (r *Repo) NewestTagReachable(commit string, match *regexp.Regexp) (Tag, error) {
-	sha, err := r.ResolveCommit(commit)
-	if err != nil {
-		return Tag{}, err
-	}
-	// One call lists exactly the tags reachable from commit.
-	reachable, err := r.listTags("for-each-ref", "--format="+tagFormat, "--merged="+sha, "refs/tags")
-	if err != nil {
-		return Tag{}, err
-	}
-	byCommit := map[string][]Tag{}
-	for _, t := range reachable {
-		if match == nil || match.MatchString(t.Name) {
-			byCommit[t.Commit] = append(byCommit[t.Commit], t)
+// headerValue returns the value of the first header line of a commit or
+// tag object that starts with key ("object ", "tagger ").
+func headerValue(obj []byte, key string) string {
+	for _, l := range strings.Split(string(obj), "\n") {
+		if l == "" {
+			return "" // end of the header
+		}
+		if v, ok := strings.CutPrefix(l, key); ok {
+			return v
 		}
 	}
-	if len(byCommit) == 0 {
-		return Tag{}, nil
-	}
+	return ""
+}
 
-	// A tagged commit that is an ancestor of another tagged commit is always
-	// farther from commit, so only the "independent" ones (those no other
-	// candidate reaches) need their distance counted: usually one or two,
-	// however many tags there are.
-	commits := sortedKeys(byCommit)
-	if len(commits) > 1 {
-		out, err := r.run(append([]string{"merge-base", "--independent"}, commits...)...)
+// identDate reads the date of an ident header line ("tagger Name <mail>
+// 1700000000 +0100"), in its own time zone; zero when absent.
+func identDate(obj []byte, key string) time.Time {
+	f := strings.Fields(headerValue(obj, key))
+	if len(f) < 2 {
+		return time.Time{}
+	}
+	secs, err := strconv.ParseInt(f[len(f)-2], 10, 64)
+	tz := f[len(f)-1]
+	if err != nil || len(tz) != 5 || (tz[0] != '+' && tz[0] != '-') {
+		return time.Time{}
+	}
+	hh, err1 := strconv.Atoi(tz[1:3])
+	mm, err2 := strconv.Atoi(tz[3:5])
+	if err1 != nil || err2 != nil {
+		return time.Time{}
+	}
+	off := hh*3600 + mm*60
+	if tz[0] == '-' {
+		off = -off
+	}
+	return time.Unix(secs, 0).In(time.FixedZone(tz, off))
+}
+
+// Oldest returns the first release of the lowest line (zero when none).
+func (rs *ReleaseTags) Oldest() ReleaseTag {
+	if len(rs.lines) == 0 {
+		return ReleaseTag{}
+	}
+	return rs.lines[len(rs.lines)-1].tags[0]
+}
+
+// UpTo returns the release tags at or below t, highest version first:
+// every tag of a lower line, and the tags of t's own line up to t.
+func (rs *ReleaseTags) UpTo(t ReleaseTag) []ReleaseTag {
+	var out []ReleaseTag
+	for _, x := range rs.Tags {
+		if semver.Compare(x.Version, t.Version) < 0 || x.Name == t.Name {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Between returns the release tags above lo and at or below hi, highest
+// first: the releases a comparison from lo's cycle to hi's spans. A zero lo
+// means "from the beginning".
+func (rs *ReleaseTags) Between(lo, hi ReleaseTag) []ReleaseTag {
+	var out []ReleaseTag
+	for _, x := range rs.UpTo(hi) {
+		if lo.Version == "" || semver.Compare(x.Line(), lo.Line()) > 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Before returns the release before each commit (a zero ReleaseTag when
+// none), in the order given. The release before a commit C is found per
+// release line (major.minor), highest line first; the first line that
+// qualifies gives the answer. A line L qualifies when
+//
+//  1. C contains one of L's tags (a tag on C's own history: tags on
+//     master, or C on L's release branch); the answer is then the highest
+//     such tag; or
+//  2. L's first release F (its lowest version, normally vX.Y.0) is not a
+//     descendant of C (it was not cut after C), and L branched off C's
+//     history between its neighbours: the branch point merge-base(F, C)
+//     is not an ancestor of the next lower line's first release (else L
+//     left C's history before that line was cut, so C is on an older
+//     line: a commit on release-v1.148 never takes v1.149.0), and F and
+//     the next higher line's first release have no common ancestor
+//     outside C's history (else both lines went on together after C
+//     left them, as when C is on a feature branch). The answer is F.
+//
+// So patch releases count as their minor's release: on master after
+// release-v1.148 was branched, v1.148.0 is the release before, whether
+// or not v1.148.4 exists (it may have been cut after C; its API is the
+// line's). The check of the next higher line cannot be made for the
+// highest line; for a commit on a branch that left master before the
+// newest release line was branched, that line is taken (one line too
+// new). Commit dates play no part.
+//
+// The commit graph is read with two git calls per batch of release
+// lines (`git merge-base --octopus` for a floor under every commit
+// involved, `git rev-list --parents` above it), highest lines first,
+// stopping when every commit has its answer: never one process per tag.
+// In a shallow clone the graph ends early and the answer may be wrong;
+// callers refuse shallow clones.
+func (rs *ReleaseTags) Before(commits ...string) ([]ReleaseTag, error) {
+	out := make([]ReleaseTag, len(commits))
+	shas := make([]string, len(commits))
+	for i, c := range commits {
+		sha, err := rs.repo.ResolveCommit(c)
 		if err != nil {
-			return Tag{}, fmt.Errorf("nearest tag of %s: %w", commit, err)
+			return nil, err
 		}
-		commits = strings.Fields(string(out))
+		shas[i] = sha
 	}
-
-	var best Tag
-	bestDist := int64(-1)
-	for _, c := range commits {
-		var dist int64
-		if c != sha {
-			s, err := r.runLine("rev-list", "--count", c+".."+sha)
-			if err != nil {
-				return Tag{}, fmt.Errorf("nearest tag of %s: %w", commit, err)
-			}
-			dist, err = strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return Tag{}, fmt.Errorf("nearest tag of %s: unexpected git rev-list --count output %q", commit, s)
-			}
+	open := make([]int, len(commits)) // commits without an answer yet
+	for i := range open {
+		open[i] = i
+	}
+	// Batches of 8, 64, 512 ... lines: most commits find their release
+	// among the few highest lines, whose graph region is small.
+	for lo, size := 0, 8; lo < len(rs.lines) && len(open) > 0; lo, size = lo+size, size*8 {
+		hi := min(lo+size, len(rs.lines))
+		var targets []string
+		for _, i := range open {
+			targets = append(targets, shas[i])
 		}
-		for _, t := range byCommit[c] {
-			if bestDist < 0 || dist < bestDist || (dist == bestDist && tagAfter(t.Name, best.Name)) {
-				best, bestDist = t, dist
-			}
-		}
-	}
-	return best, nil
-}
-
-// tagAfter reports whether tag name a sorts after b: by version when both
-// look like versions and differ as versions, else by name.
-func tagAfter(a, b string) bool {
-	if c := compareVersions(a, b); c != 0 {
-		return c > 0
-	}
-	return a > b
-}
-
-// version is a loosely parsed semantic version.
-type version struct {
-	nums []int64
-	pre  string // pre-release, without "-"; "" for a release
-}
-
-// parseVersion reads a version from a tag name: anything up to the first
-// digit is a prefix ("v", "release-", "api/v"), then dotted numbers, then an
-// optional "-prerelease" and "+build". ok is false when there are no numbers.
-func parseVersion(name string) (v version, ok bool) {
-	i := strings.IndexAny(name, "0123456789")
-	if i < 0 {
-		return version{}, false
-	}
-	s := name[i:]
-	if j := strings.IndexByte(s, '+'); j >= 0 {
-		s = s[:j]
-	}
-	core, pre, _ := strings.Cut(s, "-")
-	for _, part := range strings.Split(core, ".") {
-		n, err := strconv.ParseInt(part, 10, 64)
+		answers, err := rs.beforeIn(lo, hi, targets)
 		if err != nil {
-			return version{}, false
+			return nil, err
 		}
-		v.nums = append(v.nums, n)
+		var still []int
+		for k, i := range open {
+			if answers[k].Name != "" {
+				out[i] = answers[k]
+			} else {
+				still = append(still, i)
+			}
+		}
+		open = still
 	}
-	v.pre = pre
-	return v, true
+	return out, nil
 }
 
-// compareVersions compares tag names as versions: -1, 0 or +1; 0 also when
-// either is not a version.
-func compareVersions(a, b string) int {
-	va, okA := parseVersion(a)
-	vb, okB := parseVersion(b)
-	if !okA || !okB {
-		return 0
+// beforeIn judges release lines lo..hi-1 (highest first) for each target
+// commit and returns the first qualifying line's tag per target (zero
+// when none of these lines qualifies).
+func (rs *ReleaseTags) beforeIn(lo, hi int, targets []string) ([]ReleaseTag, error) {
+	var tips []string
+	seen := map[string]bool{}
+	add := func(c string) {
+		if !seen[c] {
+			seen[c] = true
+			tips = append(tips, c)
+		}
 	}
-	for i := 0; i < max(len(va.nums), len(vb.nums)); i++ {
-		var x, y int64
-		if i < len(va.nums) {
-			x = va.nums[i]
+	for _, t := range targets {
+		add(t)
+	}
+	for l := lo; l < hi; l++ {
+		for _, t := range rs.lines[l].tags {
+			add(t.Commit)
 		}
-		if i < len(vb.nums) {
-			y = vb.nums[i]
-		}
-		if x != y {
-			if x < y {
-				return -1
+	}
+	if lo > 0 {
+		add(rs.lines[lo-1].tags[0].Commit)
+	}
+	if hi < len(rs.lines) {
+		add(rs.lines[hi].tags[0].Commit)
+	}
+	g, err := rs.repo.readGraph(tips)
+	if err != nil {
+		return nil, err
+	}
+
+	answers := make([]ReleaseTag, len(targets))
+	for k, target := range targets {
+		h := g.history(target)
+		for l := lo; l < hi; l++ {
+			if t, ok := rs.qualifies(g, l, target, h); ok {
+				answers[k] = t
+				break
 			}
-			return 1
 		}
 	}
+	return answers, nil
+}
+
+// qualifies judges release line l for the target commit whose history is
+// h (see Before).
+func (rs *ReleaseTags) qualifies(g *graph, l int, target string, h bitset) (ReleaseTag, bool) {
+	line := rs.lines[l].tags
+	for i := len(line) - 1; i >= 0; i-- { // 1: a tag in the target's history
+		if g.in(h, line[i].Commit) {
+			return line[i], true
+		}
+	}
+	first := line[0]
+	fh := g.history(first.Commit)
+	if g.in(fh, target) { // cut after the target
+		return ReleaseTag{}, false
+	}
+	common := fh.and(h)
+	if g.floor == "" && common.empty() {
+		return ReleaseTag{}, false // unrelated histories
+	}
+	if l+1 < len(rs.lines) { // the lower neighbour
+		lower := g.history(rs.lines[l+1].tags[0].Commit)
+		for _, m := range g.maximal(common) {
+			if m < 0 || lower.has(m) {
+				return ReleaseTag{}, false
+			}
+		}
+	}
+	if l > 0 { // the higher neighbour
+		higher := g.history(rs.lines[l-1].tags[0].Commit)
+		if !fh.and(higher).subsetOf(h) {
+			return ReleaseTag{}, false
+		}
+	}
+	return first, true
+}
+
+// graph is the part of the commit graph above a floor commit that every
+// commit of interest descends from: nodes are the commits reachable from
+// the tips and not from the floor; a parent outside this region is
+// "bottom" (-1), which is at or below the floor and so an ancestor of
+// every tip. Without a floor (the tips share no history) the region is
+// everything reachable from the tips.
+type graph struct {
+	floor   string
+	index   map[string]int32
+	parents [][]int32
+	hist    map[string]bitset // memoised history
+}
+
+// readGraph reads the graph above the tips' common floor with two git
+// calls: `git merge-base --octopus` and `git rev-list --parents`, whose
+// revisions go through stdin.
+func (r *Repo) readGraph(tips []string) (*graph, error) {
+	g := &graph{index: map[string]int32{}, hist: map[string]bitset{}}
+	out, err := r.run(append([]string{"merge-base", "--octopus"}, tips...)...)
 	switch {
-	case va.pre == vb.pre:
-		return 0
-	case va.pre == "": // a release is after its pre-releases
-		return 1
-	case vb.pre == "":
-		return -1
+	case err == nil:
+		g.floor = strings.TrimSpace(string(out))
+	case exitCode(err) != 1: // 1: no common ancestor
+		return nil, fmt.Errorf("release tags: %w", err)
 	}
-	return comparePrerelease(va.pre, vb.pre)
+	var in bytes.Buffer
+	for _, t := range tips {
+		in.WriteString(t + "\n")
+	}
+	if g.floor != "" {
+		in.WriteString("^" + g.floor + "\n")
+	}
+	out, err = r.runInput(in.Bytes(), "rev-list", "--parents", "--stdin")
+	if err != nil {
+		return nil, fmt.Errorf("release tags: %w", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		lines = nil
+	}
+	for _, l := range lines {
+		c, _, _ := strings.Cut(l, " ")
+		g.index[c] = int32(len(g.index))
+	}
+	g.parents = make([][]int32, len(lines))
+	for i, l := range lines {
+		f := strings.Fields(l)
+		ps := make([]int32, 0, len(f)-1)
+		for _, p := range f[1:] {
+			if k, ok := g.index[p]; ok {
+				ps = append(ps, k)
+			} else {
+				ps = append(ps, -1)
+			}
+		}
+		g.parents[i] = ps
+	}
+	return g, nil
 }
 
-// comparePrerelease compares dot-separated pre-release identifiers the
-// semver way: numbers numerically and before words.
-func comparePrerelease(a, b string) int {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(pa) && i < len(pb); i++ {
-		x, errX := strconv.ParseInt(pa[i], 10, 64)
-		y, errY := strconv.ParseInt(pb[i], 10, 64)
-		switch {
-		case errX == nil && errY == nil:
-			if x != y {
-				if x < y {
-					return -1
+// bitset is a set of graph nodes.
+type bitset []uint64
+
+func (b bitset) has(i int32) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (b bitset) set(i int32)      { b[i>>6] |= 1 << (uint(i) & 63) }
+
+func (b bitset) and(o bitset) bitset {
+	out := make(bitset, len(b))
+	for i := range b {
+		out[i] = b[i] & o[i]
+	}
+	return out
+}
+
+func (b bitset) subsetOf(o bitset) bool {
+	for i := range b {
+		if b[i]&^o[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b bitset) empty() bool {
+	for _, w := range b {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// history returns the region nodes that are c or its ancestors (empty
+// when c lies at or below the floor).
+func (g *graph) history(c string) bitset {
+	if b, ok := g.hist[c]; ok {
+		return b
+	}
+	b := make(bitset, (len(g.parents)+63)/64)
+	g.hist[c] = b
+	start, ok := g.index[c]
+	if !ok {
+		return b
+	}
+	stack := []int32{start}
+	b.set(start)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, p := range g.parents[n] {
+			if p >= 0 && !b.has(p) {
+				b.set(p)
+				stack = append(stack, p)
+			}
+		}
+	}
+	return b
+}
+
+// in reports whether commit c belongs to history h of some commit x: a
+// commit outside the region is at or below the floor, hence in every
+// history of a tip.
+func (g *graph) in(h bitset, c string) bool {
+	k, ok := g.index[c]
+	if !ok {
+		return g.floor != ""
+	}
+	return h.has(k)
+}
+
+// maximal returns the nodes of s that are not an ancestor of another node
+// of s (the merge bases, when s is a set of common ancestors); -1 stands
+// for the bottom when s is empty.
+func (g *graph) maximal(s bitset) []int32 {
+	below := make(bitset, len(s))
+	for i := range g.parents {
+		if s.has(int32(i)) {
+			for _, p := range g.parents[i] {
+				if p >= 0 {
+					below.set(p)
 				}
-				return 1
-			}
-		case errX == nil:
-			return -1
-		case errY == nil:
-			return 1
-		default:
-			if c := strings.Compare(pa[i], pb[i]); c != 0 {
-				return c
 			}
 		}
 	}
-	switch {
-	case len(pa) < len(pb):
-		return -1
-	case len(pa) > len(pb):
-		return 1
+	var out []int32
+	for i := range g.parents {
+		if s.has(int32(i)) && !below.has(int32(i)) {
+			out = append(out, int32(i))
+		}
 	}
-	return 0
+	if len(out) == 0 && g.floor != "" {
+		out = []int32{-1}
+	}
+	return out
 }

@@ -5,21 +5,27 @@
 // maintenance, Canonicalize, final removal).
 //
 // This package is the release history (History: release tags, the
-// newest release before base, its model, protobuf numbers at earlier
-// releases and their cache). Its sub-packages hold the other analyses:
+// release before base and before head (git.ReleaseTags.Before), the
+// release's model, and the struct history over earlier releases with its
+// on-disk cache: protobuf numbers, deprecations, identity breaks). Its sub-packages hold the other analyses:
 // usage (usages of removed fields) and shoot (the code of the Shoot
 // deprecation stages). The rules that judge with them live in
 // internal/rules and declare what they require; check builds the analyses
 // once per comparison. Every analysis runs lazily, once, and only when a
 // rule needs it: a change without removed or new protobuf fields never
-// reads a release tag. Problems with the input (no release tag, a shallow
-// clone, a missing stage file) become notes on the report, never crashes.
+// reads a release tag. Problems with the input (no release tag, tags that
+// are not versions, no release before base, a shallow clone, a missing
+// stage file) become notes on the report, never crashes.
 package lifecycle
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
+
+	"golang.org/x/mod/semver"
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/git"
@@ -48,10 +54,10 @@ const (
 	RevRelease Rev = "release"
 )
 
-// History is the release history of one comparison: the newest release
-// before base, its snapshot and model, and the protobuf numbers structs
-// held at earlier releases. Every part is computed lazily, once. It is
-// not safe for concurrent use (the rules engine runs rules one after
+// History is the release history of one comparison: the release before
+// base (and before head), its snapshot and model, and the struct history
+// over earlier releases. Every part is computed lazily, once. It is not
+// safe for concurrent use (the rules engine runs rules one after
 // another).
 type History struct {
 	in   Input
@@ -64,6 +70,11 @@ type History struct {
 	histDone bool
 	hist     *ProtoNumbers
 	histErr  error
+
+	asked atomic.Bool // a rule asked for the release
+
+	structs *structHistory // the struct history, once read
+	cache   func() *blobCache
 }
 
 // NewHistory prepares the release history; nothing runs yet.
@@ -71,6 +82,7 @@ func NewHistory(in Input) *History {
 	e := &History{in: in, opts: in.Options.withDefaults()}
 	e.release = sync.OnceValues(e.findRelease)
 	e.tag = sync.OnceValues(e.openRelease)
+	e.cache = sync.OnceValue(func() *blobCache { return openBlobCache(e.opts.CacheDir, e.in.Repo.Root) })
 	return e
 }
 
@@ -117,49 +129,107 @@ func (e *History) Snapshot(rev Rev) (snap git.Snapshot, label string, err error)
 	return nil, "", fmt.Errorf("unknown revision %q", rev)
 }
 
-// Release is the release history as seen from base.
+// Release is the release history as seen from the compared revisions.
 type Release struct {
-	// Newest is the release tag nearest to base along the commit graph.
+	// Newest is the release before base (see git.ReleaseTags.Before):
+	// the release whose components run next to the API server that base
+	// becomes.
 	Newest git.Tag
-	// All are the release tags reachable from base, newest version first.
+	// Head is the release before head: Newest for a change within one
+	// release cycle; a later release when the comparison spans releases
+	// (e.g. base and head are two release tags).
+	Head git.Tag
+	// All are the release tags at or below Head, highest version first:
+	// every patch release of lower lines, and Head's line up to Head. The
+	// protobuf and field histories read them.
 	All []git.Tag
+	// Spanned are the tags of All above Newest's release line, highest
+	// first: the releases cut between base and head (none for a pull
+	// request).
+	Spanned []git.Tag
 }
 
 // Release returns the release history, or a problem saying why there is
-// none (no tag matches, a shallow clone, a bad pattern).
+// none (no tag matches, no release before base, a shallow clone, a bad
+// pattern).
 func (e *History) Release() (Release, string) { return e.release() }
 
+// Used returns the release history when a rule asked for it and it was
+// found: the report names the releases a run used.
+func (e *History) Used() (Release, bool) {
+	if e == nil || !e.asked.Load() {
+		return Release{}, false
+	}
+	rel, prob := e.release()
+	return rel, prob == ""
+}
+
 func (e *History) findRelease() (Release, string) {
+	e.asked.Store(true)
 	re, err := config.CompileTagPattern(e.opts.TagPattern)
 	if err != nil {
 		return Release{}, err.Error()
 	}
 	base := e.in.Base.Commit()
 	if base == "" || e.in.Repo == nil {
-		return Release{}, "base is not a commit, so no release tag can be reachable from it"
+		return Release{}, "base is not a commit, so no release can come before it"
 	}
-	shallowHint := ""
-	if shallow, err := e.in.Repo.IsShallow(); err == nil && shallow {
-		shallowHint = "; this is a shallow clone, which lacks the history and tags: run `git fetch --unshallow --tags` and retry"
+	if shallow, err := e.in.Repo.IsShallow(); err != nil {
+		return Release{}, fmt.Sprintf("cannot read release tags: %v", err)
+	} else if shallow {
+		return Release{}, "this is a shallow clone, whose history and release tags are incomplete: run `git fetch --unshallow --tags` and retry"
 	}
-	newest, err := e.in.Repo.NewestTagReachable(base, re)
+	rs, err := e.in.Repo.ReleaseTags(re.MatchString)
 	if err != nil {
-		return Release{}, fmt.Sprintf("cannot read release tags: %v%s", err, shallowHint)
+		return Release{}, fmt.Sprintf("cannot read release tags: %v", err)
 	}
-	if newest.Name == "" {
-		msg := fmt.Sprintf("no release tag matching %s is reachable from base %s", e.opts.TagPattern, short(base))
-		if shallowHint == "" {
-			if all, err := e.in.Repo.Tags(""); err == nil && len(all) == 0 {
-				msg += " (the repository has no tags: run `git fetch --tags`)"
-			}
+	if len(rs.Tags) == 0 {
+		return Release{}, e.noTags(rs)
+	}
+	commits := []string{base}
+	if e.in.Head != nil {
+		if head := e.in.Head.Commit(); head != "" && head != base {
+			commits = append(commits, head)
 		}
-		return Release{}, msg + shallowHint
 	}
-	all, err := e.in.Repo.TagsReachable(base, re)
+	before, err := rs.Before(commits...)
 	if err != nil {
-		return Release{}, fmt.Sprintf("cannot list release tags reachable from base: %v%s", err, shallowHint)
+		return Release{}, fmt.Sprintf("cannot order release tags: %v", err)
 	}
-	return Release{Newest: newest, All: all}, ""
+	if before[0].Name == "" {
+		return Release{}, fmt.Sprintf("no release tag matching %s was cut before base %s (the oldest release, %s, came after it)",
+			e.opts.TagPattern, short(base), rs.Oldest().Name)
+	}
+	atHead := before[len(before)-1]
+	if atHead.Name == "" || semver.Compare(atHead.Version, before[0].Version) < 0 {
+		atHead = before[0] // head on an older line than base: judge by base's release
+	}
+	rel := Release{Newest: before[0].Tag, Head: atHead.Tag}
+	for _, t := range rs.UpTo(atHead) {
+		rel.All = append(rel.All, t.Tag)
+	}
+	for _, t := range rs.Between(before[0], atHead) {
+		rel.Spanned = append(rel.Spanned, t.Tag)
+	}
+	return rel, ""
+}
+
+// noTags explains why no tag is a release.
+func (e *History) noTags(rs *git.ReleaseTags) string {
+	msg := "no release tag matching " + e.opts.TagPattern
+	switch {
+	case rs.Matched > 0:
+		ex := rs.NotVersions
+		if len(ex) > 3 {
+			ex = ex[:3]
+		}
+		return fmt.Sprintf("%s carries a version: %d tags match but none reads as a semantic version (e.g. %s)",
+			msg, rs.Matched, strings.Join(ex, ", "))
+	}
+	if rs.Total == 0 {
+		return msg + " exists: the repository has no tags (run `git fetch --tags`)"
+	}
+	return msg + " exists (set releases.tagPattern in .apicheck.yaml)"
 }
 
 // ReleaseSnapshot opens the newest release tag's snapshot and scans its
@@ -190,9 +260,10 @@ func (e *History) openRelease() (*releaseRev, error) {
 	return &releaseRev{snap: snap, model: m}, nil
 }
 
-// ReleaseField looks a field up in the newest release's model by group
-// directory, version, type name and Go field name. ok is false when the
-// release does not have it.
+// ReleaseField looks a field up in the model of the release before base
+// by group directory, version, type name and Go field name. ok is false
+// when that release does not have it: for a field base has, it was added
+// after that release (never released yet).
 func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, err error) {
 	_, m, err := e.ReleaseSnapshot()
 	if err != nil {

@@ -1,53 +1,281 @@
 package lifecycle
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
+	"time"
 )
 
-func TestBlobCache(t *testing.T) {
+const testOID = "0123456789abcdef0123456789abcdef01234567"
+
+const testType = "ShootSpec"
+
+var testStructs = decl{Found: true, Fields: []relField{
+	{Name: "Region", JSON: "region", Number: 1, Line: 5, Col: 2},
+	{Name: "Legacy", JSON: "legacy", Number: 3, Deprecated: true, Line: 9, Col: 2},
+}}
+
+func TestBlobCacheLocation(t *testing.T) {
 	repo := t.TempDir()
 	// Never inside the repository, whatever is configured.
-	if c := newBlobCache(filepath.Join(repo, ".cache"), repo); c.dir != "" {
+	if c := openBlobCache(filepath.Join(repo, ".cache"), repo); c.dir != "" {
 		t.Errorf("cache inside the repository: %s", c.dir)
 	}
-	if c := newBlobCache("-", repo); c.dir != "" {
+	if c := openBlobCache("-", repo); c.dir != "" {
 		t.Errorf("disabled cache has a directory: %s", c.dir)
 	}
-	if c := newBlobCache("", repo); c.dir == "" {
-		t.Errorf("default cache disabled")
+
+	// $APICHECK_CACHE_DIR, else the user cache directory, created private.
+	env := t.TempDir()
+	t.Setenv(CacheEnv, env)
+	if c := openBlobCache("", repo); c.dir != filepath.Join(env, cacheSubdir) {
+		t.Errorf("cache dir = %q, want it under $%s", c.dir, CacheEnv)
 	}
-	dir := t.TempDir()
-	c := newBlobCache(dir, repo)
-	oid := "0123456789abcdef0123456789abcdef01234567"
-	if _, ok := c.get(oid); ok {
-		t.Fatal("hit in an empty cache")
+	t.Setenv(CacheEnv, "")
+	home := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "xdg"))
+	c := openBlobCache("", repo)
+	if want := filepath.Join(home, "xdg", "apicheck", cacheSubdir); c.dir != want {
+		t.Fatalf("default cache dir = %q, want %q", c.dir, want)
 	}
-	want := dirNumbers{"ShootSpec": {1: "Region", 3: "Legacy"}}
-	c.put(oid, want)
-	got, ok := c.get(oid)
-	if !ok || !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v %v, want %v", got, ok, want)
+	for _, d := range []string{filepath.Dir(c.dir), c.dir} {
+		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, %v; want 0700", d, fi.Mode().Perm(), err)
+		}
 	}
-	// A corrupt entry is a miss, not an error.
-	if err := os.WriteFile(c.path(oid), []byte("{"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := c.get(oid); ok {
-		t.Error("corrupt entry read as a hit")
+
+	// Without a user cache directory there is no cache: never /tmp.
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", "")
+	if c := openBlobCache("", repo); c.dir != "" {
+		t.Errorf("cache without a user cache directory: %s", c.dir)
 	}
 }
 
-func TestStructNumbers(t *testing.T) {
-	src := []byte("package v1\n\ntype S struct {\n\tmeta.ObjectMeta `json:\"metadata\" protobuf:\"bytes,1,opt,name=metadata\"`\n\tA *string `json:\"a\" protobuf:\"bytes,2,opt,name=a\"`\n\tB string `json:\"b\"`\n\t// Gone is tombstoned to show why 3 is reserved protobuf tag.\n\t// Gone *string `protobuf:\"bytes,3,opt,name=gone\"`\n}\n\ntype T string\n")
-	got := structNumbers(src)
-	want := dirNumbers{"S": {1: "ObjectMeta", 2: "A"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
+// TestBlobCacheUnsafeDirs: a directory others can write, a symlink, or
+// one owned by another user turns the cache off.
+func TestBlobCacheUnsafeDirs(t *testing.T) {
+	repo := t.TempDir()
+
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
 	}
-	if structNumbers([]byte("package x\nfunc {")) != nil {
-		t.Error("broken file gave numbers")
+	if c := openBlobCache(open, repo); c.dir != "" {
+		t.Errorf("world-writable cache dir used: %s", c.dir)
+	}
+	group := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(group, cacheSubdir), 0o770); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(group, cacheSubdir), 0o770); err != nil {
+		t.Fatal(err)
+	}
+	if c := openBlobCache(group, repo); c.dir != "" {
+		t.Errorf("group-writable cache subdir used: %s", c.dir)
+	}
+
+	target := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if c := openBlobCache(link, repo); c.dir != "" {
+		t.Errorf("symlinked cache dir used: %s", c.dir)
+	}
+
+	if os.Getuid() == 0 { // only root can give a directory away
+		foreign := t.TempDir()
+		if err := os.Chown(foreign, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if c := openBlobCache(foreign, repo); c.dir != "" {
+			t.Errorf("cache dir of another user used: %s", c.dir)
+		}
+	}
+}
+
+// TestBlobCacheBadEntries: a truncated, garbled, foreign or outdated
+// entry is a miss, and put rewrites it.
+func TestBlobCacheBadEntries(t *testing.T) {
+	c := openBlobCache(t.TempDir(), t.TempDir())
+	if c.dir == "" {
+		t.Fatal("cache disabled")
+	}
+	if _, ok := c.get(testOID, testType); ok {
+		t.Fatal("hit in an empty cache")
+	}
+	c.put(testOID, testType, testStructs)
+	got, ok := c.get(testOID, testType)
+	if !ok || !reflect.DeepEqual(got, testStructs) {
+		t.Fatalf("got %v %v, want %v", got, ok, testStructs)
+	}
+	good, err := os.ReadFile(c.entryName(testOID, testType))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "fedcba9876543210fedcba9876543210fedcba98"
+	entryOfOther, _ := encodeEntry(other, testType, testStructs)
+	entryOfOtherType, _ := encodeEntry(testOID, "SeedSpec", testStructs)
+	for name, data := range map[string][]byte{
+		"empty":          {},
+		"truncated":      good[:len(good)/2],
+		"header only":    good[:bytes.IndexByte(good, '\n')+1],
+		"garbage":        []byte("\x00\xff garbage {"),
+		"wrong checksum": bytes.Replace(good, []byte(`"Legacy"`), []byte(`"Legac2"`), 1),
+		"wrong version":  bytes.Replace(good, []byte(cacheFormat), []byte("apicheck struct cache 5"), 1),
+		"other blob":     entryOfOther,
+		"other type":     entryOfOtherType,
+		"trailing data":  append(append([]byte(nil), good...), "x"...),
+		"too large":      append(append([]byte(nil), good...), bytes.Repeat([]byte(" "), cacheEntryMax)...),
+	} {
+		if err := os.WriteFile(c.entryName(testOID, testType), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if st, ok := c.get(testOID, testType); ok {
+			t.Errorf("%s: entry read as a hit: %v", name, st)
+		}
+		c.put(testOID, testType, testStructs)
+		if got, ok := c.get(testOID, testType); !ok || !reflect.DeepEqual(got, testStructs) {
+			t.Errorf("%s: not rewritten: %v %v", name, got, ok)
+		}
+	}
+	// A checksum over other content is not enough: recomputing it is
+	// what a valid entry needs.
+	if _, err := decodeEntry(testOID, testType, good); err != nil {
+		t.Errorf("good entry rejected: %v", err)
+	}
+}
+
+// TestBlobCacheConcurrent: writers and readers of one entry at once
+// only ever see whole entries.
+func TestBlobCacheConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := openBlobCache(dir, t.TempDir())
+			for range 50 {
+				if w%2 == 0 {
+					c.put(testOID, testType, testStructs)
+				} else if got, ok := c.get(testOID, testType); ok && !reflect.DeepEqual(got, testStructs) {
+					t.Errorf("partial entry read: %v", got)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	es, _ := os.ReadDir(filepath.Join(dir, cacheSubdir, testOID[:2]))
+	if len(es) != 1 {
+		t.Errorf("shard holds %d files, want 1 (no temporary files left)", len(es))
+	}
+}
+
+// TestTrimShard: a shard over its budget loses its oldest entries, and
+// stale temporary files go.
+func TestTrimShard(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Hour)
+	for i := range 10 {
+		p := filepath.Join(dir, fmt.Sprintf("entry%d", i))
+		if err := os.WriteFile(p, bytes.Repeat([]byte("x"), 100), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mod := old.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(p, mod, mod)
+	}
+	stale := filepath.Join(dir, ".entry.tmp-1")
+	os.WriteFile(stale, []byte("x"), 0o600)
+	os.Chtimes(stale, old, old)
+	trimShard(dir, 500)
+	es, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	if want := []string{"entry7", "entry8", "entry9"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("after trim: %v, want %v", names, want)
+	}
+}
+
+func TestFindStruct(t *testing.T) {
+	src := "package v1\n\n// +genclient\ntype S struct {\n" +
+		"\tmeta.TypeMeta `json:\",inline\"`\n" +
+		"\tmeta.ObjectMeta `json:\"metadata\" protobuf:\"bytes,1,opt,name=metadata\"`\n" +
+		"\t// A is a.\n\t//\n\t// Deprecated: use B.\n" +
+		"\tA *string `json:\"a\" protobuf:\"bytes,2,opt,name=a\"`\n" +
+		"\tB, C string\n" +
+		"\t// Gone is tombstoned to show why 3 is reserved protobuf tag.\n" +
+		"\t// Gone *string `protobuf:\"bytes,3,opt,name=gone\"`\n" +
+		"\tNested struct { X int }\n}\n\n" +
+		"type T string\n\ntype U = S\n\n" +
+		"type (\n\tV int\n\t// W is grouped.\n\tW[P any] struct {\n\t\tD /* old */ string `json:\"d\"`\n\t}\n)\n\n" +
+		"var s = `type X struct { Fake int }`\n\n" +
+		"// type Y struct { Commented int }\n\n" +
+		"func f() {\n\ttype Z struct{ Local int }\n}\n\n" +
+		"type Arr [4]struct{ E int }\n"
+	want := map[string]decl{
+		"S": {Found: true, Fields: []relField{
+			{Name: "TypeMeta", Line: 5, Col: 2},
+			{Name: "ObjectMeta", JSON: "metadata", Number: 1, Line: 6, Col: 2},
+			{Name: "A", JSON: "a", Number: 2, Deprecated: true, Line: 10, Col: 2},
+			{Name: "B", JSON: "B", Line: 11, Col: 2},
+			{Name: "C", JSON: "C", Line: 11, Col: 5},
+			{Name: "Nested", JSON: "Nested", Line: 14, Col: 2},
+		}},
+		"W":      {Found: true, Fields: []relField{{Name: "D", JSON: "d", Line: 25, Col: 3}}},
+		"T":      {},
+		"U":      {},
+		"V":      {},
+		"X":      {},
+		"Y":      {},
+		"Z":      {},
+		"Arr":    {},
+		"Nested": {},
+		"Absent": {},
+	}
+	for typ, w := range want {
+		got := findStruct([]byte(src), typ)
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("findStruct(%s) = %+v\nwant %+v", typ, got, w)
+		}
+	}
+	// A declaration on the first lines, and a file that does not parse
+	// elsewhere: the declaration alone counts.
+	if got := findStruct([]byte("package p; type Q struct { A int `json:\"a\"` }\nfunc {"), "Q"); !got.Found ||
+		len(got.Fields) != 1 || got.Fields[0].Line != 1 {
+		t.Errorf("findStruct(Q) = %+v", got)
+	}
+	if got := findStruct([]byte("package x\ntype R struct {"), "R"); got.Found {
+		t.Errorf("unterminated struct found: %+v", got)
+	}
+}
+
+// TestCacheEntryRoundTrip: every decl survives encoding, odd names too.
+func TestCacheEntryRoundTrip(t *testing.T) {
+	for _, d := range []decl{
+		{},
+		{Found: true, File: "types.go", Fields: []relField{}},
+		testStructs,
+		{Found: true, File: "odd \t\"name\"\n.go", Fields: []relField{
+			{Name: "A", JSON: "a\tb\n\"c\"", Number: 536870911, Deprecated: true, Line: 1 << 30, Col: 7},
+			{Name: "Ünï", JSON: "", Line: 2, Col: 1},
+		}},
+	} {
+		data, err := encodeEntry(testOID, testType, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeEntry(testOID, testType, data)
+		if err != nil || !reflect.DeepEqual(got, d) {
+			t.Errorf("round trip of %+v: %+v, %v", d, got, err)
+		}
 	}
 }

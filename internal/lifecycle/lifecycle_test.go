@@ -2,14 +2,16 @@ package lifecycle_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
-	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 	"github.com/apicheck/apicheck/internal/testutil/rulefixture"
@@ -47,6 +49,9 @@ func dump(res *check.Result) string {
 	}
 	for _, n := range res.Report.Notes {
 		fmt.Fprintf(&b, "note: %q\n", n)
+	}
+	if u := res.Report.Releases.Used(); u != "" {
+		fmt.Fprintf(&b, "release: %q\n", u)
 	}
 	return b.String()
 }
@@ -144,27 +149,87 @@ func TestCatalogOrder(t *testing.T) {
 	}
 }
 
-// TestHistoryCache: the protobuf history is cached by blob under the
-// configured directory, and a second run gives the same findings from it.
+// TestHistoryCache: the struct history is cached by blob under the
+// configured directory; a second run gives the same outcome from it, and
+// so does a run after every entry was truncated, garbled or replaced by
+// another entry (each bad entry is recomputed and rewritten).
 func TestHistoryCache(t *testing.T) {
 	t.Parallel()
 	c, fx := fixture(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
 	cache := t.TempDir()
-	var runs []*finding.Report
-	for i := 0; i < 2; i++ {
+	run := func(what string) {
+		t.Helper()
 		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
 			Lifecycle: lifecycle.Options{CacheDir: cache}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, res.Report)
-		res.Close()
+		defer res.Close()
+		if diffs := c.Compare(res.Report); len(diffs) > 0 {
+			t.Errorf("%s: the outcome differs (- want, + got):\n%s", what, strings.Join(diffs, "\n"))
+		}
 	}
-	if diffs := c.Compare(runs[1]); len(diffs) > 0 {
-		t.Errorf("second (cached) run differs (- want, + got):\n%s", strings.Join(diffs, "\n"))
+	entries := func() map[string][]byte {
+		t.Helper()
+		files, err := filepath.Glob(filepath.Join(cache, "*", "*", "*"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("nothing cached under %s: %v", cache, err)
+		}
+		out := map[string][]byte{}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[f] = b
+		}
+		return out
 	}
-	entries, err := filepath.Glob(filepath.Join(cache, "apicheck-protohist-v1", "*", "*"))
-	if err != nil || len(entries) == 0 {
-		t.Errorf("nothing cached under %s: %v", cache, err)
+	run("first run")
+	good := entries()
+	var names []string
+	for f := range good {
+		names = append(names, f)
 	}
+	sort.Strings(names)
+	for _, damage := range []struct {
+		name string
+		f    func(i int, b []byte) []byte
+	}{
+		{"cached", func(_ int, b []byte) []byte { return b }},
+		{"truncated", func(_ int, b []byte) []byte { return b[:len(b)/2] }},
+		{"garbage", func(_ int, b []byte) []byte { return []byte("\x00garbage{") }},
+		{"swapped", func(i int, _ []byte) []byte { return good[names[(i+1)%len(names)]] }},
+		{"empty", func(int, []byte) []byte { return nil }},
+	} {
+		for i, f := range names {
+			if err := os.WriteFile(f, damage.f(i, good[f]), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run(damage.name + " entries")
+		if diff := cmp.Diff(good, entries()); diff != "" {
+			t.Errorf("%s entries were not rewritten:\n%s", damage.name, diff)
+		}
+	}
+}
+
+// hasMessage reports whether a finding of rule says text in its message,
+// hint or related positions.
+func hasMessage(res *check.Result, rule, text string) bool {
+	for _, f := range res.Report.Findings {
+		if f.Rule != rule {
+			continue
+		}
+		all := []string{f.Message, f.Hint}
+		for _, r := range f.Related {
+			all = append(all, r.String())
+		}
+		for _, s := range all {
+			if strings.Contains(s, text) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -22,10 +22,11 @@ type Options struct {
 	// UsageExclude lists the globs of files that hold no usages
 	// (config.Usages.Exclude); nil means config.DefaultUsageExclude.
 	UsageExclude []string
-	// CacheDir holds the protobuf-number history cache; empty means
-	// os.UserCacheDir()/apicheck (or os.TempDir() when there is none).
-	// "-" disables the cache. A directory inside the repository is never
-	// used.
+	// CacheDir is the root of the on-disk cache of the struct history
+	// (see cache.go); empty means $APICHECK_CACHE_DIR, else
+	// os.UserCacheDir()/apicheck, else no cache (never a shared directory
+	// such as /tmp). "-" disables the cache. A directory inside the
+	// repository, or one that others can write, is never used.
 	CacheDir string
 }
 

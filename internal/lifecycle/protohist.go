@@ -1,42 +1,505 @@
 package lifecycle
 
 import (
-	"bytes"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
-	"github.com/apicheck/apicheck/internal/protobuf"
 	"github.com/apicheck/apicheck/internal/scan"
 )
 
-// The protobuf-number history answers "which fields of struct T in
-// package directory D carried number N at some release tag" without
-// scanning whole revisions:
+// The struct history answers "which fields did struct T of package
+// directory D have at each release" without scanning whole revisions:
 //
 //  1. one `git cat-file --batch` process resolves "<tag commit>:<dir>" for
-//     every release tag and affected package directory straight to the
-//     directory's tree object (a struct is followed by package directory
-//     and type name, so moving a type between files does not matter);
-//  2. each distinct Go file (blob) of those trees is judged once: most
-//     files are the same from one release to the next. A blob judged by an
-//     earlier run is read from the on-disk cache, keyed by its object id
-//     (content-addressed, so an entry never goes stale);
-//  3. the remaining blobs are read in one more batch and parsed in
-//     parallel (syntax only); only struct type declarations and their
-//     protobuf tags are kept.
+//     every release tag (Release.All) and package directory asked for,
+//     straight to the directory's tree object (a struct is followed by
+//     package directory and type name, so moving a type between files
+//     does not matter);
+//  2. each distinct tree is judged once per struct: most directories are
+//     the same from one release to the next. A judgement of an earlier
+//     run is read from the on-disk cache, keyed by tree id and type name
+//     (content-addressed, so an entry never goes stale; see cache.go);
+//  3. for the other trees, Go files (blobs) are read, each once, and
+//     searched in parallel for the struct's declaration, which alone is
+//     parsed (see structdecl.go): each field's Go name, json name,
+//     protobuf number, position and whether its doc comment has a
+//     "Deprecated:" paragraph. A package declares a type once, so the
+//     file that declared it in one release is read first in the others;
+//     the other files only where it is not there.
+//
+// A struct's history runs from the newest release back and stops at the
+// first release that does not have the struct in that directory, and at
+// an identity break: a release whose struct shares no field (json name
+// and protobuf number) with the struct of the next newer release (or, for
+// the newest, with the struct at base) is a different struct that had
+// the same name, e.g. a nested type renamed while a new kind took its
+// name. Nothing from there on counts.
 
-// dirNumbers maps type name -> protobuf number -> Go field name for the
-// structs of one file or package directory.
-type dirNumbers map[string]map[int]string
+// ReleaseStruct is a struct at one release.
+type ReleaseStruct struct {
+	Tag    string
+	File   string // repository-relative path of the declaring file
+	fields []relField
+}
+
+// Field returns the named field of the struct at that release.
+func (s ReleaseStruct) Field(name string) (ReleaseField, bool) {
+	for _, f := range s.fields {
+		if f.Name == name {
+			return ReleaseField{Tag: s.Tag, Name: f.Name, Deprecated: f.Deprecated, Pos: model.Pos{File: s.File, Line: f.Line, Col: f.Col}}, true
+		}
+	}
+	return ReleaseField{}, false
+}
+
+// ReleaseField is a field of a struct at a release.
+type ReleaseField struct {
+	Tag        string
+	Name       string
+	Deprecated bool
+	Pos        model.Pos
+}
+
+// identity keys of a struct: the (json name, protobuf number) pairs of
+// its fields that have a json name.
+type shapeKey struct {
+	json   string
+	number int
+}
+
+func shapeOf(fs []relField) map[shapeKey]bool {
+	out := map[shapeKey]bool{}
+	for _, f := range fs {
+		if f.JSON != "" && f.JSON != "-" {
+			out[shapeKey{f.JSON, f.Number}] = true
+		}
+	}
+	return out
+}
+
+func overlaps(a, b map[shapeKey]bool) bool {
+	for k := range a {
+		if b[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// modelShape is the identity shape of a scanned struct.
+func modelShape(t *model.Type) map[shapeKey]bool {
+	out := map[shapeKey]bool{}
+	for _, f := range t.Fields {
+		n := 0
+		if f.Proto != nil {
+			n = f.Proto.Number
+		}
+		if w := f.WireName(); w != "" && w != "-" {
+			out[shapeKey{w, n}] = true
+		}
+	}
+	return out
+}
+
+// structHistory is the memoised reading of release trees and files.
+type structHistory struct {
+	tags   []git.Tag             // Release.All
+	trees  map[string][]string   // dir -> per tag: tree oid ("" absent)
+	loaded map[string]int        // dir -> how many newest tags' trees are read
+	files  map[string][]treeFile // tree oid -> Go files
+	decls  map[declKey]decl      // what a tree says about a type
+	cache  *blobCache            // on-disk cache of decls
+	reads  int                   // blobs read from git (for tests)
+	hists  map[histKey]StructHistory
+}
+
+type histKey struct {
+	dir, typ string
+	n        int // over the n newest releases
+}
+
+// declKey names a tree (or a blob) and a type.
+type declKey struct{ oid, typ string }
+
+type treeFile struct{ name, oid string }
+
+// StructHistory is a struct's history over the releases, newest first
+// (see the comment at the top of this file).
+type StructHistory struct {
+	Releases []ReleaseStruct
+	// Break names the newest release whose same-named struct is a
+	// different struct (an identity break); "" when there was none.
+	Break string
+}
+
+// StructAt returns the struct's history over Release.All: the releases,
+// newest first, at which package directory dir had the same struct typ
+// (see the top of this file). The identity of the newest release's
+// struct is judged against the struct at base (at head when base has
+// none). It reads release trees once per directory and run.
+func (e *History) StructAt(dir, typ string) (StructHistory, error) {
+	rel, prob := e.Release()
+	if prob != "" {
+		return StructHistory{}, fmt.Errorf("%s", prob)
+	}
+	return e.structHistory(map[string][]string{dir: {typ}}, dir, typ, len(rel.All))
+}
+
+// structHistory loads structs over the n newest releases and returns the
+// history of one of them.
+func (e *History) structHistory(structs map[string][]string, dir, typ string, n int) (StructHistory, error) {
+	sh, err := e.loadStructs(structs, n)
+	if err != nil {
+		return StructHistory{}, err
+	}
+	key := histKey{dir, typ, n}
+	if h, ok := sh.hists[key]; ok {
+		return h, nil
+	}
+	ref := e.refShape(dir, typ)
+	var h StructHistory
+	prev := ref
+	for i, t := range sh.tags[:n] {
+		fs, file, ok := sh.structAt(i, dir, typ)
+		if !ok {
+			break
+		}
+		shape := shapeOf(fs)
+		if prev != nil && !overlaps(shape, prev) {
+			h.Break = t.Name
+			break
+		}
+		h.Releases = append(h.Releases, ReleaseStruct{Tag: t.Name, File: file, fields: fs})
+		prev = shape
+	}
+	sh.hists[key] = h
+	return h, nil
+}
+
+// loadStructs reads what the trees of the n newest releases of each
+// directory say about the given structs (dir -> type names), once per
+// run, tree and struct.
+func (e *History) loadStructs(structs map[string][]string, n int) (*structHistory, error) {
+	rel, prob := e.Release()
+	if prob != "" {
+		return nil, fmt.Errorf("%s", prob)
+	}
+	if e.structs == nil {
+		e.structs = &structHistory{tags: rel.All, trees: map[string][]string{}, loaded: map[string]int{},
+			files: map[string][]treeFile{}, decls: map[declKey]decl{}, hists: map[histKey]StructHistory{}, cache: e.cache()}
+	}
+	if err := e.structs.load(e.in.Repo, structs, min(n, len(rel.All))); err != nil {
+		return nil, err
+	}
+	return e.structs, nil
+}
+
+// refShape is the identity shape of struct typ of package directory dir
+// at base, or at head when base has none (nil when neither has it).
+func (e *History) refShape(dir, typ string) map[shapeKey]bool {
+	for _, m := range []*model.Model{e.in.BaseModel, e.in.HeadModel} {
+		if m == nil {
+			continue
+		}
+		for _, g := range m.Groups {
+			for _, p := range g.Packages() {
+				if p.Dir == dir {
+					if t := p.Type(typ); t != nil {
+						return modelShape(t)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// structAt returns the fields of struct typ in dir at tag i.
+func (sh *structHistory) structAt(i int, dir, typ string) ([]relField, string, bool) {
+	tree := sh.trees[dir][i]
+	if tree == "" {
+		return nil, "", false
+	}
+	if d := sh.decls[declKey{tree, typ}]; d.Found {
+		return d.Fields, dir + "/" + d.File, true
+	}
+	return nil, "", false
+}
+
+// load reads the directories' trees at the n newest release tags (those
+// not read yet), and judges the files of those trees for the types not
+// judged yet.
+func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int) error {
+	dirs := make([]string, 0, len(structs))
+	for d := range structs {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	type span struct {
+		dir      string
+		from, to int // tag indexes to read
+	}
+	var todo []span
+	for _, d := range dirs {
+		if sh.trees[d] == nil {
+			sh.trees[d] = make([]string, len(sh.tags))
+		}
+		if sh.loaded[d] < n {
+			todo = append(todo, span{d, sh.loaded[d], n})
+			sh.loaded[d] = n
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var objects *git.ObjectReader
+	reader := func() (*git.ObjectReader, error) {
+		var err error
+		if objects == nil {
+			objects, err = repo.NewObjectReader()
+		}
+		return objects, err
+	}
+	defer func() {
+		if objects != nil {
+			objects.Close()
+		}
+	}()
+
+	// 1. Each new (tag, dir) to its tree, and the Go files of new trees.
+	if len(todo) > 0 {
+		var names []string
+		type at struct {
+			dir string
+			tag int
+		}
+		var ats []at
+		for _, sp := range todo {
+			for i := sp.from; i < sp.to; i++ {
+				names = append(names, sh.tags[i].Commit+":"+sp.dir)
+				ats = append(ats, at{sp.dir, i})
+			}
+		}
+		o, err := reader()
+		if err != nil {
+			return err
+		}
+		trees, err := o.Get(names)
+		if err != nil {
+			return fmt.Errorf("reading release trees: %w", err)
+		}
+		for k, o := range trees {
+			if o.Missing || o.Type != "tree" {
+				continue
+			}
+			sh.trees[ats[k].dir][ats[k].tag] = o.OID
+			if _, ok := sh.files[o.OID]; ok {
+				continue
+			}
+			entries, err := git.ParseTree(o.Data, len(o.OID)/2)
+			if err != nil {
+				return fmt.Errorf("tree %s: %w", o.OID, err)
+			}
+			fs := []treeFile{}
+			for _, en := range entries {
+				if (en.Mode == "100644" || en.Mode == "100755") && scan.Scannable(en.Name) {
+					fs = append(fs, treeFile{name: en.Name, oid: en.OID})
+				}
+			}
+			sh.files[o.OID] = fs
+		}
+	}
+
+	// 2. The (tree, type) pairs to judge, newest release first, in
+	// windows of growing size: a struct's history ends at the first
+	// release without it, so the trees of older releases are judged only
+	// while the struct is still there. Judgements come from memory, the
+	// cache, or the tree's files.
+	type pair struct {
+		dir, typ string
+		pos      int // the newest release not known to have the struct
+		done     bool
+	}
+	var pairs []*pair
+	for _, d := range dirs {
+		for _, typ := range structs[d] {
+			pairs = append(pairs, &pair{dir: d, typ: typ})
+		}
+	}
+	decided := func(tree, typ string) (decl, bool) {
+		k := declKey{tree, typ}
+		if dc, ok := sh.decls[k]; ok {
+			return dc, true
+		}
+		if dc, ok := sh.cache.get(tree, typ); ok {
+			sh.decls[k] = dc
+			return dc, true
+		}
+		return decl{}, false
+	}
+	known := map[[2]string]string{} // (dir, type) -> a file that declared it
+	for window := 4; ; window *= 4 {
+		var jobs []job
+		queued := map[declKey]bool{}
+		for _, p := range pairs {
+			taken := 0
+			for i := p.pos; i < n && !p.done && taken < window; i++ {
+				tree := sh.trees[p.dir][i]
+				if tree == "" {
+					p.done = i == p.pos
+					break
+				}
+				dc, ok := decided(tree, p.typ)
+				switch {
+				case ok && !dc.Found:
+					p.done = i == p.pos
+				case ok:
+					if known[[2]string{p.dir, p.typ}] == "" {
+						known[[2]string{p.dir, p.typ}] = dc.File
+					}
+					if i == p.pos {
+						p.pos++
+					}
+					continue
+				case !queued[declKey{tree, p.typ}]:
+					queued[declKey{tree, p.typ}] = true
+					jobs = append(jobs, job{p.dir, tree, p.typ, sh.files[tree]})
+				}
+				if ok && !dc.Found {
+					break
+				}
+				taken++
+			}
+		}
+		if len(jobs) == 0 {
+			break
+		}
+		if err := sh.judge(reader, jobs, known); err != nil {
+			return err
+		}
+	}
+	sh.cache.trim()
+	return nil
+}
+
+type job struct {
+	dir, tree, typ string
+	files          []treeFile
+}
+
+// judge decides jobs from their files, reading each blob once, in
+// rounds: a package declares a type once, so where a struct was found in
+// one release's directory is where to look first in the others. Round 1
+// reads, for each (dir, type) nothing is known about, all files of its
+// first tree; round 2 reads, in the other trees, the file of that name;
+// round 3 reads all files of the trees where that file did not declare
+// the struct (it moved, or did not exist yet).
+func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []job, known map[[2]string]string) error {
+	byBlob := map[declKey]decl{}
+	read := func(pick func(j job) []treeFile) error {
+		want := map[string][]string{} // blob -> types to judge
+		var toRead []string
+		for _, j := range jobs {
+			for _, f := range pick(j) {
+				k := declKey{f.oid, j.typ}
+				if _, ok := byBlob[k]; ok || slices.Contains(want[f.oid], j.typ) {
+					continue
+				}
+				if want[f.oid] == nil {
+					toRead = append(toRead, f.oid)
+				}
+				want[f.oid] = append(want[f.oid], j.typ)
+			}
+		}
+		if len(toRead) == 0 {
+			return nil
+		}
+		o, err := reader()
+		if err != nil {
+			return err
+		}
+		objs, err := o.Get(toRead)
+		if err != nil {
+			return fmt.Errorf("reading release files: %w", err)
+		}
+		sh.reads += len(toRead)
+		judged, err := par.Map(len(objs), func(i int) ([]decl, error) {
+			ts := want[toRead[i]]
+			out := make([]decl, len(ts))
+			if objs[i].Missing {
+				return out, nil
+			}
+			for k, typ := range ts {
+				out[k] = findStruct(objs[i].Data, typ)
+			}
+			return out, nil
+		})
+		if err != nil {
+			return err
+		}
+		for i, b := range toRead {
+			for k, typ := range want[b] {
+				byBlob[declKey{b, typ}] = judged[i][k]
+			}
+		}
+		return nil
+	}
+	// found returns the decl of the file of j's tree that declares j's
+	// struct, as far as the blobs judged so far tell.
+	found := func(j job) (decl, bool) {
+		for _, f := range j.files {
+			if bd := byBlob[declKey{f.oid, j.typ}]; bd.Found {
+				bd.File = f.name
+				return bd, true
+			}
+		}
+		return decl{}, false
+	}
+	firsts := map[[2]string]bool{}
+	if err := read(func(j job) []treeFile { // round 1
+		key := [2]string{j.dir, j.typ}
+		if known[key] != "" || firsts[key] {
+			return nil
+		}
+		firsts[key] = true
+		return j.files
+	}); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if d, ok := found(j); ok && known[[2]string{j.dir, j.typ}] == "" {
+			known[[2]string{j.dir, j.typ}] = d.File
+		}
+	}
+	if err := read(func(j job) []treeFile { // round 2
+		for _, f := range j.files {
+			if f.name == known[[2]string{j.dir, j.typ}] {
+				return []treeFile{f}
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := read(func(j job) []treeFile { // round 3
+		if _, ok := found(j); ok {
+			return nil
+		}
+		return j.files
+	}); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		d, _ := found(j)
+		sh.decls[declKey{j.tree, j.typ}] = d
+		sh.cache.put(j.tree, j.typ, d)
+	}
+	return nil
+}
 
 // Holder is a field that carried a number at a release.
 type Holder struct {
@@ -50,6 +513,7 @@ type ProtoNumbers struct {
 	Tags []string
 	// byStruct maps dir -> type -> number -> holders (newest tag first).
 	byStruct map[string]map[string]map[int][]Holder
+	breaks   map[string]map[string]string
 }
 
 // Holders returns the fields that carried number n in struct typ of
@@ -68,26 +532,31 @@ func (h *ProtoNumbers) Numbers(dir, typ string) []int {
 	return out
 }
 
-// ProtoHistory returns the history of the given structs (package
-// directory -> type names) over every release tag reachable from base. It
+// Break names the newest release at which struct typ of dir was a
+// different struct of the same name ("" when none): its numbers are not
+// in the history.
+func (h *ProtoNumbers) Break(dir, typ string) string { return h.breaks[dir][typ] }
+
+// ProtoHistory returns the protobuf-number history of the given structs
+// (package directory -> type names) over Release.All: every release up to
+// the release before head, each struct back to its identity break. It
 // runs once per History; later calls return the first result.
 func (e *History) ProtoHistory(structs map[string][]string) (*ProtoNumbers, error) {
 	if e.histDone {
 		return e.hist, e.histErr
 	}
 	e.histDone = true
-	rel, prob := e.Release()
-	if prob != "" {
-		e.histErr = fmt.Errorf("%s", prob)
-		return nil, e.histErr
-	}
-	e.hist, e.histErr = protoHistory(e.in.Repo, rel.All, structs, newBlobCache(e.opts.CacheDir, e.in.Repo.Root))
+	e.hist, e.histErr = e.protoHistory(structs)
 	return e.hist, e.histErr
 }
 
-func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, cache *blobCache) (*ProtoNumbers, error) {
-	h := &ProtoNumbers{byStruct: map[string]map[string]map[int][]Holder{}}
-	for _, t := range tags {
+func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, error) {
+	rel, prob := e.Release()
+	if prob != "" {
+		return nil, fmt.Errorf("%s", prob)
+	}
+	h := &ProtoNumbers{byStruct: map[string]map[string]map[int][]Holder{}, breaks: map[string]map[string]string{}}
+	for _, t := range rel.All {
 		h.Tags = append(h.Tags, t.Name)
 	}
 	dirs := make([]string, 0, len(structs))
@@ -95,104 +564,33 @@ func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, c
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	if len(tags) == 0 || len(dirs) == 0 {
-		return h, nil
-	}
-	objects, err := repo.NewObjectReader()
-	if err != nil {
+	if _, err := e.loadStructs(structs, len(rel.All)); err != nil { // one batch for every struct
 		return nil, err
 	}
-	defer objects.Close()
-
-	// 1. Each (tag, dir) to its tree.
-	var names []string
-	for _, t := range tags {
-		for _, d := range dirs {
-			names = append(names, t.Commit+":"+d)
-		}
-	}
-	trees, err := objects.Get(names)
-	if err != nil {
-		return nil, fmt.Errorf("reading release trees: %w", err)
-	}
-
-	// 2. The Go blobs of every distinct tree; cached blobs are judged.
-	treeBlobs := map[string][]string{}
-	byBlob := map[string]dirNumbers{}
-	var toRead []string
-	for _, o := range trees {
-		if o.Missing || o.Type != "tree" {
-			continue
-		}
-		if _, ok := treeBlobs[o.OID]; ok {
-			continue
-		}
-		entries, err := git.ParseTree(o.Data, len(o.OID)/2)
-		if err != nil {
-			return nil, fmt.Errorf("tree %s: %w", o.OID, err)
-		}
-		var bs []string
-		for _, en := range entries {
-			if (en.Mode != "100644" && en.Mode != "100755") || !scan.Scannable(en.Name) {
-				continue
+	for _, d := range dirs {
+		for _, typ := range structs[d] {
+			sh, err := e.structHistory(structs, d, typ, len(rel.All))
+			if err != nil {
+				return nil, err
 			}
-			bs = append(bs, en.OID)
-			if _, ok := byBlob[en.OID]; ok {
-				continue
+			if sh.Break != "" {
+				if h.breaks[d] == nil {
+					h.breaks[d] = map[string]string{}
+				}
+				h.breaks[d][typ] = sh.Break
 			}
-			if dn, ok := cache.get(en.OID); ok {
-				byBlob[en.OID] = dn
-				continue
-			}
-			byBlob[en.OID] = nil // claimed: read below
-			toRead = append(toRead, en.OID)
-		}
-		treeBlobs[o.OID] = bs
-	}
-
-	// 3. Read and parse the other blobs, in parallel.
-	if len(toRead) > 0 {
-		objs, err := objects.Get(toRead)
-		if err != nil {
-			return nil, fmt.Errorf("reading release files: %w", err)
-		}
-		parsed, err := par.Map(len(objs), func(i int) (dirNumbers, error) {
-			if objs[i].Missing {
-				return nil, nil
-			}
-			return structNumbers(objs[i].Data), nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		for i, b := range toRead {
-			byBlob[b] = parsed[i]
-			if !objs[i].Missing {
-				cache.put(b, parsed[i])
-			}
-		}
-	}
-
-	// 4. The history of the wanted structs, newest tag first.
-	i := 0
-	for _, t := range tags {
-		for _, d := range dirs {
-			o := trees[i]
-			i++
-			if o.Missing || o.Type != "tree" {
-				continue
-			}
-			for _, b := range treeBlobs[o.OID] {
-				for _, typ := range structs[d] {
-					for n, f := range byBlob[b][typ] {
-						if h.byStruct[d] == nil {
-							h.byStruct[d] = map[string]map[int][]Holder{}
-						}
-						if h.byStruct[d][typ] == nil {
-							h.byStruct[d][typ] = map[int][]Holder{}
-						}
-						h.byStruct[d][typ][n] = append(h.byStruct[d][typ][n], Holder{Tag: t.Name, Field: f})
+			for _, rs := range sh.Releases {
+				for _, f := range rs.fields {
+					if f.Number <= 0 {
+						continue
 					}
+					if h.byStruct[d] == nil {
+						h.byStruct[d] = map[string]map[int][]Holder{}
+					}
+					if h.byStruct[d][typ] == nil {
+						h.byStruct[d][typ] = map[int][]Holder{}
+					}
+					h.byStruct[d][typ][f.Number] = append(h.byStruct[d][typ][f.Number], Holder{Tag: rs.Tag, Field: f.Name})
 				}
 			}
 		}
@@ -200,158 +598,61 @@ func protoHistory(repo *git.Repo, tags []git.Tag, structs map[string][]string, c
 	return h, nil
 }
 
-// structNumbers parses one Go file and returns the protobuf numbers of its
-// struct types' fields. A file that does not parse contributes nothing.
-func structNumbers(src []byte) dirNumbers {
-	if !bytes.Contains(src, []byte("protobuf:")) {
-		return nil
-	}
-	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+// LastRelease returns the field a removed field was at the newest
+// release that had it, among the releases from the release before head
+// down to the release before base: for a pull request that is the release
+// before base; for a comparison that spans releases, the last release
+// that shipped the field. ok is false when none of them had it: the field
+// was never released (added and removed between two releases).
+func (e *History) LastRelease(fd *model.FieldDiff) (ReleaseField, bool, error) {
+	fs, oks, err := e.LastReleases([]*model.FieldDiff{fd})
 	if err != nil {
-		return nil
+		return ReleaseField{}, false, err
 	}
-	out := dirNumbers{}
-	for _, decl := range f.Decls {
-		gd, ok := decl.(*ast.GenDecl)
-		if !ok || gd.Tok != token.TYPE {
+	return fs[0], oks[0], nil
+}
+
+// LastReleases is LastRelease for several fields, reading the release
+// trees of all their structs in one batch.
+func (e *History) LastReleases(fds []*model.FieldDiff) ([]ReleaseField, []bool, error) {
+	rel, prob := e.Release()
+	if prob != "" {
+		return nil, nil, fmt.Errorf("%s", prob)
+	}
+	// The releases from head's back to base's are the newest of All.
+	n := len(rel.All)
+	for i, t := range rel.All {
+		if t.Name == rel.Newest.Name {
+			n = i + 1
+			break
+		}
+	}
+	structs := map[string][]string{}
+	for _, fd := range fds {
+		if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
 			continue
 		}
-		for _, spec := range gd.Specs {
-			ts := spec.(*ast.TypeSpec)
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
-				continue
-			}
-			for _, fld := range st.Fields.List {
-				if fld.Tag == nil {
-					continue
-				}
-				tag, err := strconv.Unquote(fld.Tag.Value)
-				if err != nil {
-					continue
-				}
-				pt, ok, err := protobuf.FromStructTag(tag)
-				if !ok || err != nil || pt == nil {
-					continue
-				}
-				name := embeddedName(fld.Type)
-				if len(fld.Names) > 0 {
-					name = fld.Names[0].Name
-				}
-				if out[ts.Name.Name] == nil {
-					out[ts.Name.Name] = map[int]string{}
-				}
-				out[ts.Name.Name][pt.Number] = name
-			}
+		d, typ := fd.Type.Pkg.Base.Dir, fd.Type.Base.Name
+		if !slices.Contains(structs[d], typ) {
+			structs[d] = append(structs[d], typ)
 		}
 	}
-	return out
-}
-
-func embeddedName(x ast.Expr) string {
-	switch t := x.(type) {
-	case *ast.StarExpr:
-		return embeddedName(t.X)
-	case *ast.SelectorExpr:
-		return t.Sel.Name
-	case *ast.Ident:
-		return t.Name
-	}
-	return ""
-}
-
-// blobCache stores judged Go files on disk, under the user's cache
-// directory (never inside the repository). An entry is a header line and
-// one "<type> <number> <field>" line per protobuf-tagged field.
-type blobCache struct {
-	dir string // "" = disabled
-}
-
-// cacheVersion changes whenever what an entry holds changes.
-const cacheVersion = "apicheck-protohist-v1"
-
-func newBlobCache(configured, repoRoot string) *blobCache {
-	if configured == "-" {
-		return &blobCache{}
-	}
-	dir := configured
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil || base == "" {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "apicheck")
-	}
-	abs, err := filepath.Abs(filepath.Join(dir, cacheVersion))
-	if err != nil {
-		return &blobCache{}
-	}
-	if r, err := filepath.Abs(repoRoot); err == nil && (abs == r || strings.HasPrefix(abs, r+string(filepath.Separator))) {
-		return &blobCache{} // never write into the repository
-	}
-	return &blobCache{dir: abs}
-}
-
-func (c *blobCache) path(oid string) string {
-	return filepath.Join(c.dir, oid[:2], oid[2:])
-}
-
-func (c *blobCache) get(oid string) (dirNumbers, bool) {
-	if c.dir == "" || len(oid) < 4 {
-		return nil, false
-	}
-	data, err := os.ReadFile(c.path(oid))
-	if err != nil {
-		return nil, false
-	}
-	header, rest, ok := strings.Cut(string(data), "\n")
-	if !ok || header != cacheVersion {
-		return nil, false
-	}
-	dn := dirNumbers{}
-	for _, line := range strings.Split(rest, "\n") {
-		if line == "" {
+	out := make([]ReleaseField, len(fds))
+	oks := make([]bool, len(fds))
+	for i, fd := range fds {
+		if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
 			continue
 		}
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			return nil, false
-		}
-		n, err := strconv.Atoi(f[1])
+		sh, err := e.structHistory(structs, fd.Type.Pkg.Base.Dir, fd.Type.Base.Name, n)
 		if err != nil {
-			return nil, false
+			return nil, nil, err
 		}
-		if dn[f[0]] == nil {
-			dn[f[0]] = map[int]string{}
-		}
-		dn[f[0]][n] = f[2]
-	}
-	return dn, true
-}
-
-// put stores an entry atomically; a failure only costs a later parse.
-func (c *blobCache) put(oid string, dn dirNumbers) {
-	if c.dir == "" || len(oid) < 4 {
-		return
-	}
-	var b strings.Builder
-	b.WriteString(cacheVersion + "\n")
-	for typ, nums := range dn {
-		for n, f := range nums {
-			fmt.Fprintf(&b, "%s %d %s\n", typ, n, f)
+		for _, rs := range sh.Releases {
+			if f, ok := rs.Field(fd.Base.Name); ok {
+				out[i], oks[i] = f, true
+				break
+			}
 		}
 	}
-	p := c.path(oid)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.WriteString(b.String())
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
-		os.Remove(tmp.Name())
-	}
+	return out, oks, nil
 }

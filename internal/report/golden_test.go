@@ -29,6 +29,8 @@ func goldenReport() *finding.Report {
 		Tool: finding.Tool{Name: "apicheck", Version: "v1.2.3"},
 		Base: finding.Rev{Ref: "origin/main", Commit: "0123456789abcdef0123456789abcdef01234567"},
 		Head: finding.Rev{Ref: "WORKTREE"},
+		Releases: &finding.Releases{NewestBeforeBase: &finding.Release{
+			Tag: "v1.149.0", Commit: "89abcdef0123456789abcdef0123456789abcdef", Date: "2026-08-13"}},
 		Notes: []string{
 			"no release tag matches v<major>.<minor>.0; release-based rules skipped",
 			"usages are approximate (syntax only)",

@@ -110,6 +110,10 @@ func markdownReport(r *finding.Report, o Options, limit int) string {
 	// bound but ours keeps them from taking the comment.
 	fmt.Fprintf(&head, "Compared %s with %s.\n", mdCode(shorten(revLabel(r.Base), mdMessageMax), inText),
 		mdCode(shorten(revLabel(r.Head), mdMessageMax), inText))
+	if u := r.Releases.Used(); u != "" {
+		// Tag names come from the repository: escaped and bounded too.
+		fmt.Fprintf(&head, "%s.\n", mdLine(shorten(strings.ToUpper(u[:1])+u[1:], mdMessageMax)))
+	}
 	if len(r.Findings) == 0 {
 		head.WriteString("\nNo API compatibility findings.\n")
 	}

@@ -66,6 +66,9 @@ func Text(w io.Writer, r *finding.Report) error {
 	}
 	b.WriteString("\n")
 	choice := r.Base.ChoiceNote()
+	if u := r.Releases.Used(); u != "" {
+		fmt.Fprintf(&b, "%s\n", u)
+	}
 	for _, n := range r.Notes {
 		if n == choice {
 			continue // said on the first line

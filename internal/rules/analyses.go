@@ -14,8 +14,9 @@ import (
 type Input string
 
 const (
-	// InputRelease is the release history: the newest release before
-	// base, its model, and protobuf numbers at earlier releases.
+	// InputRelease is the release history: the release before base (and
+	// head), its model, and the struct history over earlier releases
+	// (protobuf numbers, deprecations).
 	InputRelease Input = "release history"
 	// InputUsages are the usages of removed fields at base and at the
 	// newest release.

@@ -180,7 +180,7 @@ var FieldRemovalNotReleased = &Rule{
 	Severity: finding.Error,
 	Relax:    offIn(relaxedToInfo, model.ProfileCRD),
 	Requires: []Input{InputRelease, InputUsages, InputShootStages},
-	Summary:  "A field removed from an external version had usages at the newest release tag reachable from base (step 1 not yet released).",
+	Summary:  "A field removed from an external version had usages at the release before base (step 1 not yet released).",
 	Why: "The release that dropped the usages must be the one running before the field disappears; otherwise the " +
 		"previous release's components still use a field the new API server no longer has.",
 	Fix: "Keep the field until a release without its usages has been tagged; remove it after that release.",
@@ -210,6 +210,11 @@ var FieldRemovalNotReleased = &Rule{
 			if atBase.Of(fds[0]).Len() > 0 {
 				continue
 			}
+			// A field the release did not have was never released: what
+			// matched there is not a usage of it.
+			if released, err := releasedAny(c, fds); err != nil || !released {
+				continue
+			}
 			r := removedUsage(c, fds, u, "release "+rel.Newest.Name, ": the release dropping the usages has not shipped yet",
 				fmt.Sprintf("keep the field until a release after %s (which contains the removal of its usages) is tagged", rel.Newest.Name))
 			if r != nil {
@@ -217,6 +222,18 @@ var FieldRemovalNotReleased = &Rule{
 			}
 		}
 	},
+}
+
+// releasedAny reports whether the release before base had the removed
+// field in any of the version packages it was removed from.
+func releasedAny(c *Context, fds []*model.FieldDiff) (bool, error) {
+	for _, fd := range fds {
+		_, released, err := c.Release().ReleaseField(fd)
+		if err != nil || released {
+			return released, err
+		}
+	}
+	return false, nil
 }
 
 // FieldRemovedNotDeprecated is FIELD_REMOVED_NOT_DEPRECATED.
@@ -227,7 +244,7 @@ var FieldRemovedNotDeprecated = &Rule{
 	Severity: finding.Warning,
 	Relax:    relaxedToInfo,
 	Requires: []Input{InputRelease},
-	Summary:  "A field removed from an external version had no `Deprecated:` paragraph at the newest release tag reachable from base.",
+	Summary:  "A field removed from an external version had no `Deprecated:` paragraph at the last release that shipped it.",
 	Why:      "Users need a deprecation period to stop setting a field before it disappears; a release must have announced it.",
 	Fix:      "Mark the field deprecated (a `Deprecated:` paragraph in its doc comment) in a release before removing it.",
 	Check: func(c *Context) {
@@ -235,24 +252,26 @@ var FieldRemovedNotDeprecated = &Rule{
 		if len(fields) == 0 {
 			return
 		}
-		rel, prob := c.Release().Release()
-		if prob != "" {
+		if _, prob := c.Release().Release(); prob != "" {
 			c.Skip(prob)
 			return
 		}
-		for _, fd := range fields {
-			f, ok, err := c.Release().ReleaseField(fd)
-			if err != nil {
-				c.Skip(err.Error())
-				return
-			}
+		// The newest release up to the release before head that had each
+		// field: the release before base for a pull request.
+		last, released, err := c.Release().LastReleases(fields)
+		if err != nil {
+			c.Skip(err.Error())
+			return
+		}
+		for i, fd := range fields {
+			f, ok := last[i], released[i]
 			if !ok || f.Deprecated {
 				continue // never released, or deprecated as it should be
 			}
 			c.Field(fd, Report{
-				Message: fmt.Sprintf("%s.%s was removed, but release %s did not mark it deprecated", fd.Type.Name(), fd.Base.Name, rel.Newest.Name),
+				Message: fmt.Sprintf("%s.%s was removed, but release %s did not mark it deprecated", fd.Type.Name(), fd.Base.Name, f.Tag),
 				Hint:    "add a `Deprecated:` paragraph to the field's doc comment, release it, and remove the field after the deprecation period",
-				Related: []finding.Related{related(rel.Newest.Name, f.Pos)},
+				Related: []finding.Related{related(f.Tag, f.Pos)},
 			})
 		}
 	},

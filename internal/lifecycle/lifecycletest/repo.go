@@ -30,6 +30,13 @@ type Spec struct {
 	// Tags is the number of releases (v1.1.0 ... v1.<Tags>.0); each
 	// changes two of the six types files of the API package.
 	Tags int
+	// ReleaseBranches puts every release on its own branch, on a
+	// "prepare release" commit after the main commit it branches from
+	// (the layout of Gardener and k8s.io/api); otherwise main is tagged.
+	ReleaseBranches bool
+	// OtherTags adds that many tags that are not releases
+	// ("nightly-<n>") spread over main.
+	OtherTags int
 	// Deps, when set, lays the controllers out as real code is: go.mod
 	// requires third-party modules (see Requires) that the controllers
 	// import, and every controller package imports a chain of in-repository
@@ -113,11 +120,15 @@ func depsController(i int, filler string) string {
 }
 
 // Commit is one commit of a history: files to write (a nil value deletes
-// the path), lightweight tags, and branches to point at it.
+// the path), lightweight and annotated tags, and branches to point at it.
 type Commit struct {
-	Files    map[string][]byte
-	Tags     []string
-	Branches []string
+	Files         map[string][]byte
+	Tags          []string
+	AnnotatedTags []string
+	Branches      []string
+	// Parents are the indexes of earlier commits in the list (the first
+	// parent's tree is the starting point); nil means the previous commit.
+	Parents []int
 }
 
 // FastImport builds a repository under tb.TempDir() from commits with one
@@ -137,9 +148,23 @@ func FastImport(tb testing.TB, commits []Commit, checkout string) string {
 				files[p] = string(data)
 			}
 		}
-		steps[i] = gitfixture.Commit{Step: fmt.Sprintf("step%d", i), Files: files, Tags: c.Tags, Branches: c.Branches}
+		var parents []string
+		if c.Parents != nil {
+			if len(c.Parents) == 0 {
+				tb.Fatalf("commit %d: an empty list of parents (root commits are not supported)", i)
+			}
+			for _, p := range c.Parents {
+				if p < 0 || p >= i {
+					tb.Fatalf("commit %d: parent %d is not an earlier commit", i, p)
+				}
+				parents = append(parents, fmt.Sprintf("step%d", p))
+			}
+		}
+		steps[i] = gitfixture.Commit{Step: fmt.Sprintf("step%d", i), Files: files, Parents: parents,
+			Tags: c.Tags, AnnotatedTags: c.AnnotatedTags, Branches: c.Branches}
 	}
 	f.Import(steps...)
+	f.Git("pack-refs", "--all") // as in a clone
 	if checkout != "" {
 		f.Git("checkout", "-q", "-f", checkout)
 	}
@@ -250,10 +275,13 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 		files[fmt.Sprintf("%s/file%d.go", pkg, i)] = []byte(src)
 	}
 	commits := []Commit{{Files: files}}
+	mainTip := 0
+	var mainCommits []int
 	extra := make([]int, typesFiles)
 	dropped := make([]bool, typesFiles)
 	for rel := 1; rel <= spec.Tags; rel++ {
-		c := Commit{Files: map[string][]byte{}, Tags: []string{fmt.Sprintf("v1.%d.0", rel)}}
+		tag := fmt.Sprintf("v1.%d.0", rel)
+		c := Commit{Files: map[string][]byte{}, Parents: []int{mainTip}}
 		for _, f := range []int{rel % typesFiles, (rel + 3) % typesFiles} {
 			extra[f] = rel
 			// Release 2 adds Type5_1.Dropped (number 99); the next
@@ -261,9 +289,29 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 			dropped[f] = rel == 2 && f == 5
 			c.Files[fmt.Sprintf("%s/types_%d.go", APIDir, f)] = typesFile(f, extra[f], dropped[f])
 		}
+		if !spec.ReleaseBranches {
+			c.Tags = []string{tag}
+		}
 		commits = append(commits, c)
+		mainTip = len(commits) - 1
+		mainCommits = append(mainCommits, mainTip)
+		if spec.ReleaseBranches {
+			commits = append(commits, Commit{
+				Files:         map[string][]byte{"VERSION": []byte(tag + "\n")},
+				AnnotatedTags: []string{tag},
+				Branches:      []string{"release-" + strings.TrimSuffix(tag, ".0")},
+				Parents:       []int{mainTip},
+			})
+		}
 	}
-	commits = append(commits, Commit{Files: map[string][]byte{"README.md": []byte("base\n")}, Branches: []string{r.Base}})
+	for i := 0; i < spec.OtherTags; i++ {
+		at := 0
+		if len(mainCommits) > 0 {
+			at = mainCommits[i%len(mainCommits)]
+		}
+		commits[at].Tags = append(commits[at].Tags, fmt.Sprintf("nightly-%d", i))
+	}
+	commits = append(commits, Commit{Files: map[string][]byte{"README.md": []byte("base\n")}, Branches: []string{r.Base}, Parents: []int{mainTip}})
 	head := Commit{Files: map[string][]byte{
 		APIDir + "/types.go": []byte(strings.Replace(shootTypes,
 			"\t// SeedTemplate is old.\n\t// +optional\n\tSeedTemplate *string `json:\"seedTemplate,omitempty\" protobuf:\"bytes,2,opt,name=seedTemplate\"`\n",

@@ -222,6 +222,10 @@ type Commit struct {
 	// Tags are lightweight tags to create at the commit; Branches are more
 	// branches to point at it.
 	Tags, Branches []string
+	// AnnotatedTags are annotated tags to create at the commit (message
+	// "release <tag>", the fixed identity, dated 30 seconds after the
+	// commit).
+	AnnotatedTags []string
 }
 
 // Import writes commits with one `git fast-import`, records them in
@@ -315,6 +319,10 @@ func (f *Fixture) Import(commits ...Commit) {
 		s.WriteByte('\n')
 		for _, tag := range c.Tags {
 			fmt.Fprintf(&s, "reset refs/tags/%s\nfrom :%d\n\n", tag, mark)
+		}
+		for _, tag := range c.AnnotatedTags {
+			tmsg := "release " + tag + "\n"
+			fmt.Fprintf(&s, "tag %s\nfrom :%d\ntagger %s <%s> %d +0000\ndata %d\n%s\n", tag, mark, UserName, UserEmail, date+30, len(tmsg), tmsg)
 		}
 		for _, b := range c.Branches {
 			fmt.Fprintf(&s, "reset refs/heads/%s\nfrom :%d\n\n", b, mark)

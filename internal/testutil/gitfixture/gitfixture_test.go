@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -175,7 +176,8 @@ func TestImport(t *testing.T) {
 		Commit{Step: "s1", Branch: "side", Parents: []string{"c1"}, Files: map[string]string{"s": "1\n"}},
 		Commit{Step: "c2", Files: map[string]string{"a": "2\n", "run.sh": "#!/bin/sh\n", "link": "a"},
 			Modes: map[string]string{"run.sh": "100755", "link": "120000"}},
-		Commit{Step: "m", Parents: []string{"c2", "s1"}, Files: map[string]string{"s": "1\n"}, Branches: []string{"release"}},
+		Commit{Step: "m", Parents: []string{"c2", "s1"}, Files: map[string]string{"s": "1\n"}, Branches: []string{"release"},
+			AnnotatedTags: []string{"v1.1.0"}},
 	)
 	// A second import continues main from its tip and can reference the
 	// steps of the first one.
@@ -203,6 +205,17 @@ func TestImport(t *testing.T) {
 		if got := f.Git("rev-parse", ref); got != f.Commits[step] {
 			t.Errorf("%s = %s, want step %s", ref, got, step)
 		}
+	}
+	// An annotated tag: a tag object at the commit, by the fixed
+	// identity, 30 seconds after the commit.
+	if got, want := f.Git("for-each-ref", "--format=%(objecttype) %(*objectname) %(taggername) %(taggeremail) %(subject)", "refs/tags/v1.1.0"),
+		"tag "+f.Commits["m"]+" "+UserName+" <"+UserEmail+"> release v1.1.0"; got != want {
+		t.Errorf("annotated tag = %q, want %q", got, want)
+	}
+	tagged, _ := strconv.Atoi(f.Git("for-each-ref", "--format=%(taggerdate:unix)", "refs/tags/v1.1.0"))
+	committed, _ := strconv.Atoi(f.Git("log", "-1", "--format=%ct", f.Commits["m"]))
+	if committed == 0 || tagged != committed+30 {
+		t.Errorf("tag date %d, commit date %d: want the tag 30 s later", tagged, committed)
 	}
 	if got := f.Git("ls-tree", "-r", "--format=%(objectmode) %(path)", f.Commits["c3"]); got !=
 		"100644 \"\\\"quoted\"\n120000 link\n100644 \"odd \\\"name\\\"\\nwith\\ttab\\001.txt\"\n100755 run.sh\n100644 s\n160000 sub" {

@@ -55,6 +55,10 @@ func userDirVars(home string) map[string]string {
 	return vars
 }
 
+// cacheEnv is lifecycle.CacheEnv, which Setup removes from the
+// environment.
+const cacheEnv = "APICHECK_CACHE_DIR"
+
 // goVars are pinned before HOME moves.
 var goVars = []string{"GOENV", "GOCACHE", "GOMODCACHE", "GOPATH"}
 
@@ -86,6 +90,10 @@ func Setup() (done func(code int) int) {
 		}
 		os.Setenv(k, v)
 	}
+	// apicheck's cache directory setting (lifecycle.CacheEnv) would send
+	// the struct-history cache of every run without its own CacheDir, and
+	// of every apicheck child process, past the stand-in home.
+	os.Unsetenv(cacheEnv)
 	// The go command that go/packages runs counts its use in
 	// <config dir>/go/telemetry: the toolchain's business, and now in
 	// the stand-in directory.

@@ -14,6 +14,14 @@ const childEnv = "HERMETIC_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
+	case "cache-env":
+		// Setup drops apicheck's cache directory setting.
+		done := Setup()
+		code := 0
+		if _, set := os.LookupEnv(cacheEnv); set {
+			code = 3
+		}
+		os.Exit(done(code))
 	case "write-cache", "write-telemetry", "clean":
 		done := Setup()
 		code := 0
@@ -105,5 +113,14 @@ func TestSetUserDirs(t *testing.T) {
 	})
 	if after, _ := os.UserCacheDir(); after != before {
 		t.Errorf("UserCacheDir after the test = %q, want %q", after, before)
+	}
+}
+
+func TestSetupDropsCacheEnv(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), childEnv+"=cache-env", cacheEnv+"="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("child with %s set: %v\n%s", cacheEnv, err, out)
 	}
 }

@@ -13,6 +13,7 @@
 //		related: MESSAGE
 //		suppressed: MESSAGE
 //	note: MESSAGE
+//	release: MESSAGE
 //
 // A finding line names the rule, its severity (error, warning, info), its
 // position, its subject (Type.Field, Type, or - for neither) and its
@@ -20,8 +21,11 @@
 // marked with a tilde, ~"part of the text". The indented lines under a
 // finding are its related positions, all of them in order, and the reason
 // it was suppressed, if it was. A note line matches one note of the run.
-// The lists are complete: a finding or a note that no line matches fails
-// the case, so a case that expects nothing proves that nothing fires. The
+// A release line matches the report's statement of the releases it used
+// ("release used: v1.2.0 (2024-01-01)"); without one, the report must name
+// no release. The lists are complete: a finding or a note that no line
+// matches fails the case, so a case that expects nothing proves that
+// nothing fires. The
 // order of finding and note lines does not matter; Update writes them in
 // report order. Blank lines and lines starting with # are ignored.
 //
@@ -123,6 +127,9 @@ type Case struct {
 	Options    Options
 	Want       []Want
 	Notes      []Matcher
+	// Release matches the report's releases line (finding.Releases.Used);
+	// nil means the report names no release.
+	Release *Matcher
 
 	archive *txtar.Archive
 	// intro is the comment up to and including the "want:" line.
@@ -212,6 +219,17 @@ func Parse(name string, data []byte) (*Case, error) {
 		}
 		key, rest, _ := strings.Cut(l, ":")
 		switch key {
+		case "release":
+			if c.Release != nil {
+				return nil, fmt.Errorf("%d: a second release: line", n)
+			}
+			m, err := parseMatcher(strings.TrimSpace(rest))
+			if err != nil {
+				return nil, fmt.Errorf("%d: release: %v", n, err)
+			}
+			c.Release = &m
+			last = nil
+			continue
 		case "note":
 			m, err := parseMatcher(strings.TrimSpace(rest))
 			if err != nil {
@@ -469,12 +487,21 @@ func (c *Case) Compare(r *finding.Report) []string {
 			diffs = append(diffs, "+ note: "+Exact(n).String())
 		}
 	}
+	used := r.Releases.Used()
+	switch {
+	case c.Release == nil && used != "":
+		diffs = append(diffs, "+ release: "+Exact(used).String())
+	case c.Release != nil && used == "":
+		diffs = append(diffs, "- release: "+c.Release.String())
+	case c.Release != nil && !c.Release.Match(used):
+		diffs = append(diffs, "- release: "+c.Release.String(), "+ release: "+Exact(used).String())
+	}
 	return diffs
 }
 
 // Outcome formats the outcome section for a report: in report order, the
-// case's own line for every finding and note one matches (so substring
-// matchers stay), an exact line for the others.
+// case's own line for every finding, note and the release line one
+// matches (so substring matchers stay), an exact line for the others.
 func (c *Case) Outcome(r *finding.Report) string {
 	forFinding, forNote, _, _ := c.match(r)
 	var b strings.Builder
@@ -491,6 +518,13 @@ func (c *Case) Outcome(r *finding.Report) string {
 			m = c.Notes[j]
 		}
 		b.WriteString("note: " + m.String() + "\n")
+	}
+	if used := r.Releases.Used(); used != "" {
+		m := Exact(used)
+		if c.Release != nil && c.Release.Match(used) {
+			m = *c.Release
+		}
+		b.WriteString("release: " + m.String() + "\n")
 	}
 	return b.String()
 }

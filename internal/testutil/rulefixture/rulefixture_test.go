@@ -296,3 +296,48 @@ package v2alpha1
 		t.Errorf("History = %q", got)
 	}
 }
+
+func TestRelease(t *testing.T) {
+	t.Parallel()
+	named := &finding.Report{Releases: &finding.Releases{NewestBeforeBase: &finding.Release{Tag: "v1.2.0", Commit: "c", Date: "2024-01-01"}}}
+	none := &finding.Report{}
+	for _, c := range []struct {
+		comment string
+		r       *finding.Report
+		want    []string
+	}{
+		{"want:\nrelease: \"release used: v1.2.0 (2024-01-01)\"\n", named, nil},
+		{"want:\nrelease: ~\"v1.2.0\"\n", named, nil},
+		{"want:\n", none, nil},
+		// Without a release line the report must name none.
+		{"want:\n", named, []string{`+ release: "release used: v1.2.0 (2024-01-01)"`}},
+		{"want:\nrelease: ~\"v1.2.0\"\n", none, []string{`- release: ~"v1.2.0"`}},
+		{"want:\nrelease: ~\"v1.3.0\"\n", named, []string{`- release: ~"v1.3.0"`, `+ release: "release used: v1.2.0 (2024-01-01)"`}},
+	} {
+		cs, err := Parse("general", []byte(c.comment))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cs.Compare(c.r); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: Compare = %q, want %q", c.comment, got, c.want)
+		}
+	}
+	if _, err := Parse("general", []byte("want:\nrelease: \"a\"\nrelease: \"b\"\n")); err == nil || !strings.Contains(err.Error(), "3: a second release: line") {
+		t.Errorf("two release lines: error = %v", err)
+	}
+	if _, err := Parse("general", []byte("want:\nrelease: v1\n")); err == nil || !strings.Contains(err.Error(), "2: release: v1: want a quoted string") {
+		t.Errorf("unquoted release line: error = %v", err)
+	}
+	// Update writes the release line after the notes; a substring that
+	// still matches stays.
+	cs, _ := Parse("general", []byte("want:\nrelease: ~\"v1.2.0\"\n"))
+	if got := cs.Outcome(named); got != "release: ~\"v1.2.0\"\n" {
+		t.Errorf("Outcome = %q", got)
+	}
+	cs, _ = Parse("general", []byte("want:\n"))
+	r := report()
+	r.Releases = named.Releases
+	if got, want := cs.Outcome(r), "note: \"note two\"\nrelease: \"release used: v1.2.0 (2024-01-01)\"\n"; !strings.HasSuffix(got, want) {
+		t.Errorf("Outcome = %q, want it to end in %q", got, want)
+	}
+}

@@ -1,0 +1,188 @@
+package lifecycle_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/lifecycle/lifecycletest"
+)
+
+// The release layouts of real projects, built with git fast-import:
+// releases tagged on main, releases on release branches (Gardener since
+// v1.74, k8s.io/api), patch releases cut later on old branches, and
+// repositories with no release before base.
+
+const layoutTypes = "pkg/apis/core/v1beta1/types.go"
+
+// shootSpec renders the Cluster types of one revision: fields are
+// "Name=number" (with "!" after the name for a deprecated field, "#" for
+// a tombstone).
+func shootSpec(fields ...string) []byte {
+	var b strings.Builder
+	b.WriteString("package v1beta1\n\nimport \"example.com/api/pkg/meta\"\n\n// Cluster is a cluster.\ntype Cluster struct {\n" +
+		"\tmeta.TypeMeta `json:\",inline\"`\n\t// +optional\n\tSpec ClusterSpec `json:\"spec,omitempty\" protobuf:\"bytes,2,opt,name=spec\"`\n}\n\n" +
+		"// ClusterSpec is the spec.\ntype ClusterSpec struct {\n")
+	for _, f := range fields {
+		name, num, _ := strings.Cut(f, "=")
+		json := strings.ToLower(strings.Trim(name, "!#")[:1]) + strings.Trim(name, "!#")[1:]
+		decl := fmt.Sprintf("%s *string `json:\"%s,omitempty\" protobuf:\"bytes,%s,opt,name=%s\"`", strings.Trim(name, "!#"), json, num, json)
+		switch {
+		case strings.HasSuffix(name, "#"):
+			fmt.Fprintf(&b, "\t// %s is tombstoned to show why %s is reserved protobuf tag.\n\t// %s\n", strings.Trim(name, "#"), num, decl)
+		case strings.HasSuffix(name, "!"):
+			fmt.Fprintf(&b, "\t// %s is old.\n\t//\n\t// Deprecated: do not use.\n\t// +optional\n\t%s\n", strings.Trim(name, "!"), decl)
+		default:
+			fmt.Fprintf(&b, "\t// %s is a field.\n\t// +optional\n\t%s\n", name, decl)
+		}
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+// prelude is the first commit's files: module, meta package, group.
+func prelude(types []byte) map[string][]byte {
+	return map[string][]byte{
+		"go.mod":                          []byte("module example.com/api\n\ngo 1.22\n"),
+		"pkg/meta/meta.go":                []byte("package meta\n\n// TypeMeta marks root kinds.\ntype TypeMeta struct {\n\tKind string `json:\"kind,omitempty\"`\n}\n"),
+		"pkg/apis/core/v1beta1/doc.go":    []byte("// +groupName=core.example.cloud\npackage v1beta1\n"),
+		"pkg/apis/core/v1beta1/types.go":  types,
+		"pkg/apis/core/v1beta1/README.md": []byte("the core group\n"),
+	}
+}
+
+func runLayout(t *testing.T, dir, pattern string) *check.Result {
+	t.Helper()
+	res, err := check.Run(check.Request{Dir: dir, Base: "base", Head: "head",
+		Lifecycle: lifecycle.Options{TagPattern: pattern, TypeInfo: lifecycle.TypeInfoOff, CacheDir: t.TempDir()}})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	t.Cleanup(res.Close)
+	return res
+}
+
+func wantFindings(t *testing.T, res *check.Result, want ...string) {
+	t.Helper()
+	slices.Sort(want)
+	if got := findingLines(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s\nreport:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), dump(res))
+	}
+}
+
+// TestLayoutReleaseBranches is Gardener's history in small: v1.0.0 was
+// tagged on main, later releases on release branches; Legacy is
+// deprecated before release-v1.2 is branched, Old is removed without a
+// tombstone after it. Base is on main after release-v1.3 was branched,
+// and a patch v1.1.1 is cut on the old branch after that. Head removes
+// Legacy (deprecated in v1.2.0 and v1.3.0: fine) and gives Old's number
+// 4 to a new field (Old was last released in v1.2.0). The newest tag
+// reachable from base, v1.0.0, would be wrong on both counts.
+func TestLayoutReleaseBranches(t *testing.T) {
+	t.Parallel()
+	commits := []lifecycletest.Commit{
+		{Files: prelude(shootSpec("Region=1", "Seed=2", "Legacy=3", "Old=4")), Tags: []string{"v1.0.0"}}, // 0
+		{Files: map[string][]byte{"README.md": []byte("1\n")}},                                           // 1
+		{Files: map[string][]byte{"VERSION": []byte("v1.1.0\n")}, AnnotatedTags: []string{"v1.1.0"}, Parents: []int{1}},
+		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy!=3", "Old=4")}, Parents: []int{1}}, // 3
+		{Files: map[string][]byte{"VERSION": []byte("v1.2.0\n")}, AnnotatedTags: []string{"v1.2.0"}, Parents: []int{3}},
+		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy!=3")}, Parents: []int{3}}, // 5
+		{Files: map[string][]byte{"VERSION": []byte("v1.3.0\n")}, AnnotatedTags: []string{"v1.3.0"}, Parents: []int{5}},
+		{Files: map[string][]byte{"README.md": []byte("base\n")}, Parents: []int{5}, Branches: []string{"base"}}, // 7
+		{Files: map[string][]byte{"VERSION": []byte("v1.1.1\n")}, Tags: []string{"v1.1.1"}, Parents: []int{2}},
+		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy#=3", "Purpose=4")},
+			Parents: []int{7}, Branches: []string{"head"}},
+	}
+	dir := lifecycletest.FastImport(t, commits, "")
+	res := runLayout(t, dir, "")
+	wantFindings(t, res, "PROTO_NUMBER_PREVIOUSLY_USED "+layoutTypes+":24 ClusterSpec.Purpose")
+	if !hasMessage(res, "PROTO_NUMBER_PREVIOUSLY_USED", "which ClusterSpec.Old carried at release v1.2.0") {
+		t.Errorf("the finding does not name v1.2.0:\n%s", dump(res))
+	}
+	if got := res.Report.Releases.Used(); !strings.HasPrefix(got, "release used: v1.3.0 (") {
+		t.Errorf("release line %q, want v1.3.0", got)
+	}
+	if r := res.Report.Releases.NewestBeforeBase; r == nil || r.Commit == "" || r.Date == "" {
+		t.Errorf("JSON release: %+v", r)
+	}
+
+	// With patch releases as releases, base still gets the v1.3 line: the
+	// later patch v1.1.1 on the old branch is not newer.
+	res = runLayout(t, dir, `^v\d+\.\d+\.\d+$`)
+	if got := res.Report.Releases.Used(); !strings.HasPrefix(got, "release used: v1.3.0 (") {
+		t.Errorf("with patch releases: release line %q, want v1.3.0", got)
+	}
+}
+
+// TestLayoutKubernetes is k8s.io/api's history in small: no release on
+// main (only pre-releases), each minor on release-1.N with two tags on
+// one commit (v0.N.0 and kubernetes-1.N.0). Head removes a field that
+// the newest release before base did not deprecate.
+func TestLayoutKubernetes(t *testing.T) {
+	t.Parallel()
+	commits := []lifecycletest.Commit{
+		{Files: prelude(shootSpec("Region=1", "Seed=2", "Legacy=3"))}, // 0
+		{Files: map[string][]byte{"VERSION": []byte("1.1\n")}, Tags: []string{"v0.1.0", "kubernetes-1.1.0"}, Branches: []string{"release-1.1"}, Parents: []int{0}},
+		{Files: map[string][]byte{"README.md": []byte("2\n")}, Parents: []int{0}, Tags: []string{"v0.2.0-alpha.0"}}, // 2
+		{Files: map[string][]byte{"VERSION": []byte("1.2\n")}, Tags: []string{"v0.2.0", "kubernetes-1.2.0"}, Branches: []string{"release-1.2"}, Parents: []int{2}},
+		{Files: map[string][]byte{"README.md": []byte("3\n")}, Parents: []int{2}, Tags: []string{"v0.3.0-alpha.0"}, Branches: []string{"base"}}, // 4
+		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy#=3")}, Parents: []int{4}, Branches: []string{"head"}},
+	}
+	dir := lifecycletest.FastImport(t, commits, "")
+	res := runLayout(t, dir, "")
+	wantFindings(t, res, "FIELD_REMOVED_NOT_DEPRECATED "+layoutTypes+":21 ClusterSpec.Legacy")
+	if !hasMessage(res, "FIELD_REMOVED_NOT_DEPRECATED", "release v0.2.0 did not mark it deprecated") {
+		t.Errorf("the finding does not name v0.2.0:\n%s", dump(res))
+	}
+}
+
+// TestLayoutNoRelease: a base before the first release, tags that are
+// not versions, and no tags: a note says what is missing and which
+// rules were skipped; the other rules run.
+func TestLayoutNoRelease(t *testing.T) {
+	t.Parallel()
+	commits := []lifecycletest.Commit{
+		{Files: prelude(shootSpec("Region=1", "Legacy=2")), Branches: []string{"base"}, Tags: []string{"release-candidate", "release-final"}},
+		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Legacy#=2")}, Branches: []string{"head"}},
+		{Files: map[string][]byte{"VERSION": []byte("v1.0.0\n")}, Tags: []string{"v1.0.0"}},
+	}
+	dir := lifecycletest.FastImport(t, commits, "")
+	for _, c := range []struct{ pattern, note string }{
+		{"", "FIELD_REMOVED_NOT_DEPRECATED skipped: no release tag matching ^v(\\d+)\\.(\\d+)\\.0$ was cut before base"},
+		{"", "(the oldest release, v1.0.0, came after it)"},
+		{"release-*", "FIELD_REMOVED_NOT_DEPRECATED skipped: no release tag matching release-* carries a version: 2 tags match but none reads as a semantic version (e.g. release-candidate, release-final)"},
+		{"v2.*", "no release tag matching v2.* exists (set releases.tagPattern in .apicheck.yaml)"},
+	} {
+		res := runLayout(t, dir, c.pattern)
+		wantFindings(t, res)
+		if !hasNote(res, c.note) {
+			t.Errorf("pattern %q: no note says %q:\n%s", c.pattern, c.note, dump(res))
+		}
+		if res.Report.Releases != nil {
+			t.Errorf("pattern %q: report names a release: %+v", c.pattern, res.Report.Releases)
+		}
+	}
+}
+
+// TestLayoutManyTags: thousands of tags that are not releases, releases
+// on release branches; the history finds the number Type5_1.Dropped
+// (added in v1.2.0, dropped before v1.5.0) carried last at v1.4.0.
+func TestLayoutManyTags(t *testing.T) {
+	t.Parallel()
+	r := lifecycletest.Generate(t, lifecycletest.Spec{Tags: 12, ReleaseBranches: true, OtherTags: 3000})
+	res, err := check.Run(check.Request{Dir: r.Dir, Base: r.Base, Head: r.Head,
+		Lifecycle: lifecycle.Options{TypeInfo: lifecycle.TypeInfoOff, CacheDir: "-"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	if !hasMessage(res, "PROTO_NUMBER_PREVIOUSLY_USED", "which Type5_1.Dropped carried at release v1.4.0") {
+		t.Errorf("no PROTO_NUMBER_PREVIOUSLY_USED naming v1.4.0:\n%s", dump(res))
+	}
+	if got := res.Report.Releases.Used(); !strings.HasPrefix(got, "release used: v1.12.0 (") {
+		t.Errorf("release line %q, want v1.12.0", got)
+	}
+}

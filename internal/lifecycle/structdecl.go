@@ -1,0 +1,308 @@
+package lifecycle
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/apicheck/apicheck/internal/protobuf"
+)
+
+// A release file is read for one struct at a time: the file is searched
+// for the struct's declaration, and only that declaration is parsed.
+// Most files of a package do not declare the struct (a cheap regular
+// expression tells), and in the one that does, tokenizing the file to
+// find the declaration costs a fraction of parsing all of it.
+
+// relField is a field of a struct at a release.
+type relField struct {
+	Name       string
+	JSON       string // wire name; "" inline or skipped
+	Number     int    // protobuf number; 0 none
+	Deprecated bool
+	Line, Col  int
+}
+
+// decl is what a file, or a directory (tree), says about one struct
+// type: whether it declares it, in which file (for a tree), and its
+// fields.
+type decl struct {
+	Found  bool
+	File   string
+	Fields []relField
+}
+
+// mayDeclare reports whether src contains text that may start the
+// declaration of struct typ: the name as a whole word, then optionally
+// type parameters, then "struct" ("T struct", "T[P any] struct"). It is
+// a fast filter: most files of a package do not mention the struct at
+// all, and a file it passes is tokenized to be sure.
+func mayDeclare(src []byte, typ string) bool {
+	name := []byte(typ)
+	for i := 0; ; {
+		k := bytes.Index(src[i:], name)
+		if k < 0 {
+			return false
+		}
+		at := i + k
+		i = at + len(name)
+		if at > 0 && isIdentByte(src[at-1]) || i < len(src) && isIdentByte(src[i]) {
+			continue
+		}
+		j := skipSpace(src, i)
+		if j < len(src) && src[j] == '[' {
+			close := bytes.IndexByte(src[j:], ']')
+			if close < 0 {
+				return false
+			}
+			j = skipSpace(src, j+close+1)
+		}
+		if bytes.HasPrefix(src[j:], []byte("struct")) && (j+6 == len(src) || !isIdentByte(src[j+6])) {
+			return true
+		}
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// findStruct returns the fields of struct type typ declared at the top
+// level of Go source src (found is false when src does not declare it,
+// also when it declares typ as something else or does not tokenize).
+func findStruct(src []byte, typ string) decl {
+	if !mayDeclare(src, typ) {
+		return decl{}
+	}
+	start, end, ok := structRange(src, typ)
+	if !ok {
+		return decl{}
+	}
+	// Parse the declaration alone, inside a type group, with the text
+	// before it on its line blanked (so columns stay) and as many line
+	// breaks before it as lines stay.
+	lineStart := bytes.LastIndexByte(src[:start], '\n') + 1
+	line := bytes.Count(src[:start], []byte("\n")) + 1
+	var b bytes.Buffer
+	b.WriteString("package p\ntype (\n")
+	pad := max(0, line-3)
+	b.WriteString(strings.Repeat("\n", pad))
+	for _, c := range src[lineStart:start] {
+		if c == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	b.Write(src[start:end])
+	b.WriteString("\n)\n")
+	shift := line - (3 + pad) // file line = snippet line + shift
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", b.Bytes(), parser.SkipObjectResolution|parser.ParseComments)
+	if err != nil || len(f.Decls) != 1 {
+		return decl{}
+	}
+	gd, ok := f.Decls[0].(*ast.GenDecl)
+	if !ok || len(gd.Specs) != 1 {
+		return decl{}
+	}
+	ts := gd.Specs[0].(*ast.TypeSpec)
+	st, ok := ts.Type.(*ast.StructType)
+	if !ok || ts.Assign.IsValid() || ts.Name.Name != typ {
+		return decl{}
+	}
+	d := decl{Found: true, Fields: []relField{}}
+	for _, fld := range st.Fields.List {
+		for _, rf := range relFields(fset, fld) {
+			rf.Line += shift
+			d.Fields = append(d.Fields, rf)
+		}
+	}
+	return d
+}
+
+// structRange finds the top-level declaration "typ [params] struct {...}"
+// (alone after "type" or in a "type (...)" group) and returns the byte
+// range from the type name to the closing brace.
+func structRange(src []byte, typ string) (start, end int, ok bool) {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, src, func(token.Position, string) {}, 0)
+	depth, group := 0, -1
+	specNext, afterType := false, false
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return 0, 0, false
+		}
+		if specNext && tok == token.IDENT && lit == typ {
+			if end, ok := structBody(&s, file); ok {
+				return file.Offset(pos), end, true
+			}
+			specNext, afterType = false, false
+			continue // not a struct: keep looking (its tokens were balanced)
+		}
+		specNext = false
+		wasType := afterType
+		afterType = false
+		switch tok {
+		case token.TYPE:
+			if depth == 0 {
+				specNext, afterType = true, true
+			}
+		case token.LPAREN:
+			depth++
+			if wasType {
+				group, specNext = depth, true
+			}
+		case token.LBRACE, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			if tok == token.RPAREN && depth == group {
+				group = -1
+			}
+			depth--
+		case token.SEMICOLON:
+			specNext = group >= 0 && depth == group
+		}
+	}
+}
+
+// structBody reads what follows a type name: optional type parameters,
+// "struct", and the braced field list, returning the offset after the
+// closing brace. On anything else it stops with brackets balanced.
+func structBody(s *scanner.Scanner, file *token.File) (int, bool) {
+	_, tok, _ := s.Scan()
+	if tok == token.LBRACK { // type parameters
+		if !skipBalanced(s, token.LBRACK, token.RBRACK) {
+			return 0, false
+		}
+		_, tok, _ = s.Scan()
+	}
+	if tok != token.STRUCT {
+		switch tok { // keep brackets balanced for the caller
+		case token.LPAREN:
+			skipBalanced(s, token.LPAREN, token.RPAREN)
+		case token.LBRACE:
+			skipBalanced(s, token.LBRACE, token.RBRACE)
+		case token.LBRACK:
+			skipBalanced(s, token.LBRACK, token.RBRACK)
+		}
+		return 0, false
+	}
+	if _, tok, _ = s.Scan(); tok != token.LBRACE {
+		return 0, false
+	}
+	depth := 1
+	for depth > 0 {
+		pos, tok, _ := s.Scan()
+		switch tok {
+		case token.EOF:
+			return 0, false
+		case token.LBRACE:
+			depth++
+		case token.RBRACE:
+			depth--
+			if depth == 0 {
+				return file.Offset(pos) + 1, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// skipBalanced reads up to the close token matching an open one already
+// read.
+func skipBalanced(s *scanner.Scanner, open, close token.Token) bool {
+	for depth := 1; depth > 0; {
+		_, tok, _ := s.Scan()
+		switch tok {
+		case token.EOF:
+			return false
+		case open:
+			depth++
+		case close:
+			depth--
+		}
+	}
+	return true
+}
+
+var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
+
+// relFields describes one field declaration (one entry per name).
+func relFields(fset *token.FileSet, fld *ast.Field) []relField {
+	var tag reflect.StructTag
+	if fld.Tag != nil {
+		if s, err := strconv.Unquote(fld.Tag.Value); err == nil {
+			tag = reflect.StructTag(s)
+		}
+	}
+	number := 0
+	if pt, ok, err := protobuf.FromStructTag(string(tag)); ok && err == nil && pt != nil {
+		number = pt.Number
+	}
+	deprecated := false
+	if fld.Doc != nil {
+		for _, c := range fld.Doc.List {
+			for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "//"), "/*"), "*/"), "\n") {
+				if deprecatedLine.MatchString(strings.TrimPrefix(strings.TrimSpace(l), "* ")) {
+					deprecated = true
+				}
+			}
+		}
+	}
+	jsonName, hasJSON := tag.Lookup("json")
+	jsonName, _, _ = strings.Cut(jsonName, ",")
+	wire := func(goName string, embedded bool) string {
+		switch {
+		case hasJSON && jsonName != "":
+			return jsonName
+		case embedded:
+			return ""
+		}
+		return goName
+	}
+	if len(fld.Names) == 0 {
+		name := embeddedName(fld.Type)
+		p := fset.Position(fld.Type.Pos())
+		return []relField{{Name: name, JSON: wire(name, true), Number: number, Deprecated: deprecated, Line: p.Line, Col: p.Column}}
+	}
+	var out []relField
+	for _, n := range fld.Names {
+		p := fset.Position(n.Pos())
+		out = append(out, relField{Name: n.Name, JSON: wire(n.Name, false), Number: number, Deprecated: deprecated,
+			Line: p.Line, Col: p.Column})
+	}
+	return out
+}
+
+func embeddedName(x ast.Expr) string {
+	switch t := x.(type) {
+	case *ast.StarExpr:
+		return embeddedName(t.X)
+	case *ast.SelectorExpr:
+		return t.Sel.Name
+	case *ast.Ident:
+		return t.Name
+	case *ast.IndexExpr:
+		return embeddedName(t.X)
+	case *ast.IndexListExpr:
+		return embeddedName(t.X)
+	}
+	return ""
+}
