@@ -43,6 +43,10 @@ type Repo struct {
 	safeDirs  []string        // safe.directory values passed on with -c (see Open)
 	fileLimit int64           // ReadFiles limit; 0 means MaxFileSize (tests lower it)
 
+	// commits memoizes ResolveCommit for full shas, which name the same
+	// commit for the life of the repository.
+	commits sync.Map // sha -> sha
+
 	driversOnce sync.Once // driverOverrides
 	drivers     []string
 	driversErr  error
@@ -216,6 +220,12 @@ func (r *Repo) ResolveCommit(ref string) (string, error) {
 	if ref == WorktreeRef {
 		return "", &UnknownRefError{Ref: ref, Detail: "the working tree is not a commit"}
 	}
+	full := isFullSHA(ref)
+	if full {
+		if sha, ok := r.commits.Load(ref); ok {
+			return sha.(string), nil
+		}
+	}
 	out, err := r.run("rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
 	sha := strings.TrimSpace(string(out))
 	if err != nil || sha == "" {
@@ -232,7 +242,23 @@ func (r *Repo) ResolveCommit(ref string) (string, error) {
 		}
 		return "", &UnknownRefError{Ref: ref, Detail: detail}
 	}
+	if full && sha == ref {
+		r.commits.Store(ref, sha)
+	}
 	return sha, nil
+}
+
+// isFullSHA reports a full lower-case SHA-1 or SHA-256 object name.
+func isFullSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // HeadCommit returns HEAD's sha, or "" if the repository has no commits yet.

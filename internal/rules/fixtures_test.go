@@ -62,7 +62,7 @@ func TestFixtures(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			fx := gitfixture.FromTxtar(t, c.History())
+			fx := gitfixture.FromTxtarCommits(t, c.History())
 			base, head := fx.Commits[rulefixture.BaseStep], fx.Commits[rulefixture.HeadStep]
 			if base == "" || head == "" {
 				t.Fatalf("%s: the history needs a %q and a %q step (has %v)", c.File, rulefixture.BaseStep, rulefixture.HeadStep, fx.Steps)

@@ -152,6 +152,19 @@ func New(t testing.TB) *Fixture {
 // with one git fast-import, and checks the last committed step out.
 func FromTxtar(t testing.TB, archive []byte) *Fixture {
 	t.Helper()
+	return fromTxtar(t, archive, true)
+}
+
+// FromTxtarCommits is FromTxtar for tests that read commits only: it
+// leaves the index and the working tree empty (no checkout, one git
+// process less) and refuses an archive with a worktree step.
+func FromTxtarCommits(t testing.TB, archive []byte) *Fixture {
+	t.Helper()
+	return fromTxtar(t, archive, false)
+}
+
+func fromTxtar(t testing.TB, archive []byte, checkout bool) *Fixture {
+	t.Helper()
 	steps, err := txtarrepo.Parse(archive)
 	if err != nil {
 		t.Fatalf("gitfixture: %v", err)
@@ -162,6 +175,9 @@ func FromTxtar(t testing.TB, archive []byte) *Fixture {
 	tree := map[string]bool{}
 	for _, s := range steps {
 		if s.Name == WorktreeStep {
+			if !checkout {
+				t.Fatalf("gitfixture: FromTxtarCommits: the archive has a %q step", WorktreeStep)
+			}
 			worktree = s.Files
 			continue
 		}
@@ -180,7 +196,9 @@ func FromTxtar(t testing.TB, archive []byte) *Fixture {
 	}
 	if len(commits) > 0 {
 		f.Import(commits...)
-		f.Checkout()
+		if checkout {
+			f.Checkout()
+		}
 	}
 	if worktree != nil {
 		f.WriteWorktree(worktree)
@@ -334,8 +352,11 @@ func (f *Fixture) Import(commits ...Commit) {
 
 	marksFile := filepath.Join(f.home, fmt.Sprintf("marks-%d", f.n))
 	// Fixture repositories are small and short-lived: storing objects
-	// uncompressed saves the time zlib takes on large test files.
-	f.run(&s, "-c", "core.compression=0", "fast-import", "--quiet", "--done", "--export-marks="+marksFile)
+	// uncompressed saves the time zlib takes on large test files, and
+	// keeping fast-import's one pack (unpackLimit=0) instead of exploding
+	// it into loose objects, one file and directory each, halves the cost
+	// of the import.
+	f.run(&s, "-c", "core.compression=0", "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", "--done", "--export-marks="+marksFile)
 	data, err := os.ReadFile(marksFile)
 	if err != nil {
 		f.t.Fatalf("gitfixture: reading fast-import marks: %v", err)

@@ -306,3 +306,22 @@ func TestNewIsGitInit(t *testing.T) {
 		t.Errorf("HEAD = %s", got)
 	}
 }
+
+// FromTxtarCommits writes the same commits as FromTxtar and leaves the
+// index and the working tree empty.
+func TestFromTxtarCommits(t *testing.T) {
+	ar := []byte("-- base/a.txt --\none\n-- head/a.txt --\ntwo\n-- head/b/c.txt --\nthree\n")
+	full, commits := FromTxtar(t, ar), FromTxtarCommits(t, ar)
+	if full.Commits["head"] != commits.Commits["head"] || commits.Commits["head"] == "" {
+		t.Errorf("head = %q, FromTxtar made %q", commits.Commits["head"], full.Commits["head"])
+	}
+	if got := commits.Git("ls-files"); got != "" {
+		t.Errorf("index lists %q, want nothing", got)
+	}
+	if _, err := os.Stat(commits.Path("a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt in the working tree: %v", err)
+	}
+	if got := commits.Git("show", "HEAD:b/c.txt"); got != "three" {
+		t.Errorf("HEAD:b/c.txt = %q", got)
+	}
+}
