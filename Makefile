@@ -22,9 +22,13 @@ run: build
 	$(BIN) check --repo "$$tmp/repo" --base base --head head; \
 	rc=$$?; if [ $$rc -gt 1 ]; then exit $$rc; fi
 
+# Packages run in parallel (go test -p, one per core); within a package
+# the tests run one at a time (-parallel 1). Most tests wait on git
+# processes: on two cores, four concurrent streams of process starts cost
+# twice the CPU of two and finish no sooner (measured: 74 s vs 56 s).
 test:
 	$(GO) vet ./...
-	$(GO) test ./...
+	$(GO) test -parallel 1 ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
