@@ -52,7 +52,7 @@ func TestRulesCommand(t *testing.T) {
 	for i, r := range all {
 		got := infos[i]
 		if got.ID != r.ID || got.Category != string(r.Category) || got.Severity != r.Severity ||
-			got.Summary != r.Summary || got.Why != r.Why || got.Fix != r.Fix {
+			got.Summary != r.Summary || got.Why != r.Doc().Why || got.Fix != r.Fix {
 			t.Errorf("JSON rule %d = %+v, want %s", i, got, r.ID)
 		}
 	}

@@ -285,6 +285,51 @@ func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, er
 	return f, f != nil, nil
 }
 
+// Released reports whether the release before base contained the base
+// side of fd. A struct the release does not have counts as released when
+// some struct of the release's version package has a field of the same
+// json name and protobuf number (the struct was renamed since); a version
+// package the release does not have was never released.
+func (e *History) Released(fd *model.FieldDiff) (bool, error) {
+	if f, ok, err := e.ReleaseField(fd); err != nil || ok {
+		return ok && f != nil, err
+	}
+	_, m, err := e.ReleaseSnapshot()
+	if err != nil {
+		return false, err
+	}
+	typ := fd.Type.Name()
+	if fd.Type.Base != nil {
+		typ = fd.Type.Base.Name
+	}
+	if lookupType(m, fd.Type.Pkg.Group.Dir, fd.Type.Pkg.Version, typ) != nil {
+		return false, nil // the struct was released, without this field
+	}
+	g := m.Group(fd.Type.Pkg.Group.Dir)
+	if g == nil {
+		return false, nil
+	}
+	p := g.Version(fd.Type.Pkg.Version)
+	if p == nil || fd.Base == nil {
+		return false, nil
+	}
+	for _, t := range p.Types {
+		for _, f := range t.Fields {
+			if f.WireName() == fd.Base.WireName() && protoNumber(f) == protoNumber(fd.Base) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+func protoNumber(f *model.Field) int {
+	if f.Proto == nil {
+		return 0
+	}
+	return f.Proto.Number
+}
+
 func lookupType(m *model.Model, groupDir, version, typ string) *model.Type {
 	g := m.Group(groupDir)
 	if g == nil {

@@ -41,12 +41,13 @@ func jsonNote(f *model.Field) string {
 }
 
 var JSONNameChanged = &Rule{
-	ID:       "JSON_NAME_CHANGED",
-	Alpha:    finding.Info,
-	Category: CatCompat,
-	Severity: finding.Error,
-	Relax:    relaxedToWarning,
-	Judges:   []model.Attr{model.AttrJSONName, model.AttrInline},
+	ID:           "JSON_NAME_CHANGED",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatCompat,
+	Severity:     finding.Error,
+	Relax:        relaxedToWarning,
+	Judges:       []model.Attr{model.AttrJSONName, model.AttrInline},
 	ReleaseNote: func(fd *model.FieldDiff) string {
 		if fd == nil {
 			return "json name changed"
@@ -127,11 +128,12 @@ func listConvention(fd *model.FieldDiff) string {
 }
 
 var FieldTypeChanged = &Rule{
-	ID:       "FIELD_TYPE_CHANGED",
-	Alpha:    finding.Info,
-	Category: CatCompat,
-	Severity: finding.Error,
-	Judges:   []model.Attr{model.AttrGoType, model.AttrEmbedded},
+	ID:           "FIELD_TYPE_CHANGED",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatCompat,
+	Severity:     finding.Error,
+	Judges:       []model.Attr{model.AttrGoType, model.AttrEmbedded},
 	ReleaseNote: func(fd *model.FieldDiff) string {
 		if fd == nil {
 			return "type changed"
@@ -192,12 +194,13 @@ var FieldTypeChanged = &Rule{
 }
 
 var FieldBecameRequired = &Rule{
-	ID:          "FIELD_BECAME_REQUIRED",
-	Alpha:       finding.Info,
-	Category:    CatCompat,
-	Severity:    finding.Error,
-	Judges:      []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
-	ReleaseNote: fixedNote("it became required"),
+	ID:           "FIELD_BECAME_REQUIRED",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatCompat,
+	Severity:     finding.Error,
+	Judges:       []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
+	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
 		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty.",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
@@ -282,12 +285,13 @@ var FieldRenamed = &Rule{
 }
 
 var FieldDefaultChanged = &Rule{
-	ID:          "FIELD_DEFAULT_CHANGED",
-	Alpha:       finding.Info,
-	Category:    CatCompat,
-	Severity:    finding.Warning,
-	Judges:      []model.Attr{model.AttrDefault},
-	ReleaseNote: fixedNote("default changed"),
+	ID:           "FIELD_DEFAULT_CHANGED",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatCompat,
+	Severity:     finding.Warning,
+	Judges:       []model.Attr{model.AttrDefault},
+	ReleaseNote:  fixedNote("default changed"),
 	Summary: "The default (`+default=`, `+kubebuilder:default=`, `+k8s:default=`) of an existing field was added, removed or changed. " +
 		"A zero-value default added to a field that cannot be nil is no change.",
 	Why: "Defaults are applied when objects are read from storage: changing one silently changes existing objects.",
@@ -343,13 +347,14 @@ func isZeroDefault(v string, f *model.Field) bool {
 }
 
 var PatchStrategyChanged = &Rule{
-	ID:          "PATCH_STRATEGY_CHANGED",
-	Alpha:       finding.Info,
-	Category:    CatCompat,
-	Severity:    finding.Error,
-	Judges:      []model.Attr{model.AttrPatchStrategy, model.AttrPatchMergeKey},
-	ReleaseNote: fixedNote("patch strategy changed"),
-	Summary:     "`patchStrategy` or `patchMergeKey` (tag or marker) changed on an existing field.",
+	ID:           "PATCH_STRATEGY_CHANGED",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatCompat,
+	Severity:     finding.Error,
+	Judges:       []model.Attr{model.AttrPatchStrategy, model.AttrPatchMergeKey},
+	ReleaseNote:  fixedNote("patch strategy changed"),
+	Summary:      "`patchStrategy` or `patchMergeKey` (tag or marker) changed on an existing field.",
 	Why: "Strategic merge patch uses them to merge lists: clients built against the old metadata send " +
 		"patches that now replace or merge differently.",
 	Fix:    "Keep the patch metadata; to support a new merge key use a recommended merge key that starts with the old one.",
@@ -381,12 +386,13 @@ var PatchStrategyChanged = &Rule{
 }
 
 var ListTypeChanged = &Rule{
-	ID:          "LIST_TYPE_CHANGED",
-	Alpha:       finding.Info,
-	Category:    CatCompat,
-	Severity:    finding.Error,
-	Judges:      []model.Attr{model.AttrListType},
-	ReleaseNote: fixedNote("list type changed"),
+	ID:           "LIST_TYPE_CHANGED",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatCompat,
+	Severity:     finding.Error,
+	Judges:       []model.Attr{model.AttrListType},
+	ReleaseNote:  fixedNote("list type changed"),
 	Summary: "The list semantics server-side apply uses for an existing field changed: atomic, set, or map and its keys " +
 		"(from `+listType`/`+listMapKey`, else from `patchStrategy:\"merge\"` and `patchMergeKey`, else atomic).",
 	Why: "Server-side apply merges lists by these semantics; changing them changes field ownership and merge results. " +

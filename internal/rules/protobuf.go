@@ -41,11 +41,12 @@ func protoDesc(p *model.ProtoTag) string {
 }
 
 var ProtoNumberChanged = &Rule{
-	ID:       "PROTO_NUMBER_CHANGED",
-	Alpha:    finding.Info,
-	Category: CatProtobuf,
-	Severity: finding.Error,
-	Judges:   []model.Attr{model.AttrProtoNumber},
+	ID:           "PROTO_NUMBER_CHANGED",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatProtobuf,
+	Severity:     finding.Error,
+	Judges:       []model.Attr{model.AttrProtoNumber},
 	ReleaseNote: func(fd *model.FieldDiff) string {
 		if fd == nil || fd.Base.Proto == nil || fd.Head.Proto == nil {
 			return "protobuf number changed"
@@ -77,11 +78,12 @@ var ProtoNumberChanged = &Rule{
 }
 
 var ProtoWireChanged = &Rule{
-	ID:       "PROTO_WIRE_CHANGED",
-	Alpha:    finding.Info,
-	Category: CatProtobuf,
-	Severity: finding.Error,
-	Judges:   []model.Attr{model.AttrProtoWire, model.AttrProtoLabel},
+	ID:           "PROTO_WIRE_CHANGED",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatProtobuf,
+	Severity:     finding.Error,
+	Judges:       []model.Attr{model.AttrProtoWire, model.AttrProtoLabel},
 	ReleaseNote: func(fd *model.FieldDiff) string {
 		if fd == nil || fd.Base.Proto == nil || fd.Head.Proto == nil {
 			return "protobuf encoding changed"

@@ -15,12 +15,13 @@ func tombstoneLine(f *model.Field) string {
 }
 
 var FieldRemovedWithoutTombstone = &Rule{
-	ID:       "FIELD_REMOVED_WITHOUT_TOMBSTONE",
-	Alpha:    finding.Info,
-	Category: CatRemoval,
-	Severity: finding.Error,
-	Relax:    relaxedToInfo,
-	Summary:  "A protobuf-tagged external field was removed without a tombstone reserving its number.",
+	ID:           "FIELD_REMOVED_WITHOUT_TOMBSTONE",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatRemoval,
+	Severity:     finding.Error,
+	Relax:        relaxedToInfo,
+	Summary:      "A protobuf-tagged external field was removed without a tombstone reserving its number.",
 	Why: "Without the tombstone nothing stops a later field from taking the number, which corrupts data " +
 		"for every client still holding the old definition.",
 	Fix: "Replace the field by a tombstone comment: `// X is tombstoned to show why N is reserved protobuf tag.` " +

@@ -7,6 +7,7 @@
 package rules
 
 import (
+	"fmt"
 	"iter"
 	"runtime/debug"
 	"slices"
@@ -84,6 +85,12 @@ type Rule struct {
 	// judges. The union over the whole catalogue (disabled rules included)
 	// is what UNCLASSIFIED_CHANGE does not report.
 	Judges []model.Attr
+	// ReleasedOnly: the rule protects what a release shipped. A finding
+	// about a field that the release before base did not contain (added
+	// since, never released) is information: until a release ships it,
+	// nothing outside the repository depends on it. Without release
+	// history every finding keeps its severity.
+	ReleasedOnly bool
 	// Last makes the engine run the rule after every other rule (the meta
 	// rule, which reports what no rule judged).
 	Last bool
@@ -132,9 +139,13 @@ func (r *Rule) Needs(in Input) bool { return slices.Contains(r.Requires, in) }
 
 // Doc is the rule's documentation as the reports see it.
 func (r *Rule) Doc() finding.RuleDoc {
+	why := r.Why
+	if r.ReleasedOnly {
+		why += " A finding about a field that the release before base did not contain (never released) is info."
+	}
 	return finding.RuleDoc{
 		ID: r.ID, Category: string(r.Category), CategoryTitle: r.Category.Title(), Severity: r.Severity,
-		Summary: r.Summary, Why: r.Why, Fix: r.Fix, Before: r.Before, After: r.After,
+		Summary: r.Summary, Why: why, Fix: r.Fix, Before: r.Before, After: r.After,
 		Requires: inputNames(r.Requires),
 	}
 }
@@ -280,12 +291,34 @@ func (c *Context) TypeAPIPath(pd *model.PackageDiff, typ string) string {
 func (c *Context) Field(fd *model.FieldDiff, r Report) {
 	td := fd.Type
 	pos := c.fieldPos(fd)
-	c.emit(td.Pkg, td.Name(), fd.Name(), c.fieldAPIPath(fd), pos, r, fieldAlpha(fd))
+	c.emit(td.Pkg, td.Name(), fd.Name(), c.fieldAPIPath(fd), pos, c.releasedOnly(fd, r), fieldAlpha(fd))
 }
 
 // FieldAt reports on a field at an explicit position.
 func (c *Context) FieldAt(fd *model.FieldDiff, pos model.Pos, r Report) {
-	c.emit(fd.Type.Pkg, fd.Type.Name(), fd.Name(), c.fieldAPIPath(fd), pos, r, fieldAlpha(fd))
+	c.emit(fd.Type.Pkg, fd.Type.Name(), fd.Name(), c.fieldAPIPath(fd), pos, c.releasedOnly(fd, r), fieldAlpha(fd))
+}
+
+// releasedOnly makes a finding of a ReleasedOnly rule about a field that
+// base has but the release before base did not information.
+func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
+	if !c.rule.ReleasedOnly || fd.Base == nil || c.analyses.Release == nil {
+		return r
+	}
+	if sev := r.Severity; sev != 0 && sev <= finding.Info || sev == 0 && c.rule.Severity <= finding.Info {
+		return r
+	}
+	rel, problem := c.analyses.Release.Release()
+	if problem != "" {
+		return r
+	}
+	released, err := c.analyses.Release.Released(fd)
+	if err != nil || released {
+		return r
+	}
+	r.Severity = finding.Info
+	r.Message += fmt.Sprintf(" (never released: release %s did not have the field)", rel.Newest.Name)
+	return r
 }
 
 // Type reports on a type pair at its head position (for a removed type,

@@ -181,12 +181,13 @@ func validationCheck(tighter bool) func(c *Context) {
 }
 
 var ValidationTightened = &Rule{
-	ID:       "VALIDATION_TIGHTENED",
-	Alpha:    finding.Info,
-	Category: CatCompat,
-	Severity: finding.Warning,
-	Relax:    relaxedToInfo,
-	Judges:   []model.Attr{model.AttrValidation},
+	ID:           "VALIDATION_TIGHTENED",
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatCompat,
+	Severity:     finding.Warning,
+	Relax:        relaxedToInfo,
+	Judges:       []model.Attr{model.AttrValidation},
 	Summary: "The validation of an existing field got stricter: a bound raised or lowered against it, a pattern, format, " +
 		"enum restriction, CEL rule (`XValidation`) or immutability added or changed (`+kubebuilder:validation:*`, `+k8s:*`).",
 	Why: "Objects stored under the old rules may violate the new ones: updates of them fail, and clients that " +
