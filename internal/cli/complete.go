@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/apicheck/apicheck/internal/catalog"
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/report"
@@ -207,7 +208,7 @@ func suggest(name string, candidates []string) []string {
 		if lc == lname {
 			continue
 		}
-		d := levenshtein(lname, lc)
+		d := config.EditDistance(lname, lc)
 		switch {
 		case d <= limit:
 			found = append(found, scored{c, d})
@@ -223,26 +224,4 @@ func suggest(name string, candidates []string) []string {
 		}
 	}
 	return out
-}
-
-// levenshtein is the edit distance of a and b (insertions, deletions,
-// substitutions of bytes).
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

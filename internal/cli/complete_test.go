@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
@@ -14,8 +15,8 @@ func TestLevenshteinAndSuggest(t *testing.T) {
 		a, b string
 		d    int
 	}{{"", "", 0}, {"base", "base", 0}, {"bas", "base", 1}, {"fromat", "format", 2}, {"kitten", "sitting", 3}, {"", "abc", 3}} {
-		if got := levenshtein(c.a, c.b); got != c.d {
-			t.Errorf("levenshtein(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		if got := config.EditDistance(c.a, c.b); got != c.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
 		}
 	}
 	flags := []string{"base", "head", "format", "fail-on", "output", "repo", "report", "config", "help"}

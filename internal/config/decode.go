@@ -228,7 +228,7 @@ func join(key, sub string) string {
 func suggest(s string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		if dist := editDistance(strings.ToLower(s), strings.ToLower(c)); dist < bestD {
+		if dist := EditDistance(strings.ToLower(s), strings.ToLower(c)); dist < bestD {
 			best, bestD = c, dist
 		}
 	}
@@ -238,7 +238,9 @@ func suggest(s string, candidates []string) string {
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of a and b (insertions,
+// deletions and substitutions of bytes), for "did you mean" suggestions.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

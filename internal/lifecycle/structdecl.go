@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/protobuf"
+	"github.com/apicheck/apicheck/internal/scan"
 )
 
 // A release file is read for one struct at a time: the file is searched
@@ -278,7 +279,7 @@ func relFields(fset *token.FileSet, fld *ast.Field) []relField {
 		return goName
 	}
 	if len(fld.Names) == 0 {
-		name := embeddedName(fld.Type)
+		name := scan.EmbeddedName(fld.Type)
 		p := fset.Position(fld.Type.Pos())
 		return []relField{{Name: name, JSON: wire(name, true), Number: number, Deprecated: deprecated, Line: p.Line, Col: p.Column}}
 	}
@@ -289,20 +290,4 @@ func relFields(fset *token.FileSet, fld *ast.Field) []relField {
 			Line: p.Line, Col: p.Column})
 	}
 	return out
-}
-
-func embeddedName(x ast.Expr) string {
-	switch t := x.(type) {
-	case *ast.StarExpr:
-		return embeddedName(t.X)
-	case *ast.SelectorExpr:
-		return t.Sel.Name
-	case *ast.Ident:
-		return t.Name
-	case *ast.IndexExpr:
-		return embeddedName(t.X)
-	case *ast.IndexListExpr:
-		return embeddedName(t.X)
-	}
-	return ""
 }

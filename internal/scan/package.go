@@ -418,7 +418,7 @@ func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
 	if len(f.Names) == 0 {
 		fld := base
 		fld.Embedded = true
-		fld.Name = embeddedName(f.Type)
+		fld.Name = EmbeddedName(f.Type)
 		fld.Pos = pf.pos(f.Type.Pos())
 		return []*model.Field{&fld}, nil
 	}
@@ -435,18 +435,20 @@ func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
 	return out, nil
 }
 
-func embeddedName(e ast.Expr) string {
+// EmbeddedName is the field name an embedded field of type e gets: the
+// type's name without package, pointer or type arguments.
+func EmbeddedName(e ast.Expr) string {
 	switch x := e.(type) {
 	case *ast.StarExpr:
-		return embeddedName(x.X)
+		return EmbeddedName(x.X)
 	case *ast.SelectorExpr:
 		return x.Sel.Name
 	case *ast.Ident:
 		return x.Name
 	case *ast.IndexExpr:
-		return embeddedName(x.X)
+		return EmbeddedName(x.X)
 	case *ast.IndexListExpr:
-		return embeddedName(x.X)
+		return EmbeddedName(x.X)
 	}
 	return types.ExprString(e)
 }
