@@ -373,7 +373,7 @@ func (b *builder) add(f *finding.Finding) {
 		if fd.Head.Tag == "" {
 			it.kind = kindTag
 		}
-		it.jsonName = lowerFirst(fd.Head.Name)
+		it.jsonName = model.JSONNameFor(fd.Head.Name)
 	case rules.ProtoNumberReused.ID, rules.ProtoNumberPreviouslyUsed.ID, rules.ProtoNumberDuplicate.ID:
 		h := fd.Head
 		if h.Proto == nil {
@@ -617,7 +617,7 @@ func newProtoTag(f *model.Field, pkg *model.Package) (tmpl, why string) {
 	}
 	name := f.WireName()
 	if !f.JSON.Present || name == "" || name == "-" {
-		name = lowerFirst(f.Name)
+		name = model.JSONNameFor(f.Name)
 	}
 	tmpl = wire + ",%d," + label + ",name=" + name
 	if cast != "" {
@@ -679,16 +679,6 @@ func builtinWire(name string) (string, bool) {
 	return "", false
 }
 
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	b := []byte(s)
-	if b[0] >= 'A' && b[0] <= 'Z' {
-		b[0] += 'a' - 'A'
-	}
-	return string(b)
-}
 
 // findStruct finds the declaration of struct type name in a file.
 func findStruct(f *ast.File, name string) (*ast.TypeSpec, *ast.StructType) {

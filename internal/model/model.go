@@ -727,3 +727,16 @@ func parseVersion(v string) (major, stage, n int, ok bool) {
 	}
 	return major, stage, n, true
 }
+
+// JSONNameFor is the json name the Kubernetes conventions give a Go field
+// name: its first letter lower-cased ("Replicas" -> "replicas").
+func JSONNameFor(goName string) string {
+	if goName == "" {
+		return goName
+	}
+	b := []byte(goName)
+	if b[0] >= 'A' && b[0] <= 'Z' {
+		b[0] += 'a' - 'A'
+	}
+	return string(b)
+}

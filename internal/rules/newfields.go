@@ -116,7 +116,7 @@ var NewFieldNoOmitempty = &Rule{
 			msg := fmt.Sprintf("new field %s.%s has no omitempty in its json tag", fd.Type.Name(), f.Name)
 			if !f.JSON.Present {
 				msg = fmt.Sprintf("new field %s.%s has no json tag (serialised as %q without omitempty)", fd.Type.Name(), f.Name, f.Name)
-				hint = fmt.Sprintf("add `json:\"%s,omitempty\"`", lowerFirst(f.Name))
+				hint = fmt.Sprintf("add `json:\"%s,omitempty\"`", model.JSONNameFor(f.Name))
 			}
 			c.Field(fd, Report{Message: msg, Hint: hint})
 		}
@@ -226,13 +226,3 @@ func zeroRuledOut(k model.ValueKind, cs []model.Constraint) bool {
 	return false
 }
 
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	b := []byte(s)
-	if b[0] >= 'A' && b[0] <= 'Z' {
-		b[0] += 'a' - 'A'
-	}
-	return string(b)
-}
