@@ -679,7 +679,6 @@ func builtinWire(name string) (string, bool) {
 	return "", false
 }
 
-
 // findStruct finds the declaration of struct type name in a file.
 func findStruct(f *ast.File, name string) (*ast.TypeSpec, *ast.StructType) {
 	for _, d := range f.Decls {

@@ -225,4 +225,3 @@ func zeroRuledOut(k model.ValueKind, cs []model.Constraint) bool {
 	}
 	return false
 }
-
