@@ -43,6 +43,10 @@ type Repo struct {
 	safeDirs  []string        // safe.directory values passed on with -c (see Open)
 	fileLimit int64           // ReadFiles limit; 0 means MaxFileSize (tests lower it)
 
+	// shallow is rev-parse --is-shallow-repository as read by Open
+	// ("true", "false"; "" when not read).
+	shallow string
+
 	// commits memoizes ResolveCommit for full shas, which name the same
 	// commit for the life of the repository.
 	commits sync.Map // sha -> sha
@@ -113,11 +117,14 @@ func OpenContext(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("open repository: %s is not a directory", abs)
 	}
 	r := &Repo{Root: abs, ctx: ctx}
-	out, err := r.run("rev-parse", "--show-toplevel")
+	// One git for the work tree and for whether the clone is shallow,
+	// which the release history asks later (IsShallow).
+	args := []string{"rev-parse", "--show-toplevel", "--is-shallow-repository"}
+	out, err := r.run(args...)
 	if err != nil && strings.Contains(stderrOf(err), "dubious ownership") {
 		if dirs := userSafeDirectories(r.context(), os.Environ()); len(dirs) > 0 {
 			r.safeDirs = dirs
-			out, err = r.run("rev-parse", "--show-toplevel")
+			out, err = r.run(args...)
 		}
 	}
 	if err != nil {
@@ -135,7 +142,11 @@ func OpenContext(ctx context.Context, dir string) (*Repo, error) {
 		}
 		return nil, fmt.Errorf("open repository %s: %s", abs, ee.stderr)
 	}
-	root := strings.TrimSpace(string(out))
+	root, shallow, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	switch shallow {
+	case "true", "false":
+		r.shallow = shallow
+	}
 	if root == "" {
 		return nil, fmt.Errorf("%s: %w (not inside a git work tree)", abs, ErrNotRepo)
 	}
@@ -275,6 +286,9 @@ func (r *Repo) HeadCommit() (string, error) {
 
 // IsShallow reports `git rev-parse --is-shallow-repository`.
 func (r *Repo) IsShallow() (bool, error) {
+	if r.shallow != "" {
+		return r.shallow == "true", nil
+	}
 	s, err := r.runLine("rev-parse", "--is-shallow-repository")
 	if err != nil {
 		return false, err
