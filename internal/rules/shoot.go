@@ -377,12 +377,8 @@ var ShootCanonicalizeTooEarly = &Rule{
 		if len(fresh) == 0 {
 			return
 		}
-		rel, prob := c.Release().Release()
-		if prob != "" {
-			c.Skip(prob)
-			return
-		}
-		if spansReleases(c, rel.Newest.Name) {
+		rel, ok := withinOneRelease(c)
+		if !ok {
 			return
 		}
 		for i, sc := range fresh {
@@ -434,12 +430,8 @@ var ShootCanonicalizeMissing = &Rule{
 		if len(cases) == 0 {
 			return
 		}
-		rel, prob := c.Release().Release()
-		if prob != "" {
-			c.Skip(prob)
-			return
-		}
-		if spansReleases(c, rel.Newest.Name) {
+		rel, ok := withinOneRelease(c)
+		if !ok {
 			return
 		}
 		for _, sc := range cases {
@@ -533,4 +525,16 @@ var ShootFieldRemovedTooEarly = &Rule{
 			})
 		}
 	},
+}
+
+// withinOneRelease reports whether the release history is available (a
+// skip note says why when it is not) and the change lies within one
+// release cycle; the stage rules judge only such changes.
+func withinOneRelease(c *Context) (lifecycle.Release, bool) {
+	rel, prob := c.Release().Release()
+	if prob != "" {
+		c.Skip(prob)
+		return rel, false
+	}
+	return rel, !spansReleases(c, rel.Newest.Name)
 }
