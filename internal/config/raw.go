@@ -319,13 +319,8 @@ func (g *usageGlobs) UnmarshalYAML(n *yaml.Node) error { return g.decode(n, true
 
 func (g *globs) decode(n *yaml.Node, allowDefault bool) error {
 	g.n = n
-	var items []*yaml.Node
-	switch n.Kind {
-	case yaml.ScalarNode:
-		items = []*yaml.Node{n}
-	case yaml.SequenceNode:
-		items = n.Content
-	default:
+	items, ok := scalarOrList(n)
+	if !ok {
 		g.fail(n, "", "want a glob or a list of globs, got %s", kindName(n))
 		return nil
 	}
@@ -364,13 +359,8 @@ type words struct {
 
 func (w *words) UnmarshalYAML(n *yaml.Node) error {
 	w.n = n
-	var items []*yaml.Node
-	switch n.Kind {
-	case yaml.ScalarNode:
-		items = []*yaml.Node{n}
-	case yaml.SequenceNode:
-		items = n.Content
-	default:
+	items, ok := scalarOrList(n)
+	if !ok {
 		w.fail(n, "", "want a word or a list of words, got %s", kindName(n))
 		return nil
 	}
@@ -389,4 +379,16 @@ func (w *words) UnmarshalYAML(n *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// scalarOrList returns the items of a value written as one scalar or as a
+// list of them; ok is false for anything else.
+func scalarOrList(n *yaml.Node) (items []*yaml.Node, ok bool) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return []*yaml.Node{n}, true
+	case yaml.SequenceNode:
+		return n.Content, true
+	}
+	return nil, false
 }
