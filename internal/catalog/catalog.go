@@ -31,6 +31,7 @@ func All() []*rules.Rule {
 		// Wire and source compatibility of existing fields
 		rules.JSONNameChanged,
 		rules.FieldTypeChanged,
+		rules.TypeUnderlyingChanged,
 		rules.FieldBecameRequired,
 		rules.FieldRenamed,
 		rules.FieldDefaultChanged,

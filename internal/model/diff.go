@@ -137,6 +137,9 @@ const (
 	AttrOtherMarkers  Attr = "markers"
 	AttrDeprecated    Attr = "deprecation"
 	AttrValidation    Attr = "validation"
+	// AttrUnderlying is a named type's declaration (its kind and
+	// underlying type), an attribute of types rather than fields.
+	AttrUnderlying Attr = "underlying type"
 )
 
 // TombstoneDiff pairs tombstones of one struct by reserved number.

@@ -193,6 +193,152 @@ var FieldTypeChanged = &Rule{
 	},
 }
 
+var TypeUnderlyingChanged = &Rule{
+	ID:       "TYPE_UNDERLYING_CHANGED",
+	Alpha:    finding.Info,
+	Category: CatCompat,
+	Severity: finding.Error,
+	Judges:   []model.Attr{model.AttrUnderlying},
+	Summary: "A named type kept its name but its declaration changed (`type Mode string` became `type Mode int32`, " +
+		"a struct became a string): every field that uses it changes its wire type. A warning when the wire shape " +
+		"stayed (Go clients break) or no field of the version uses the type; info for types that are not serialised (interfaces, funcs).",
+	Why: "Stored objects and clients carry values of the old type under the same field names; the field diff shows no " +
+		"change because the fields still name the type.",
+	Fix:    "Keep the type's declaration; add a new type (and a new field using it) for the new shape.",
+	Before: "type Mode string",
+	After:  "type Mode string // as at base; a new ModeV2 int32 for the new field",
+	Check: func(c *Context) {
+		for pd := range c.Diff.ExternalPackages() {
+			for _, td := range pd.Types {
+				if td.Base == nil || td.Head == nil || !underlyingChanged(td) {
+					continue
+				}
+				name := td.Name()
+				what := fmt.Sprintf("type %s changed from %s to %s", name, typeDesc(td.Base), typeDesc(td.Head))
+				users := fieldsUsing(pd.Head, name)
+				r := Report{Hint: fmt.Sprintf("restore type %s as it was at base; declare a new type for the new shape", name)}
+				for i, f := range users {
+					if i == 5 {
+						break
+					}
+					r.Related = append(r.Related, related("used by "+f.typ+"."+f.field.Name, f.field.Pos))
+				}
+				shape := underlyingShape(c, td)
+				if shape == shapeSame && td.Base.Underlying == td.Head.Underlying {
+					// Written the same and the same on the wire: a type it
+					// names changed (e.g. became an alias), judged there.
+					continue
+				}
+				switch {
+				case !serialised(td.Base) && !serialised(td.Head):
+					r.Severity = finding.Info
+					r.Message = fmt.Sprintf("type %s changed; values of it are not serialised (an interface or func type)", name)
+					r.Hint = ""
+				case shape == shapeSame && td.Head.Alias:
+					r.Severity = finding.Info
+					r.Message = fmt.Sprintf("type %s became an alias of %s; the wire shape is unchanged and code that names %s keeps compiling", name, typeDesc(td.Head), name)
+					r.Hint = ""
+				case shape == shapeSame || shape == shapeSuperset:
+					r.Severity = finding.Warning
+					r.Message = what + "; the wire shape is unchanged (Go clients break, the wire does not)"
+					r.Hint = fmt.Sprintf("keep %s's declaration unless the change is intended for Go clients", name)
+				case len(users) == 0:
+					r.Severity = finding.Warning
+					r.Message = what + "; no field of " + pd.Version + " uses it (Go clients break; fields in other packages that use it change their wire type)"
+				default:
+					r.Message = what + ": the wire type of " + usersDesc(users) + " changes"
+				}
+				c.Type(td, r)
+			}
+		}
+	},
+}
+
+// underlyingChanged reports a named type whose declaration changed: its
+// kind (struct or not) or its underlying type. Struct fields are diffed
+// field by field; this is about what the name stands for.
+func underlyingChanged(td *model.TypeDiff) bool {
+	if td.Base.Kind != td.Head.Kind {
+		return true
+	}
+	return td.Base.Kind != model.KindStruct && underlyingID(td.Base) != underlyingID(td.Head)
+}
+
+// underlyingShape compares what a named type's declaration looks like on
+// the wire at base and at head.
+func underlyingShape(c *Context, td *model.TypeDiff) shapeMatch {
+	if td.Base.Kind == model.KindStruct || td.Head.Kind == model.KindStruct {
+		return shapeDifferent // a struct for a non-struct, or the reverse
+	}
+	return compareShapes(
+		typeSide{m: c.Diff.Base, pkg: td.Pkg.Base, id: underlyingID(td.Base)},
+		typeSide{m: c.Diff.Head, pkg: td.Pkg.Head, id: underlyingID(td.Head)},
+	)
+}
+
+// serialised reports whether values of a type appear on the wire:
+// interfaces and funcs do not.
+func serialised(t *model.Type) bool {
+	u := underlyingID(t)
+	return t.Kind == model.KindStruct || !strings.HasPrefix(u, "interface{") && !strings.HasPrefix(u, "func(") && !strings.HasPrefix(u, "chan ")
+}
+
+// typeUser is a field whose type names a type of its own package.
+type typeUser struct {
+	typ   string
+	field *model.Field
+}
+
+// fieldsUsing lists the fields of a package whose type refers to the
+// named type of that package (directly, through pointers, slices or
+// maps), in declaration order.
+func fieldsUsing(p *model.Package, name string) []typeUser {
+	var out []typeUser
+	for _, t := range p.Types {
+		for _, f := range t.Fields {
+			if refersTo(f.Type, name) {
+				out = append(out, typeUser{typ: t.Name, field: f})
+			}
+		}
+	}
+	return out
+}
+
+// refersTo reports whether a type expression mentions an unqualified
+// type name.
+func refersTo(expr, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(expr[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		before := j == 0 || !isIdentByte(expr[j-1]) && expr[j-1] != '.'
+		after := end == len(expr) || !isIdentByte(expr[end])
+		if before && after {
+			return true
+		}
+		i = end
+	}
+}
+
+// usersDesc names the fields that use a type: "WidgetSpec.mode and
+// WidgetSpec.modes", "A.x, B.y and 3 more".
+func usersDesc(us []typeUser) string {
+	var names []string
+	for _, u := range us {
+		names = append(names, u.typ+"."+u.field.Name)
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("%d more", len(us)-3))
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 var FieldBecameRequired = &Rule{
 	ID:           "FIELD_BECAME_REQUIRED",
 	ReleasedOnly: true,
