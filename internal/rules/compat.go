@@ -140,7 +140,7 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",
@@ -162,7 +162,8 @@ var FieldTypeChanged = &Rule{
 			bt, ht := contractOf(fd.Base).Type, contractOf(fd.Head).Type
 			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
 			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
-			switch shape := compareShapes(base, head); {
+			shape, dropped := compareShapesDropped(base, head)
+			switch {
 			case shape == shapeSame && fd.Base.Type == fd.Head.Type:
 				// The same type name now denotes another type of the same
 				// shape: the name became an alias (type T = v1.T). Code
@@ -182,6 +183,13 @@ var FieldTypeChanged = &Rule{
 					Severity: finding.Warning,
 					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
+				})
+			case shape == shapeDropsReserved:
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message: fmt.Sprintf("type of %s changed from %s to %s, which drops %s under a tombstone (a deliberate removal) and keeps the rest of the wire shape",
+						name, fd.Base.Type, fd.Head.Type, quoteList(dropped)),
+					Hint: "confirm that clients could not set the dropped members (e.g. validation always rejected them); otherwise keep " + fd.Base.Type,
 				})
 			default:
 				c.Field(fd, Report{

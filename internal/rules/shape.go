@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/model"
@@ -16,6 +18,10 @@ type shapeMatch int
 
 const (
 	shapeDifferent shapeMatch = iota
+	// shapeDropsReserved: head lacks members of base, each reserved by a
+	// tombstone in head's struct (a deliberate removal), and is otherwise
+	// the same or a superset.
+	shapeDropsReserved
 	// shapeSuperset: head accepts everything base did and adds only
 	// optional members.
 	shapeSuperset
@@ -31,11 +37,22 @@ type typeSide struct {
 
 // compareShapes compares the wire shapes of a base and a head type.
 func compareShapes(b, h typeSide) shapeMatch {
-	return (&shaper{seen: map[[2]string]bool{}}).compare(b, h)
+	m, _ := compareShapesDropped(b, h)
+	return m
+}
+
+// compareShapesDropped is compareShapes that also names the members head
+// dropped under tombstones (for shapeDropsReserved), sorted.
+func compareShapesDropped(b, h typeSide) (shapeMatch, []string) {
+	s := &shaper{seen: map[[2]string]bool{}}
+	m := s.compare(b, h)
+	slices.Sort(s.dropped)
+	return m, slices.Compact(s.dropped)
 }
 
 type shaper struct {
-	seen map[[2]string]bool // pairs being compared (recursive types)
+	seen    map[[2]string]bool // pairs being compared (recursive types)
+	dropped []string           // members dropped under a tombstone
 }
 
 func (s *shaper) compare(b, h typeSide) shapeMatch {
@@ -97,7 +114,12 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	for name, bf := range bm {
 		hf, ok := hm[name]
 		if !ok {
-			return shapeDifferent
+			if !reserves(ht.t, name) {
+				return shapeDifferent
+			}
+			s.dropped = append(s.dropped, name)
+			result = min(result, shapeDropsReserved)
+			continue
 		}
 		if bf.presence != hf.presence && hf.presence == model.Required {
 			return shapeDifferent
@@ -116,6 +138,17 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		}
 	}
 	return result
+}
+
+// reserves reports whether a struct holds a tombstone for a JSON member
+// name.
+func reserves(t *model.Type, name string) bool {
+	for _, tb := range t.Tombstones {
+		if tb.JSONName == name {
+			return true
+		}
+	}
+	return false
 }
 
 type member struct {
@@ -246,4 +279,16 @@ func underlyingID(t *model.Type) string {
 		return t.UnderlyingID
 	}
 	return t.Underlying
+}
+
+// quoteList quotes names and joins them: `"a"`, `"a" and "b"`.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) <= 1 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
