@@ -449,6 +449,10 @@ type Const struct {
 	Name  string `json:"name"`
 	Type  string `json:"type"`
 	Value string `json:"value,omitempty"`
+	// Below is the version below which the documentation says the value
+	// is available ("Only available for Kubernetes versions < v1.30."
+	// gives "v1.30"): a value gated on versions that will lose support.
+	Below string `json:"below,omitempty"`
 	Pos   Pos    `json:"pos"`
 }
 

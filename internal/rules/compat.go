@@ -743,7 +743,8 @@ var EnumValueRemoved = &Rule{
 	ReleaseNote: fixedNote("enum value removed"),
 	Relax:       relaxedToInfo,
 	Summary: "A value of a named API string/int type at base is gone at head: no constant of the type has it any more " +
-		"(a constant renamed while its value stays is no removal). Condition types are open sets and exempt.",
+		"(a constant renamed while its value stays is no removal). Condition types are open sets and exempt. " +
+		"Info for a value documented as available only below a version (\"Only available for Kubernetes versions < v1.30.\").",
 	Why: "Stored objects and clients may still use the value; Go clients referring to the constant break.",
 	Fix: "Keep the constant (deprecated) while the value can still be stored.",
 	Check: func(c *Context) {
@@ -766,11 +767,19 @@ var EnumValueRemoved = &Rule{
 				if values[cd.Base.Type+"\x00"+cd.Base.Value] || strings.HasSuffix(cd.Base.Type, "ConditionType") {
 					continue
 				}
-				c.Const(cd, t.Pos, Report{
+				r := Report{
 					Message: fmt.Sprintf("constant %s (%s = %s) was removed", cd.Base.Name, cd.Base.Type, cd.Base.Value),
 					Hint:    "keep the constant while stored objects may carry the value",
 					Related: []finding.Related{related("base", cd.Base.Pos)},
-				})
+				}
+				if cd.Base.Below != "" {
+					// A value documented as available only below a version
+					// goes when those versions lose support.
+					r.Severity = finding.Info
+					r.Message += fmt.Sprintf(" (documented as available only for versions below %s: removed with the support for those versions)", cd.Base.Below)
+					r.Hint = fmt.Sprintf("confirm that no supported version is below %s and that validation rejects the value", cd.Base.Below)
+				}
+				c.Const(cd, t.Pos, r)
 			}
 		}
 	},

@@ -98,7 +98,7 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 						if !n.IsExported() {
 							continue
 						}
-						c := &model.Const{Name: n.Name, Type: lastType, Pos: pf.pos(n.Pos())}
+						c := &model.Const{Name: n.Name, Type: lastType, Pos: pf.pos(n.Pos()), Below: versionBound(constDoc(gd, vs))}
 						if i < len(vs.Values) {
 							c.Value = types.ExprString(vs.Values[i])
 						}
@@ -118,6 +118,33 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 	sort.Strings(pkg.Files)
 	propagateAlpha(pkg)
 	return pkg, nil
+}
+
+// constDoc is a constant's doc comment: its own, or the declaration's
+// when the declaration holds only it.
+func constDoc(gd *ast.GenDecl, vs *ast.ValueSpec) string {
+	if vs.Doc != nil {
+		return vs.Doc.Text()
+	}
+	if len(gd.Specs) == 1 && gd.Doc != nil {
+		return gd.Doc.Text()
+	}
+	return ""
+}
+
+// upperBound finds a documented upper version bound of availability:
+// "only available for Kubernetes versions < v1.30", "supported for
+// versions below 1.30", "only valid with Kubernetes versions older than
+// v1.30".
+var upperBound = regexp.MustCompile(`(?i)\b(?:available|supported|allowed|valid|usable)\s+(?:for|with|on|in)\s+(?:\w+\s+)?versions?\s*(?:<|below|before|lower than|older than|prior to)\s*(v?\d+\.\d+(?:\.\d+)?)\b`)
+
+// versionBound is the version an upper bound in doc names, "" for none.
+func versionBound(doc string) string {
+	m := upperBound.FindStringSubmatch(strings.Join(strings.Fields(doc), " "))
+	if m == nil {
+		return ""
+	}
+	return m[1]
 }
 
 // packageName is the name of the package in dir: the most common package
