@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
@@ -344,7 +345,8 @@ var ShootCanonicalizeTooEarly = &Rule{
 	Category: CatShoot,
 	Severity: finding.Warning,
 	Summary: "Canonicalize starts forcing a defaulted Shoot spec field to nil in the same release cycle in which it was deprecated " +
-		"(the newest release before base did not mark it deprecated).",
+		"(the newest release before base did not mark it deprecated). Info when every such assignment is guarded by a test " +
+		"that the value holds no setting (`!*x`, a member tested off): a normalization that keeps set values.",
 	Why: "Controllers of the previous release may still rely on the defaulted value; forcing it to nil belongs to the " +
 		"release after the deprecation, when they handle nil. Whether the field has defaulting is judged at base and at the " +
 		"release, where stored objects come from: dropping the defaulting in the same change does not drop stored values. " +
@@ -397,12 +399,22 @@ var ShootCanonicalizeTooEarly = &Rule{
 			if found && rf.Deprecated {
 				continue
 			}
-			c.FieldAt(sc.fd, hits[i][0].Pos, Report{
+			r := Report{
 				Message: fmt.Sprintf("Canonicalize now forces the defaulted Shoot field .%s to nil, but no release deprecated it yet (newest release: %s)",
 					sc.f.Path, rel.Newest.Name),
 				Hint:    "release the deprecation first; force the field to nil in Canonicalize in the following release",
 				Related: []finding.Related{related("field", c.FieldPos(sc.fd))},
-			})
+			}
+			if !slices.ContainsFunc(hits[i], func(h shoot.Hit) bool { return !h.WhenUnset }) {
+				// Every assignment is guarded by a test that the value
+				// holds no setting: the defaulted empty value is normalized
+				// away, a set value stays.
+				r.Severity = finding.Info
+				r.Message = fmt.Sprintf("Canonicalize now clears the defaulted Shoot field .%s when it holds no setting (a normalization; set values stay), in the release cycle that deprecates it (newest release: %s)",
+					sc.f.Path, rel.Newest.Name)
+				r.Hint = "confirm that controllers of the previous release handle the field being nil"
+			}
+			c.FieldAt(sc.fd, hits[i][0].Pos, r)
 		}
 	},
 }

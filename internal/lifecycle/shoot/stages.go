@@ -84,6 +84,11 @@ func Parse(files map[string][]byte) ([]*File, error) {
 // Hit is a place where a stage handles the field.
 type Hit struct {
 	Pos model.Pos
+	// WhenUnset is true for a nil assignment guarded by a test that the
+	// field's value carries no setting (`!x.Enabled`, `!*x`, `len(x) ==
+	// 0`, a sub-field `== nil`): a normalization of an empty value, not a
+	// field forced to nil whatever it holds.
+	WhenUnset bool
 	// From is, for validation, the Kubernetes version from which the
 	// field is forbidden (e.g. "1.33").
 	From Version
@@ -265,24 +270,134 @@ func Warnings(files []*File, f Field) []Hit {
 
 // nilAssignments returns the assignments "<ref to field> = nil" in n.
 func nilAssignments(file *File, n ast.Node, f Field) []Hit {
+	bound := fieldVars(n, f)
 	var out []Hit
-	ast.Inspect(n, func(n ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != len(as.Rhs) {
-			return true
-		}
-		for i, l := range as.Lhs {
-			sel, ok := l.(*ast.SelectorExpr)
-			if !ok || !refersTo(sel, f) {
-				continue
+	var guards []ast.Expr // conditions of the enclosing if bodies
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			switch t := n.(type) {
+			case *ast.IfStmt:
+				if t.Init != nil {
+					walk(t.Init)
+				}
+				guards = append(guards, t.Cond)
+				walk(t.Body)
+				guards = guards[:len(guards)-1]
+				if t.Else != nil {
+					walk(t.Else)
+				}
+				return false
+			case *ast.AssignStmt:
+				if t.Tok != token.ASSIGN || len(t.Lhs) != len(t.Rhs) {
+					return true
+				}
+				for i, l := range t.Lhs {
+					sel, ok := l.(*ast.SelectorExpr)
+					if !ok || !refersTo(sel, f) {
+						continue
+					}
+					if id, ok := t.Rhs[i].(*ast.Ident); ok && id.Name == "nil" {
+						out = append(out, Hit{Pos: file.pos(sel.Sel.Pos()), WhenUnset: testsUnset(guards, f, bound)})
+					}
+				}
 			}
-			if id, ok := as.Rhs[i].(*ast.Ident); ok && id.Name == "nil" {
-				out = append(out, Hit{Pos: file.pos(sel.Sel.Pos())})
+			return true
+		})
+	}
+	walk(n)
+	return out
+}
+
+// fieldVars are the local variables bound to the field's value
+// (`addons := shoot.Spec.Addons`, in a statement or an if's init).
+func fieldVars(n ast.Node, f Field) map[string]bool {
+	out := map[string]bool{}
+	ast.Inspect(n, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && len(as.Lhs) == len(as.Rhs) {
+			for i, l := range as.Lhs {
+				if id, ok := l.(*ast.Ident); ok && readsField(as.Rhs[i], f, nil) {
+					out[id.Name] = true
+				}
 			}
 		}
 		return true
 	})
 	return out
+}
+
+// readsField reports whether an expression selects the field, or starts
+// from a variable bound to it.
+func readsField(e ast.Expr, f Field, bound map[string]bool) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch t := n.(type) {
+		case *ast.SelectorExpr:
+			if refersTo(t, f) {
+				found = true
+			}
+		case *ast.Ident:
+			if bound[t.Name] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// testsUnset reports whether one of the guards tests that the field's
+// value carries no setting: a negation, a comparison with false, zero or
+// "", a zero length, or a nil comparison of something inside it (not of
+// the field itself: `x != nil` only says it is set).
+func testsUnset(guards []ast.Expr, f Field, bound map[string]bool) bool {
+	for _, g := range guards {
+		hit := false
+		ast.Inspect(g, func(n ast.Node) bool {
+			switch t := n.(type) {
+			case *ast.UnaryExpr:
+				if t.Op == token.NOT && readsField(t.X, f, bound) {
+					hit = true
+				}
+			case *ast.BinaryExpr:
+				if t.Op != token.EQL {
+					return true
+				}
+				switch y := ast.Unparen(t.Y).(type) {
+				case *ast.Ident:
+					switch {
+					case y.Name == "false" && readsField(t.X, f, bound):
+						hit = true
+					case y.Name == "nil" && readsField(t.X, f, bound) && !isField(t.X, f, bound):
+						hit = true
+					}
+				case *ast.BasicLit:
+					if (y.Value == "0" || y.Value == `""`) && readsField(t.X, f, bound) {
+						hit = true
+					}
+				}
+			}
+			return !hit
+		})
+		if hit {
+			return true
+		}
+	}
+	return false
+}
+
+// isField reports whether an expression is the field itself (or a
+// variable bound to it), as opposed to something inside it.
+func isField(e ast.Expr, f Field, bound map[string]bool) bool {
+	switch t := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return bound[t.Name]
+	case *ast.StarExpr:
+		return isField(t.X, f, bound)
+	case *ast.SelectorExpr:
+		return refersTo(t, f)
+	}
+	return false
 }
 
 // Maintenance finds where the maintenance code sets the field to nil.
