@@ -4,7 +4,7 @@ BIN     := bin/apicheck
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/apicheck/apicheck/internal/cli.Version=$(VERSION)
 
-.PHONY: all build run test vet fmt bench bench-cli action-test clean
+.PHONY: all build run test vet fmt fuzz bench bench-cli action-test clean
 
 all: build
 
@@ -29,6 +29,19 @@ run: build
 test:
 	$(GO) vet ./...
 	$(GO) test -parallel 1 ./...
+
+# Mutates the fuzz targets' seeds for FUZZTIME each (go test's -fuzz
+# runs one target at a time). `make test` runs every seed and every saved
+# crasher in testdata/fuzz as a regression test; a new crasher lands
+# there. FUZZTIME=1000x bounds by executions instead of time.
+FUZZTIME ?= 30s
+FUZZ     := internal/check:FuzzAPIEdits internal/check:FuzzAPIFile \
+	internal/protobuf:FuzzParseTag internal/protobuf:FuzzParseTombstones
+fuzz:
+	@set -e; for t in $(FUZZ); do \
+	  echo "== $${t##*:} ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./$${t%%:*}; \
+	done
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
