@@ -4,7 +4,7 @@ BIN     := bin/apicheck
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/apicheck/apicheck/internal/cli.Version=$(VERSION)
 
-.PHONY: all build run test vet fmt fuzz bench bench-cli action-test clean
+.PHONY: all build run test vet lint fmt fuzz bench bench-cli action-test clean
 
 all: build
 
@@ -42,6 +42,12 @@ fuzz:
 	  echo "== $${t##*:} ($(FUZZTIME))"; \
 	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./$${t%%:*}; \
 	done
+
+# staticcheck, pinned; fetched through the module proxy on first use.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
