@@ -51,6 +51,12 @@ type Repo struct {
 	// commit for the life of the repository.
 	commits sync.Map // sha -> sha
 
+	// objects is the cat-file reader the open commit snapshots share,
+	// objUsers how many hold it (see acquireObjects).
+	objMu    sync.Mutex
+	objects  *ObjectReader
+	objUsers int
+
 	driversOnce sync.Once // driverOverrides
 	drivers     []string
 	driversErr  error

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
 )
@@ -176,6 +177,20 @@ func (r *Repo) Snapshot(ref string) (Snapshot, error) {
 		}
 		return r.worktreeSnapshot()
 	}
+	if isFullSHA(ref) {
+		// A full sha needs no resolving: ls-tree of <sha>^{commit} reads
+		// the files and checks that it names a commit, in one process.
+		// On failure ResolveCommit says why, as for any other ref.
+		s, err := r.commitSnapshot(ref, ref)
+		if err == nil {
+			r.commits.Store(ref, ref)
+			return s, nil
+		}
+		if _, rerr := r.ResolveCommit(ref); rerr != nil {
+			return nil, rerr
+		}
+		return nil, err
+	}
 	sha, err := r.ResolveCommit(ref)
 	if err != nil {
 		return nil, err
@@ -223,8 +238,10 @@ func checkNames(paths []string, rev string) error {
 // ---------------------------------------------------------------------------
 // Commit snapshots
 
-// commitSnapshot reads blobs through an ObjectReader: one long-lived
-// `git cat-file --batch`, started on the first ReadFiles.
+// commitSnapshot reads blobs through the repository's shared
+// ObjectReader: one long-lived `git cat-file --batch` for all the open
+// commit snapshots of a Repo (base and head of a check share it), started
+// on the first ReadFiles and stopped when the last of them is closed.
 type commitSnapshot struct {
 	repo       *Repo
 	ref        string
@@ -233,12 +250,15 @@ type commitSnapshot struct {
 	files      []string          // sorted
 	submodules []string          // sorted
 	objects    *ObjectReader
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
 }
 
 func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
-	s := &commitSnapshot{repo: r, ref: ref, sha: sha, blobs: map[string]string{}, objects: newObjectReader(r)}
-	s.objects.maxSize = r.limit()
-	out, err := r.run("ls-tree", "-r", "-z", "--full-tree", sha)
+	s := &commitSnapshot{repo: r, ref: ref, sha: sha, blobs: map[string]string{}}
+	out, err := r.run("ls-tree", "-r", "-z", "--full-tree", sha+"^{commit}")
 	if err != nil {
 		if oid, ok := lazyFetchFailure([]byte(stderrOf(err))); ok {
 			return nil, s.missing(&MissingObjectError{OID: oid, Partial: true})
@@ -266,6 +286,7 @@ func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
 	}
 	s.files = sortedKeys(s.blobs)
 	sort.Strings(s.submodules)
+	s.objects = r.acquireObjects()
 	return s, nil
 }
 
@@ -324,7 +345,13 @@ func (s *commitSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 	for i, p := range want {
 		oids[i] = s.blobs[p]
 	}
+	if s.closed.Load() {
+		return nil, fmt.Errorf("read files of %s: snapshot is closed", s.rev())
+	}
 	objs, err := s.objects.Get(oids)
+	if err == nil && s.closed.Load() {
+		err = errClosedWhileReading
+	}
 	if err != nil {
 		var me *MissingObjectError
 		switch {
@@ -356,12 +383,47 @@ func (s *commitSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 	return files, nil
 }
 
-// Close stops git; it is safe to call twice, and during a ReadFiles.
+// Close releases the shared reader (stopping git when no other snapshot
+// uses it); it is safe to call twice, and during a ReadFiles.
 func (s *commitSnapshot) Close() error {
-	if err := s.objects.Close(); err != nil {
-		return fmt.Errorf("%s: %w", s.rev(), err)
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		if err := s.repo.releaseObjects(s.objects); err != nil {
+			s.closeErr = fmt.Errorf("%s: %w", s.rev(), err)
+		}
+	})
+	return s.closeErr
+}
+
+// acquireObjects returns the reader the repository's commit snapshots
+// share, counting one more user.
+func (r *Repo) acquireObjects() *ObjectReader {
+	r.objMu.Lock()
+	defer r.objMu.Unlock()
+	if r.objects == nil {
+		r.objects = newObjectReader(r)
+		r.objects.maxSize = r.limit()
 	}
-	return nil
+	r.objUsers++
+	return r.objects
+}
+
+// releaseObjects counts one user less of the shared reader and closes it
+// when it was the last one (a later snapshot starts a new one).
+func (r *Repo) releaseObjects(o *ObjectReader) error {
+	r.objMu.Lock()
+	last := false
+	if r.objects == o {
+		r.objUsers--
+		if r.objUsers == 0 {
+			r.objects, last = nil, true
+		}
+	}
+	r.objMu.Unlock()
+	if !last {
+		return nil
+	}
+	return o.Close()
 }
 
 // promisorRemote returns the promisor remote of a partial clone, or "".
