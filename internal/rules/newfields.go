@@ -61,7 +61,8 @@ var NewFieldNotOptional = &Rule{
 	Category: CatNewFields,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
-	Summary:  "A field added to an existing API struct has no `+optional` marker.",
+	Summary: "A field added to an existing API struct has no `+optional` marker (a warning when omitempty makes it optional " +
+		"in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation).",
 	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
 		"them fails validation, and generated OpenAPI marks it required.",
 	Fix:    "Add `// +optional` to the field's doc comment (or `+k8s:optional`).",
@@ -79,11 +80,16 @@ var NewFieldNotOptional = &Rule{
 			case !f.Optional() && contractOf(f).Presence == model.Optional:
 				// omitempty already makes it optional in the schema: the
 				// marker the checklist asks for is missing, nothing else.
-				c.Field(fd, Report{
+				r := Report{
 					Severity: finding.Warning,
 					Message:  fmt.Sprintf("new field %s.%s has no // +optional marker (its omitempty makes it optional in the schema)", fd.Type.Name(), f.Name),
 					Hint:     "add // +optional to the field's doc comment",
-				})
+				}
+				if !c.Policy(fd.Type.Pkg).OptionalMarker {
+					r.Severity = finding.Info
+					r.Message += "; the marker would document it, the contract is unchanged"
+				}
+				c.Field(fd, r)
 			case !f.Optional():
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("new field %s.%s has no // +optional marker", fd.Type.Name(), f.Name),

@@ -45,15 +45,21 @@ type Policy struct {
 	// required list (built-in types), so an explicit +required documents
 	// validation instead of adding it.
 	ValidatedInGo bool
+	// OptionalMarker: a new field that omitempty already makes optional
+	// in the schema must still say so with a marker (Gardener's checklist;
+	// kube-api-linter's optionalorrequired for CRDs). Without it, the
+	// missing marker is documentation only: kube-openapi derives
+	// optionality from omitempty.
+	OptionalMarker bool
 }
 
 // Policies are the profiles' policies.
 var Policies = map[model.Profile]Policy{
-	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true},
-	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true},
+	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true},
+	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
 		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true},
-	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true},
+	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, OptionalMarker: true},
 }
 
 // PolicyOf is a profile's policy (Gardener's for an unknown one).
