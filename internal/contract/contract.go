@@ -274,7 +274,12 @@ func normalizeConstraint(kind, v string) string {
 			return r.RatString()
 		}
 	case "enum":
-		vals := strings.Split(v, ";")
+		// controller-tools accepts a;b;c and the slice form {a,b,c}.
+		sep := ";"
+		if strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}") {
+			v, sep = v[1:len(v)-1], ","
+		}
+		vals := strings.Split(v, sep)
 		for i := range vals {
 			vals[i] = unquote(strings.TrimSpace(vals[i]))
 		}

@@ -191,6 +191,11 @@ var FieldTypeChanged = &Rule{
 						name, fd.Base.Type, fd.Head.Type, quoteList(dropped)),
 					Hint: "confirm that clients could not set the dropped members (e.g. validation always rejected them); otherwise keep " + fd.Base.Type,
 				})
+			case fd.Base.Type == fd.Head.Type:
+				c.Field(fd, Report{
+					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape", fd.Head.Type, name, ht),
+					Hint:    fmt.Sprintf("keep %s as it was at base; declare a new type for the new shape", fd.Base.Type),
+				})
 			default:
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("type of %s changed from %s to %s", name, fd.Base.Type, fd.Head.Type),
@@ -224,6 +229,11 @@ var TypeUnderlyingChanged = &Rule{
 				name := td.Name()
 				what := fmt.Sprintf("type %s changed from %s to %s", name, typeDesc(td.Base), typeDesc(td.Head))
 				users := fieldsUsing(pd.Head, name)
+				if td.Head.Alias && len(users) > 0 {
+					// The fields' contracts name the aliased type:
+					// FIELD_TYPE_CHANGED judges each field that uses it.
+					continue
+				}
 				r := Report{Hint: fmt.Sprintf("restore type %s as it was at base; declare a new type for the new shape", name)}
 				for i, f := range users {
 					if i == 5 {
@@ -275,13 +285,16 @@ func underlyingChanged(td *model.TypeDiff) bool {
 // underlyingShape compares what a named type's declaration looks like on
 // the wire at base and at head.
 func underlyingShape(c *Context, td *model.TypeDiff) shapeMatch {
-	if td.Base.Kind == model.KindStruct || td.Head.Kind == model.KindStruct {
-		return shapeDifferent // a struct for a non-struct, or the reverse
+	// A struct side is compared by its declaration (its members), the
+	// other side by what it stands for: a struct that became an alias of
+	// another struct of the same members keeps its wire shape.
+	side := func(m *model.Model, pkg *model.Package, t *model.Type) typeSide {
+		if t.Kind == model.KindStruct {
+			return typeSide{m: m, pkg: pkg, id: t.Name}
+		}
+		return typeSide{m: m, pkg: pkg, id: underlyingID(t)}
 	}
-	return compareShapes(
-		typeSide{m: c.Diff.Base, pkg: td.Pkg.Base, id: underlyingID(td.Base)},
-		typeSide{m: c.Diff.Head, pkg: td.Pkg.Head, id: underlyingID(td.Head)},
-	)
+	return compareShapes(side(c.Diff.Base, td.Pkg.Base, td.Base), side(c.Diff.Head, td.Pkg.Head, td.Head))
 }
 
 // serialised reports whether values of a type appear on the wire:

@@ -280,6 +280,7 @@ var FieldRemovedNotDeprecated = &Rule{
 // ProtoNumberPreviouslyUsed is PROTO_NUMBER_PREVIOUSLY_USED.
 var ProtoNumberPreviouslyUsed = &Rule{
 	ID:          "PROTO_NUMBER_PREVIOUSLY_USED",
+	Relax:       protobufInert,
 	Alpha:       finding.Info,
 	Category:    CatProtobuf,
 	Severity:    finding.Error,

@@ -42,6 +42,7 @@ func protoDesc(p *model.ProtoTag) string {
 
 var ProtoNumberChanged = &Rule{
 	ID:           "PROTO_NUMBER_CHANGED",
+	Relax:        protobufInert,
 	ReleasedOnly: true,
 	Alpha:        finding.Info,
 	Category:     CatProtobuf,
@@ -79,6 +80,7 @@ var ProtoNumberChanged = &Rule{
 
 var ProtoWireChanged = &Rule{
 	ID:           "PROTO_WIRE_CHANGED",
+	Relax:        protobufInert,
 	ReleasedOnly: true,
 	Alpha:        finding.Info,
 	Category:     CatProtobuf,
@@ -137,6 +139,7 @@ func duplicates(t *model.Type) map[int][]string {
 
 var ProtoNumberDuplicate = &Rule{
 	ID:          "PROTO_NUMBER_DUPLICATE",
+	Relax:       protobufInert,
 	Alpha:       finding.Info,
 	Category:    CatProtobuf,
 	Severity:    finding.Error,
@@ -220,6 +223,7 @@ func reuses(t *model.Type) map[string]*model.Tombstone {
 
 var ProtoNumberReused = &Rule{
 	ID:          "PROTO_NUMBER_REUSED",
+	Relax:       protobufInert,
 	Alpha:       finding.Info,
 	Category:    CatProtobuf,
 	Severity:    finding.Error,
@@ -288,6 +292,7 @@ func explicitlyNoProto(f *model.Field) bool {
 
 var ProtoTagMissing = &Rule{
 	ID:          "PROTO_TAG_MISSING",
+	Relax:       protobufInert,
 	Alpha:       finding.Info,
 	Category:    CatProtobuf,
 	Severity:    finding.Warning,
@@ -342,6 +347,7 @@ var ProtoTagMissing = &Rule{
 
 var ProtoTagMalformed = &Rule{
 	ID:          "PROTO_TAG_MALFORMED",
+	Relax:       protobufInert,
 	Category:    CatProtobuf,
 	Severity:    finding.Error,
 	ReleaseNote: fixedNote("proto tag malformed"),

@@ -178,6 +178,11 @@ func fixedNote(text string) func(*model.FieldDiff) string {
 var (
 	relaxedToInfo    = map[model.Profile]finding.Severity{model.ProfileComponentConfig: finding.Info}
 	relaxedToWarning = map[model.Profile]finding.Severity{model.ProfileComponentConfig: finding.Warning}
+	// protobufInert: custom resources are served as JSON only (the API
+	// server has no protobuf encoding for them) and component configs are
+	// read from files, so protobuf tags there, often copied from built-in
+	// types, reach no client.
+	protobufInert = map[model.Profile]finding.Severity{model.ProfileCRD: finding.Info, model.ProfileComponentConfig: finding.Info}
 )
 
 // Options configure a run of the engine.
