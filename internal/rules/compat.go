@@ -140,7 +140,7 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",
@@ -183,6 +183,13 @@ var FieldTypeChanged = &Rule{
 					Severity: finding.Warning,
 					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
+				})
+			case shape == shapeUnknown:
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message: fmt.Sprintf("type of %s changed from %s to %s; a type outside the repository could not be resolved (its module is not in the module cache), so the wire shapes were not compared",
+						name, fd.Base.Type, fd.Head.Type),
+					Hint: "confirm the wire shape is unchanged (e.g. a named string for a string), or run `go mod download` so apicheck can resolve the type",
 				})
 			case shape == shapeDropsReserved:
 				c.Field(fd, Report{
@@ -256,6 +263,9 @@ var TypeUnderlyingChanged = &Rule{
 					r.Severity = finding.Info
 					r.Message = fmt.Sprintf("type %s became an alias of %s; the wire shape is unchanged and code that names %s keeps compiling", name, typeDesc(td.Head), name)
 					r.Hint = ""
+				case shape == shapeUnknown:
+					r.Severity = finding.Warning
+					r.Message = what + "; a type outside the repository could not be resolved (not in the module cache), so the wire shapes were not compared"
 				case shape == shapeSame || shape == shapeSuperset:
 					r.Severity = finding.Warning
 					r.Message = what + "; the wire shape is unchanged (Go clients break, the wire does not)"

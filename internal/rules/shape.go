@@ -18,6 +18,10 @@ type shapeMatch int
 
 const (
 	shapeDifferent shapeMatch = iota
+	// shapeUnknown: a type outside the repository that apicheck could not
+	// resolve (not in the module cache) stands on one side; nothing else
+	// differs.
+	shapeUnknown
 	// shapeDropsReserved: head lacks members of base, each reserved by a
 	// tombstone in head's struct (a deliberate removal), and is otherwise
 	// the same or a superset.
@@ -89,6 +93,17 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		if bs != "" && bs == hs {
 			return shapeSame
 		}
+		// Basic types compare by name (int32 and int64 differ in range);
+		// a well-known type by its JSON form.
+		if kb, kh := jsonKind(bs), jsonKind(hs); kb != "" && kh != "" && !(isBuiltinID(bs) && isBuiltinID(hs)) {
+			if kb == kh {
+				return shapeSame
+			}
+			return shapeDifferent
+		}
+		if unresolvedNamed(bs) || unresolvedNamed(hs) {
+			return shapeUnknown
+		}
 		return shapeDifferent
 	case bt == nil || ht == nil:
 		// A named non-struct type against its underlying type.
@@ -97,6 +112,9 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		}
 		if ht == nil && bt.t.Kind == model.KindOther && !bt.t.Alias {
 			return s.compare(bt.with(underlyingID(bt.t)), h)
+		}
+		if unresolvedNamed(bs) || unresolvedNamed(hs) {
+			return shapeUnknown
 		}
 		return shapeDifferent
 	}
@@ -279,6 +297,30 @@ func underlyingID(t *model.Type) string {
 		return t.UnderlyingID
 	}
 	return t.Underlying
+}
+
+// jsonKinds are the JSON forms of the types outside the repository whose
+// wire shape every Kubernetes API knows, and of Go's basic types.
+var jsonKinds = map[string]string{
+	"string": "string", "bool": "boolean", "float32": "number", "float64": "number",
+	"int": "integer", "int8": "integer", "int16": "integer", "int32": "integer", "int64": "integer",
+	"uint": "integer", "uint8": "integer", "uint16": "integer", "uint32": "integer", "uint64": "integer",
+	"time.Duration": "integer",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":   "string",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":       "string",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":  "string",
+	"k8s.io/apimachinery/pkg/api/resource.Quantity":   "int-or-string",
+	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": "int-or-string",
+}
+
+// jsonKind is a type's JSON form when it is a basic or well-known type,
+// else "".
+func jsonKind(id string) string { return jsonKinds[id] }
+
+// unresolvedNamed reports a qualified type identity that resolve found in
+// no package of the model: its declaration is unknown.
+func unresolvedNamed(id string) bool {
+	return id != "" && strings.Contains(id, ".") && !isBuiltinID(id)
 }
 
 // quoteList quotes names and joins them: `"a"`, `"a" and "b"`.
