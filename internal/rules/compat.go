@@ -327,31 +327,12 @@ func fieldsUsing(p *model.Package, name string) []typeUser {
 	var out []typeUser
 	for _, t := range p.Types {
 		for _, f := range t.Fields {
-			if refersTo(f.Type, name) {
+			if mentionsType(f.Type, name) {
 				out = append(out, typeUser{typ: t.Name, field: f})
 			}
 		}
 	}
 	return out
-}
-
-// refersTo reports whether a type expression mentions an unqualified
-// type name.
-func refersTo(expr, name string) bool {
-	for i := 0; ; {
-		j := strings.Index(expr[i:], name)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(name)
-		before := j == 0 || !isIdentByte(expr[j-1]) && expr[j-1] != '.'
-		after := end == len(expr) || !isIdentByte(expr[end])
-		if before && after {
-			return true
-		}
-		i = end
-	}
 }
 
 // usersDesc names the fields that use a type: "WidgetSpec.mode and
