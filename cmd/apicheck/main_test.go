@@ -271,6 +271,70 @@ type Other struct{}
 	}
 }
 
+// audit --history finds a protobuf number that a live field carries but
+// a different field carried at an earlier release, and prints the
+// tombstone the removal never got, declaration from that release
+// included; plain audit does not read release tags.
+func TestAuditHistoryFindsReleasedReuse(t *testing.T) {
+	t.Parallel()
+	fx := gitfixture.FromTxtar(t, []byte(`
+-- r1@v1.1.0/pkg/apis/core/v1beta1/types.go --
+// +groupName=core.example.cloud
+package v1beta1
+
+// Spec is the spec.
+type Spec struct {
+	// +optional
+	A *string `+"`json:\"a,omitempty\" protobuf:\"bytes,1,opt,name=a\"`"+`
+	// +optional
+	Legacy map[string]int32 `+"`json:\"legacy,omitempty\" protobuf:\"bytes,3,rep,name=legacy\"`"+`
+}
+-- r2@v1.2.0/pkg/apis/core/v1beta1/types.go --
+// +groupName=core.example.cloud
+package v1beta1
+
+// Spec is the spec.
+type Spec struct {
+	// +optional
+	A *string `+"`json:\"a,omitempty\" protobuf:\"bytes,1,opt,name=a\"`"+`
+}
+-- r3@v1.3.0/pkg/apis/core/v1beta1/types.go --
+// +groupName=core.example.cloud
+package v1beta1
+
+// Spec is the spec.
+type Spec struct {
+	// +optional
+	A *string `+"`json:\"a,omitempty\" protobuf:\"bytes,1,opt,name=a\"`"+`
+	// +optional
+	Replicas *int32 `+"`json:\"replicas,omitempty\" protobuf:\"varint,3,opt,name=replicas\"`"+`
+}
+-- head/README.md --
+after the release
+`))
+	r := run(t, fx.Dir, nil, "audit", "--rev", fx.Commits["head"])
+	if r.code != 0 || strings.Contains(r.stdout, "PROTO_NUMBER_PREVIOUSLY_USED") || strings.Contains(r.stdout, "release used") {
+		t.Fatalf("audit without --history reads no release: code %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, fx.Dir, nil, "audit", "--rev", fx.Commits["head"], "--history")
+	if r.code != 1 {
+		t.Fatalf("audit --history: code %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"release used: v1.3.0",
+		"pkg/apis/core/v1beta1/types.go:9:2: error PROTO_NUMBER_PREVIOUSLY_USED Spec.Replicas carries protobuf number 3, " +
+			"which Spec.Legacy carried at release v1.1.0 (removed without a tombstone); Replicas carries it since release v1.3.0",
+		"If Replicas moves to number 4, reserve 3 with the tombstone Legacy never got:",
+		"// Legacy is tombstoned to show why 3 is reserved protobuf tag.",
+		"// Legacy map[string]int32 `json:\"legacy,omitempty\" protobuf:\"bytes,3,rep,name=legacy\"`",
+		"1 error, 0 warnings, 0 infos",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("audit --history output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
 // SIGINT during a run: exit 3 with a message, no report file, no
 // temporary file next to it, and no git process left behind (the working
 // tree read blocks on a FIFO .gitignore, so git is running when the

@@ -59,6 +59,10 @@ type Request struct {
 	// configuration file (cache directory, type information); the file's
 	// release and Shoot settings are applied on top.
 	Lifecycle lifecycle.Options
+	// History makes Audit judge the revision against its release history
+	// too (the rules with AuditHistory, e.g. protobuf numbers that an
+	// earlier release gave a different field).
+	History bool
 }
 
 func (q Request) ctx() context.Context {
@@ -233,7 +237,7 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 	}
 	res.Options = OptionsFor(res.Config, req) // options
 	for _, r := range res.Options.Rules {
-		if !r.Audit {
+		if !r.Audit && !(req.History && r.AuditHistory) {
 			res.Options.Engine.Disabled[r.ID] = true
 		}
 	}
@@ -241,12 +245,25 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 		return nil, fmt.Errorf("scanning %s: %w", describe(res.Head), err)
 	}
 	res.BaseModel = &model.Model{}
-	res.Diff = model.Compare(res.BaseModel, res.HeadModel)                          // diff
-	out, err := judge(res, rules.Analyses{Unavailable: "audit reads one revision"}) // rules
+	res.Diff = model.Compare(res.BaseModel, res.HeadModel) // diff
+	an := rules.Analyses{Audit: true, Unavailable: "audit reads one revision"}
+	if req.History {
+		// The releases before the audited revision: base and head are
+		// both the revision, base's model is empty (every field is new).
+		an.Release = lifecycle.NewHistory(lifecycle.Input{
+			Repo: res.Repo, Base: res.Head, Head: res.Head,
+			BaseModel: res.BaseModel, HeadModel: res.HeadModel,
+			Scan: res.Options.Scan, Options: res.Options.Lifecycle,
+		})
+		an.Unavailable = "audit reads one revision and its release tags"
+		defer an.Release.Close()
+	}
+	out, err := judge(res, an) // rules
 	if err != nil {
 		return nil, err
 	}
 	report := newReport(res, req, out)
+	report.Releases = releasesUsed(an.Release)
 	if _, err := suppressFindings(res, report); err != nil { // suppress
 		return nil, err
 	}

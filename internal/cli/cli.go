@@ -226,6 +226,7 @@ type checkFlags struct {
 	reports                                  []string // --report FORMAT=PATH (reports.go)
 	linkBase                                 string   // --link-base URL (reports.go)
 	fix                                      bool     // check --fix (fix_cmd.go)
+	history                                  bool     // audit --history
 }
 
 func newCheckCmd() *cobra.Command {
@@ -268,10 +269,16 @@ func newAuditCmd() *cobra.Command {
 		Use:   "audit",
 		Short: "Report every existing violation of the single-revision invariants (for adopting apicheck)",
 		Long: "audit scans one revision and reports every struct that violates a single-revision invariant " +
-			"(" + strings.Join(auditRuleIDs(), ", ") + "), not only what a change introduces. " +
+			"(" + strings.Join(auditRuleIDs(false), ", ") + "), not only what a change introduces. " +
+			"With --history it also judges the revision against its release tags (" +
+			strings.Join(auditRuleIDs(true), ", ") + "): a protobuf number that a live field carries but a " +
+			"different field of the same struct carried at an earlier release, removed without a tombstone. " +
 			"Use it once when adopting apicheck on an existing API; check then ratchets." + exitCodesHelp,
 		Example: `  # every existing violation in the working tree
   apicheck audit
+
+  # a revision against its whole release history (needs the release tags)
+  apicheck audit --rev origin/main --history
 
   # a revision, as JSON, to a file
   apicheck audit --rev origin/main --format json --output audit.json`,
@@ -281,6 +288,7 @@ func newAuditCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&f.head, "rev", "", "revision to audit (default: the working tree)")
+	cmd.Flags().BoolVar(&f.history, "history", false, "also judge the revision against its release tags (protobuf numbers earlier releases gave other fields)")
 	addOutputFlags(cmd, &f)
 	return cmd
 }
@@ -337,6 +345,7 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 		TrustedConfig: f.trustedConfig,
 		Version:       version(),
 		Rules:         catalogue(),
+		History:       f.history,
 	})
 	if err != nil {
 		return failure(err)
@@ -358,11 +367,12 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 	return nil
 }
 
-// auditRuleIDs are the rules `apicheck audit` runs.
-func auditRuleIDs() []string {
+// auditRuleIDs are the rules `apicheck audit` runs, or with history
+// those `apicheck audit --history` adds.
+func auditRuleIDs(history bool) []string {
 	var ids []string
 	for _, r := range catalog.All() {
-		if r.Audit {
+		if !history && r.Audit || history && r.AuditHistory {
 			ids = append(ids, r.ID)
 		}
 	}

@@ -24,13 +24,9 @@ import (
 	"cmp"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"go/types"
-	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
@@ -486,12 +482,11 @@ func (b *builder) numbers() {
 	}
 	var hist *lifecycle.ProtoNumbers
 	var histWhy string
-	var rel lifecycle.Release
+	var h *lifecycle.History
 	if b.in.History.Repo != nil && b.in.History.Base != nil {
-		h := lifecycle.NewHistory(b.in.History)
+		h = lifecycle.NewHistory(b.in.History)
 		defer h.Close()
-		var prob string
-		if rel, prob = h.Release(); prob != "" {
+		if _, prob := h.Release(); prob != "" {
 			histWhy = prob
 		} else if pn, err := h.ProtoHistory(structs); err != nil {
 			histWhy = err.Error()
@@ -529,9 +524,15 @@ func (b *builder) numbers() {
 			it.blocked = "the release history is not available (" + histWhy + "), so the tombstone of the number cannot be written"
 			continue
 		}
+		wire := ""
+		if td.Head != nil {
+			if hf := td.Head.Field(it.field); hf != nil {
+				wire = hf.WireName()
+			}
+		}
 		var holder *lifecycle.Holder
 		for _, ho := range hist.Holders(it.dir, it.typ, it.tomb.number) {
-			if ho.Field != it.field {
+			if !ho.Same(it.field, wire) {
 				holder = &ho
 				break
 			}
@@ -540,7 +541,7 @@ func (b *builder) numbers() {
 			it.blocked = fmt.Sprintf("no earlier release shows which field held protobuf number %d", it.tomb.number)
 			continue
 		}
-		typ, tag, err := declAt(b.in.History.Repo, rel, holder.Tag, it.dir, it.typ, holder.Field)
+		typ, tag, err := h.FieldDecl(holder.Tag, it.dir, it.typ, holder.Field)
 		if err != nil {
 			it.blocked = fmt.Sprintf("cannot read %s.%s at release %s: %v", it.typ, holder.Field, holder.Tag, err)
 			continue
@@ -551,60 +552,6 @@ func (b *builder) numbers() {
 		it.tomb.decl = tombstoneDecl(holder.Field, typ, tag)
 		it.note = fmt.Sprintf(", and tombstone %s, which held %d at release %s", holder.Field, it.tomb.number, holder.Tag)
 	}
-}
-
-// declAt reads the declaration of field of struct typ in package
-// directory dir at a release tag: its type and struct tag.
-func declAt(repo *git.Repo, rel lifecycle.Release, tag, dir, typ, field string) (string, string, error) {
-	commit := ""
-	for _, t := range rel.All {
-		if t.Name == tag {
-			commit = t.Commit
-		}
-	}
-	if commit == "" {
-		return "", "", fmt.Errorf("release tag %s is not among the releases", tag)
-	}
-	snap, err := repo.Snapshot(commit)
-	if err != nil {
-		return "", "", err
-	}
-	defer snap.Close()
-	var files []string
-	for _, f := range snap.Files() {
-		if path.Dir(f) == dir && strings.HasSuffix(f, ".go") && !strings.HasSuffix(f, "_test.go") {
-			files = append(files, f)
-		}
-	}
-	contents, err := snap.ReadFiles(files)
-	if err != nil {
-		return "", "", err
-	}
-	for _, name := range files {
-		src := contents[name]
-		if !strings.Contains(string(src), typ) {
-			continue
-		}
-		fset := token.NewFileSet()
-		af, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
-		if err != nil {
-			continue
-		}
-		_, st := findStruct(af, typ)
-		if st == nil {
-			continue
-		}
-		fld, _ := findField(st, field)
-		if fld == nil || fld.Tag == nil {
-			return "", "", fmt.Errorf("struct %s has no tagged field %s there", typ, field)
-		}
-		tv, err := strconv.Unquote(fld.Tag.Value)
-		if err != nil {
-			return "", "", err
-		}
-		return types.ExprString(fld.Type), tv, nil
-	}
-	return "", "", fmt.Errorf("no struct %s in %s", typ, dir)
 }
 
 // newProtoTag is the protobuf tag value (with %d for the number) that

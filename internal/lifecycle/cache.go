@@ -22,7 +22,7 @@ import (
 // The struct cache keeps what a release's package directory (a tree, by
 // object id) says about a struct type (see protohist.go) so that a later
 // run need not read and parse its files again. It lives in
-// os.UserCacheDir()/apicheck/structs-v6 (or Options.CacheDir, or
+// os.UserCacheDir()/apicheck/structs-v7 (or Options.CacheDir, or
 // $APICHECK_CACHE_DIR), never inside the repository and never in a
 // shared directory such as /tmp: without a user cache directory there is
 // no cache.
@@ -47,10 +47,10 @@ import (
 
 // cacheFormat is the first line of every entry; it changes whenever what
 // an entry holds changes.
-const cacheFormat = "apicheck struct cache 6"
+const cacheFormat = "apicheck struct cache 7"
 
 // cacheSubdir is the directory of this format under the cache root.
-const cacheSubdir = "structs-v6"
+const cacheSubdir = "structs-v7"
 
 const (
 	cacheEntryMax   = 256 << 10 // bytes of one entry
@@ -167,7 +167,8 @@ func entrySum(key string, body []byte) string {
 // encodeEntry renders an entry: format, key, checksum, then the content
 // as lines of tab-separated values: "found" or "absent" and the file
 // name, then one line per field (Go name, json name, protobuf number,
-// deprecated 0/1, line, column). Names are Go-quoted.
+// deprecated 0/1, line, column, protobuf wire type and label). Names are
+// Go-quoted.
 func encodeEntry(oid, typ string, d decl) ([]byte, error) {
 	var body bytes.Buffer
 	state := "absent"
@@ -180,7 +181,7 @@ func encodeEntry(oid, typ string, d decl) ([]byte, error) {
 		if f.Deprecated {
 			dep = 1
 		}
-		fmt.Fprintf(&body, "%s\t%s\t%d\t%d\t%d\t%d\n", strconv.Quote(f.Name), strconv.Quote(f.JSON), f.Number, dep, f.Line, f.Col)
+		fmt.Fprintf(&body, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", strconv.Quote(f.Name), strconv.Quote(f.JSON), f.Number, dep, f.Line, f.Col, strconv.Quote(f.Wire))
 	}
 	key := entryKey(oid, typ)
 	var b bytes.Buffer
@@ -226,7 +227,7 @@ func decodeEntry(oid, typ string, data []byte) (decl, error) {
 	}
 	for _, l := range lines[1:] {
 		f := strings.Split(l, "\t")
-		if len(f) != 6 || !d.Found {
+		if len(f) != 7 || !d.Found {
 			return decl{}, fmt.Errorf("bad field line %q", l)
 		}
 		var rf relField
@@ -243,6 +244,9 @@ func decodeEntry(oid, typ string, data []byte) (decl, error) {
 			}
 		}
 		rf.Number, rf.Deprecated, rf.Line, rf.Col = nums[0], nums[1] == 1, nums[2], nums[3]
+		if rf.Wire, err = strconv.Unquote(f[6]); err != nil {
+			return decl{}, fmt.Errorf("bad field line %q", l)
+		}
 		d.Fields = append(d.Fields, rf)
 	}
 	return d, nil

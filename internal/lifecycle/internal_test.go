@@ -224,8 +224,8 @@ func TestFindStruct(t *testing.T) {
 	want := map[string]decl{
 		"S": {Found: true, Fields: []relField{
 			{Name: "TypeMeta", Line: 5, Col: 2},
-			{Name: "ObjectMeta", JSON: "metadata", Number: 1, Line: 6, Col: 2},
-			{Name: "A", JSON: "a", Number: 2, Deprecated: true, Line: 10, Col: 2},
+			{Name: "ObjectMeta", JSON: "metadata", Number: 1, Wire: "bytes,opt", Line: 6, Col: 2},
+			{Name: "A", JSON: "a", Number: 2, Wire: "bytes,opt", Deprecated: true, Line: 10, Col: 2},
 			{Name: "B", JSON: "B", Line: 11, Col: 2},
 			{Name: "C", JSON: "C", Line: 11, Col: 5},
 			{Name: "Nested", JSON: "Nested", Line: 14, Col: 2},
@@ -247,6 +247,19 @@ func TestFindStruct(t *testing.T) {
 			t.Errorf("findStruct(%s) = %+v\nwant %+v", typ, got, w)
 		}
 	}
+	// The declaration of a field, what a tombstone comments out.
+	for _, c := range []struct{ typ, field, wantType, wantTag string }{
+		{"S", "A", "*string", `json:"a" protobuf:"bytes,2,opt,name=a"`},
+		{"W", "D", "string", `json:"d"`},
+		{"S", "B", "", ""},    // no tag
+		{"S", "Gone", "", ""}, // a tombstone is no field
+		{"T", "A", "", ""},    // not a struct
+	} {
+		typ, tag, ok := fieldDecl([]byte(src), c.typ, c.field)
+		if typ != c.wantType || tag != c.wantTag || ok != (c.wantType != "") {
+			t.Errorf("fieldDecl(%s.%s) = %q, %q, %v; want %q, %q", c.typ, c.field, typ, tag, ok, c.wantType, c.wantTag)
+		}
+	}
 	// A declaration on the first lines, and a file that does not parse
 	// elsewhere: the declaration alone counts.
 	if got := findStruct([]byte("package p; type Q struct { A int `json:\"a\"` }\nfunc {"), "Q"); !got.Found ||
@@ -265,7 +278,7 @@ func TestCacheEntryRoundTrip(t *testing.T) {
 		{Found: true, File: "types.go", Fields: []relField{}},
 		testStructs,
 		{Found: true, File: "odd \t\"name\"\n.go", Fields: []relField{
-			{Name: "A", JSON: "a\tb\n\"c\"", Number: 536870911, Deprecated: true, Line: 1 << 30, Col: 7},
+			{Name: "A", JSON: "a\tb\n\"c\"", Number: 536870911, Wire: "bytes,rep", Deprecated: true, Line: 1 << 30, Col: 7},
 			{Name: "Ünï", JSON: "", Line: 2, Col: 1},
 		}},
 	} {

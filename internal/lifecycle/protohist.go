@@ -504,7 +504,17 @@ func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []
 // Holder is a field that carried a number at a release.
 type Holder struct {
 	Tag   string
-	Field string
+	Field string // Go name
+	JSON  string // wire name ("" inline or skipped)
+	// Wire is the protobuf wire type and label, e.g. "bytes,rep".
+	Wire string
+}
+
+// Same reports whether the holder is the field named name with wire name
+// json: the same Go name, or the same wire name (a field renamed in Go
+// only, or on the wire only, keeps its number and its meaning).
+func (h Holder) Same(name, json string) bool {
+	return h.Field == name || h.JSON != "" && h.JSON == json
 }
 
 // ProtoNumbers is the protobuf-number history of some structs.
@@ -590,7 +600,7 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 					if h.byStruct[d][typ] == nil {
 						h.byStruct[d][typ] = map[int][]Holder{}
 					}
-					h.byStruct[d][typ][f.Number] = append(h.byStruct[d][typ][f.Number], Holder{Tag: rs.Tag, Field: f.Name})
+					h.byStruct[d][typ][f.Number] = append(h.byStruct[d][typ][f.Number], Holder{Tag: rs.Tag, Field: f.Name, JSON: f.JSON, Wire: f.Wire})
 				}
 			}
 		}
@@ -655,4 +665,43 @@ func (e *History) LastReleases(fds []*model.FieldDiff) ([]ReleaseField, []bool, 
 		}
 	}
 	return out, oks, nil
+}
+
+// FieldDecl returns the declaration of field of struct typ of package
+// directory dir at release tag: its type as written and its struct tag's
+// value, what a tombstone of the field comments out.
+func (e *History) FieldDecl(tag, dir, typ, field string) (typExpr, structTag string, err error) {
+	rel, prob := e.Release()
+	if prob != "" {
+		return "", "", fmt.Errorf("%s", prob)
+	}
+	i := slices.IndexFunc(rel.All, func(t git.Tag) bool { return t.Name == tag })
+	if i < 0 {
+		return "", "", fmt.Errorf("release tag %s is not among the releases", tag)
+	}
+	sh, err := e.loadStructs(map[string][]string{dir: {typ}}, i+1)
+	if err != nil {
+		return "", "", err
+	}
+	_, file, ok := sh.structAt(i, dir, typ)
+	if !ok {
+		return "", "", fmt.Errorf("no struct %s in %s at release %s", typ, dir, tag)
+	}
+	o, err := e.in.Repo.NewObjectReader()
+	if err != nil {
+		return "", "", err
+	}
+	defer o.Close()
+	objs, err := o.Get([]string{rel.All[i].Commit + ":" + file})
+	if err != nil {
+		return "", "", err
+	}
+	if objs[0].Missing || objs[0].Type != "blob" {
+		return "", "", fmt.Errorf("%s is missing at release %s", file, tag)
+	}
+	t, st, ok := fieldDecl(objs[0].Data, typ, field)
+	if !ok {
+		return "", "", fmt.Errorf("struct %s has no tagged field %s at release %s", typ, field, tag)
+	}
+	return t, st, nil
 }

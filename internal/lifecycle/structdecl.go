@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"go/types"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -26,6 +27,7 @@ type relField struct {
 	Name       string
 	JSON       string // wire name; "" inline or skipped
 	Number     int    // protobuf number; 0 none
+	Wire       string // protobuf wire type and label, e.g. "bytes,rep"; "" none
 	Deprecated bool
 	Line, Col  int
 }
@@ -85,12 +87,52 @@ func skipSpace(src []byte, i int) int {
 // level of Go source src (found is false when src does not declare it,
 // also when it declares typ as something else or does not tokenize).
 func findStruct(src []byte, typ string) decl {
-	if !mayDeclare(src, typ) {
+	fset, st, shift, ok := parseStruct(src, typ)
+	if !ok {
 		return decl{}
+	}
+	d := decl{Found: true, Fields: []relField{}}
+	for _, fld := range st.Fields.List {
+		for _, rf := range relFields(fset, fld) {
+			rf.Line += shift
+			d.Fields = append(d.Fields, rf)
+		}
+	}
+	return d
+}
+
+// fieldDecl returns the declaration of field name of struct type typ
+// declared at the top level of src: its type as written and its struct
+// tag's value (ok is false when there is no such tagged field).
+func fieldDecl(src []byte, typ, name string) (typExpr, tag string, ok bool) {
+	_, st, _, ok := parseStruct(src, typ)
+	if !ok {
+		return "", "", false
+	}
+	for _, fld := range st.Fields.List {
+		for _, n := range fld.Names {
+			if n.Name != name || fld.Tag == nil {
+				continue
+			}
+			tv, err := strconv.Unquote(fld.Tag.Value)
+			if err != nil {
+				return "", "", false
+			}
+			return types.ExprString(fld.Type), tv, true
+		}
+	}
+	return "", "", false
+}
+
+// parseStruct parses the top-level declaration of struct type typ in src
+// alone; a line of the result plus shift is the line in src.
+func parseStruct(src []byte, typ string) (_ *token.FileSet, _ *ast.StructType, shift int, ok bool) {
+	if !mayDeclare(src, typ) {
+		return nil, nil, 0, false
 	}
 	start, end, ok := structRange(src, typ)
 	if !ok {
-		return decl{}
+		return nil, nil, 0, false
 	}
 	// Parse the declaration alone, inside a type group, with the text
 	// before it on its line blanked (so columns stay) and as many line
@@ -110,29 +152,22 @@ func findStruct(src []byte, typ string) decl {
 	}
 	b.Write(src[start:end])
 	b.WriteString("\n)\n")
-	shift := line - (3 + pad) // file line = snippet line + shift
+	shift = line - (3 + pad) // file line = snippet line + shift
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", b.Bytes(), parser.SkipObjectResolution|parser.ParseComments)
 	if err != nil || len(f.Decls) != 1 {
-		return decl{}
+		return nil, nil, 0, false
 	}
 	gd, ok := f.Decls[0].(*ast.GenDecl)
 	if !ok || len(gd.Specs) != 1 {
-		return decl{}
+		return nil, nil, 0, false
 	}
 	ts := gd.Specs[0].(*ast.TypeSpec)
 	st, ok := ts.Type.(*ast.StructType)
 	if !ok || ts.Assign.IsValid() || ts.Name.Name != typ {
-		return decl{}
+		return nil, nil, 0, false
 	}
-	d := decl{Found: true, Fields: []relField{}}
-	for _, fld := range st.Fields.List {
-		for _, rf := range relFields(fset, fld) {
-			rf.Line += shift
-			d.Fields = append(d.Fields, rf)
-		}
-	}
-	return d
+	return fset, st, shift, true
 }
 
 // structRange finds the top-level declaration "typ [params] struct {...}"
@@ -253,9 +288,9 @@ func relFields(fset *token.FileSet, fld *ast.Field) []relField {
 			tag = reflect.StructTag(s)
 		}
 	}
-	number := 0
+	number, wireSpec := 0, ""
 	if pt, ok, err := protobuf.FromStructTag(string(tag)); ok && err == nil && pt != nil {
-		number = pt.Number
+		number, wireSpec = pt.Number, pt.Wire+","+pt.Label
 	}
 	deprecated := false
 	if fld.Doc != nil {
@@ -281,12 +316,12 @@ func relFields(fset *token.FileSet, fld *ast.Field) []relField {
 	if len(fld.Names) == 0 {
 		name := scan.EmbeddedName(fld.Type)
 		p := fset.Position(fld.Type.Pos())
-		return []relField{{Name: name, JSON: wire(name, true), Number: number, Deprecated: deprecated, Line: p.Line, Col: p.Column}}
+		return []relField{{Name: name, JSON: wire(name, true), Number: number, Wire: wireSpec, Deprecated: deprecated, Line: p.Line, Col: p.Column}}
 	}
 	var out []relField
 	for _, n := range fld.Names {
 		p := fset.Position(n.Pos())
-		out = append(out, relField{Name: n.Name, JSON: wire(n.Name, false), Number: number, Deprecated: deprecated,
+		out = append(out, relField{Name: n.Name, JSON: wire(n.Name, false), Number: number, Wire: wireSpec, Deprecated: deprecated,
 			Line: p.Line, Col: p.Column})
 	}
 	return out

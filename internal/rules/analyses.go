@@ -42,6 +42,10 @@ type Analyses struct {
 	// Unavailable says why the absent analyses are absent, e.g. "audit
 	// reads a single revision".
 	Unavailable string
+	// Audit is set when the run audits one revision (`apicheck audit`):
+	// base is empty, so every field of head is new to the diff, and a
+	// finding is about what the revision is, not what a change did.
+	Audit bool
 }
 
 // missing says why the run cannot provide all of ins ("" when it can).
@@ -81,6 +85,10 @@ func (c *Context) require(in Input) {
 		panic(fmt.Sprintf("rule %s reads the %s without declaring it in Requires", c.rule.ID, in))
 	}
 }
+
+// Auditing reports whether the run audits one revision (see
+// Analyses.Audit): rules word their findings as states, not changes.
+func (c *Context) Auditing() bool { return c.analyses.Audit }
 
 // Release is the release history (the rule must require InputRelease).
 func (c *Context) Release() *lifecycle.History {

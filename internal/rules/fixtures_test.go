@@ -31,13 +31,18 @@ var update = flag.Bool("update", false, "rewrite the want: sections of testdata/
 // nothing else.
 func analyze(t *testing.T, dir, base, head string, opts rulefixture.Options) *finding.Report {
 	t.Helper()
-	res, err := check.Run(check.Request{
+	req := check.Request{
 		Dir:           dir,
 		Base:          base,
 		Head:          head,
 		TrustedConfig: opts.TrustedConfig,
 		Lifecycle:     lifecycle.Options{TypeInfo: opts.TypeInfo, CacheDir: t.TempDir()},
-	})
+	}
+	run := check.Run
+	if opts.Audit != "" {
+		req.Base, req.History, run = "", opts.Audit == "history", check.Audit
+	}
+	res, err := run(req)
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}

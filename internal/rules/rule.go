@@ -77,6 +77,10 @@ type Rule struct {
 	// Audit marks a single-revision invariant that `apicheck audit` runs
 	// over every struct of one revision.
 	Audit bool
+	// AuditHistory marks an invariant over a revision and its release
+	// history that `apicheck audit --history` runs: every field of the
+	// revision is judged against the earlier releases.
+	AuditHistory bool
 	// Requires lists the analyses beyond the diff that Check reads; the
 	// engine runs the rule only when the run can provide all of them and
 	// otherwise says so in a note.

@@ -6,7 +6,9 @@
 // the format for contributors.
 //
 // The comment is free text up to a line "want:"; an optional line
-// "options: key=value ..." before it sets options of the run. Every line
+// "options: key=value ..." before it sets options of the run (profile=,
+// typeinfo=, trusted-config=, audit=rev|history: audit the head step
+// instead of checking base against head). Every line
 // after "want:" is part of the outcome:
 //
 //	RULE_ID SEVERITY PATH:LINE:COL SUBJECT MESSAGE
@@ -75,6 +77,10 @@ type Options struct {
 	// TrustedConfig is check's --trusted-config: "" (the default, head) or
 	// "base".
 	TrustedConfig string
+	// Audit is "" (check base against head), "rev" (`apicheck audit` of
+	// the head step) or "history" (`apicheck audit --history` of the head
+	// step; the base step is not read).
+	Audit string
 }
 
 // Matcher matches a message: exactly, or as a substring.
@@ -290,8 +296,13 @@ func (o *Options) parse(s string) error {
 				return fmt.Errorf("options: trusted-config=%q: want head or base", v)
 			}
 			o.TrustedConfig = v
+		case "audit":
+			if v != "rev" && v != "history" {
+				return fmt.Errorf("options: audit=%q: want rev or history", v)
+			}
+			o.Audit = v
 		default:
-			return fmt.Errorf("options: unknown option %q (known: profile, typeinfo, trusted-config)", k)
+			return fmt.Errorf("options: unknown option %q (known: profile, typeinfo, trusted-config, audit)", k)
 		}
 	}
 	return nil
