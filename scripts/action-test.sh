@@ -95,6 +95,25 @@ scenario "usage error: exit 2, nothing published" -input "args=--config does-not
 expect job=failure output.exit-code=2 output.sarif= output.markdown= summary.bytes=0 uploads=0 \
   "step.Fail on findings=failure/failure" "error=apicheck: usage or configuration error (see the Run apicheck step)"
 
+# Issue #15 (critical): the pull request commits apicheck.md and
+# apicheck.sarif as symlinks to .git/config, where actions/checkout keeps
+# the job token, and breaks the build so that apicheck exits 3. Nothing
+# may be published, uploaded or printed from the checkout.
+token="AUTHORIZATION: basic c2VjcmV0LXRva2Vu"
+git -C "$tmp/repo" config http.https://github.com/.extraheader "$token"
+ln -s .git/config "$tmp/repo/apicheck.md"
+ln -s .git/config "$tmp/repo/apicheck.sarif"
+printf 'package v1beta1\n\ntype Broken struct {\n' >"$tmp/repo/pkg/apis/core/v1beta1/broken.go"
+scenario "hostile checkout: symlinked reports and exit 3, nothing published" -input upload-sarif=true
+expect job=failure output.exit-code=3 output.sarif= output.markdown= summary.bytes=0 uploads=0 \
+  "step.Fail on findings=failure/failure" "error=apicheck failed with exit code 3 (see the Run apicheck step)"
+if grep -Fq c2VjcmV0LXRva2Vu "$tmp/out" "$tmp/log"; then
+  echo "FAIL: $name: the token was published"
+  failures=$((failures + 1))
+fi
+rm -f "$tmp/repo/apicheck.md" "$tmp/repo/apicheck.sarif" "$tmp/repo/pkg/apis/core/v1beta1/broken.go"
+git -C "$tmp/repo" config --unset http.https://github.com/.extraheader
+
 if [ "$failures" -gt 0 ]; then
   echo "action-test: $failures failure(s)"
   exit 1

@@ -315,6 +315,59 @@ func TestActionRunsLikeTheRunner(t *testing.T) {
 		}
 	})
 
+	// The critical attack of issue #15, through the whole job: the pull
+	// request commits apicheck.md and apicheck.sarif as symlinks to
+	// .git/config (where actions/checkout keeps the job token) and breaks
+	// the build so that apicheck exits 3. The job fails with 3; nothing is
+	// published, uploaded or annotated from the checkout.
+	t.Run("hostile checkout: symlinked reports, exit 3, nothing published", func(t *testing.T) {
+		t.Parallel()
+		hx := example(t)
+		const token = "AUTHORIZATION: basic c2VjcmV0LXRva2Vu"
+		hx.Git("config", "http.https://github.com/.extraheader", token)
+		for _, name := range []string{"apicheck.md", "apicheck.sarif"} {
+			if err := os.Symlink(".git/config", filepath.Join(hx.Dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hx.Git("checkout", "-q", hx.Commits["head"])
+		hx.WriteWorktree(map[string]string{"pkg/apis/core/v1beta1/broken.go": "package v1beta1\n\ntype Broken struct {\n"})
+		j := &actionJob{inputs: map[string]string{"upload-sarif": "true"}}
+		res := j.run(t, hx)
+		last := res.Steps[len(res.Steps)-1]
+		if !res.Failed || last.Step.Name != "Fail on findings" || last.ExitCode != 3 || res.Outputs["exit-code"] != "3" {
+			t.Errorf("failed %v, last step %q exit %d, exit-code %q; want Fail on findings failing with 3",
+				res.Failed, last.Step.Name, last.ExitCode, res.Outputs["exit-code"])
+		}
+		if res.Outputs["sarif"] != "" || res.Outputs["markdown"] != "" || res.Summary != "" || len(j.uploads) != 0 {
+			t.Errorf("published after exit 3: outputs %v, summary %q, uploads %v", res.Outputs, res.Summary, j.uploads)
+		}
+		if s := res.Step("Decide on the SARIF upload"); s.Outcome != "success" {
+			t.Errorf("SARIF decision: %s", s.Outcome)
+		}
+		if s := res.Step("Upload SARIF"); s.Outcome != "skipped" {
+			t.Errorf("SARIF upload: %s", s.Outcome)
+		}
+		var all strings.Builder
+		for _, a := range res.Annotations {
+			all.WriteString(a.Message)
+		}
+		for _, s := range res.Steps {
+			all.WriteString(s.Output)
+		}
+		if strings.Contains(all.String()+res.Summary, "c2VjcmV0LXRva2Vu") {
+			t.Errorf("the token reached the job's output or annotations")
+		}
+		if !strings.Contains(res.Step("Run apicheck").Output, "broken.go") {
+			t.Errorf("the check step does not name the broken file:\n%s", res.Step("Run apicheck").Output)
+		}
+		for _, name := range []string{"apicheck.md", "apicheck.sarif"} {
+			if fi, err := os.Lstat(filepath.Join(hx.Dir, name)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("%s in the checkout was touched: %v", name, err)
+			}
+		}
+	})
+
 	t.Run("version input: go install of that version", func(t *testing.T) {
 		t.Parallel()
 		j := &actionJob{inputs: map[string]string{"version": "v1.2.3", "fail-on": "none"}}

@@ -22,8 +22,8 @@ var (
 )
 
 // Write writes data to path. The file is created with perm minus the
-// umask (reports use 0644: rw-r--r-- with the usual umask 022, never
-// writable by others whatever the umask), replacing whatever was at path —
+// umask (reports use 0666, as a shell redirection does: rw-r--r-- with
+// the usual umask 022, rw-rw-r-- with 002), replacing whatever was at path —
 // a symlink at path is replaced, never followed. On failure path is
 // unchanged and no temporary file is left.
 //

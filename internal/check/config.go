@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,11 +33,15 @@ func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*confi
 	case !hasFile(head, config.FileName):
 		return config.Default(), nil
 	default:
-		files, rerr := head.ReadFiles([]string{config.FileName})
+		data, rerr := readConfigFile(head, config.FileName)
+		var ce config.Errors
+		if errors.As(rerr, &ce) {
+			return nil, &UsageError{rerr}
+		}
 		if rerr != nil {
 			return nil, fmt.Errorf("reading %s of %s: %w", config.FileName, head.Ref(), rerr)
 		}
-		if cfg, err = config.Parse(config.FileName, files[config.FileName], Vocabulary(catalogue)); err != nil {
+		if cfg, err = config.Parse(config.FileName, data, Vocabulary(catalogue)); err != nil {
 			return nil, &UsageError{err}
 		}
 	}
@@ -49,9 +54,13 @@ func LoadConfig(head git.Snapshot, path string, catalogue []*rules.Rule) (*confi
 // loadFile reads a configuration file from disk, naming it name in
 // positions and errors. Every error is a UsageError.
 func loadFile(path, name string, catalogue []*rules.Rule) (*config.Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path, name)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		var ce config.Errors
+		switch {
+		case errors.As(err, &ce):
+			return nil, &UsageError{err}
+		case errors.Is(err, os.ErrNotExist):
 			return nil, &UsageError{fmt.Errorf("--config %s: no such file", path)}
 		}
 		return nil, &UsageError{fmt.Errorf("--config: %v", err)}
@@ -162,11 +171,53 @@ func readConfig(s git.Snapshot, name string, catalogue []*rules.Rule) (*config.C
 	if !hasFile(s, name) {
 		return config.Default(), nil
 	}
-	files, err := s.ReadFiles([]string{name})
-	if err != nil {
+	data, err := readConfigFile(s, name)
+	var ce config.Errors
+	if err != nil && !errors.As(err, &ce) {
 		return nil, fmt.Errorf("reading %s of %s: %w", name, s.Ref(), err)
 	}
-	return config.Parse(name, files[name], Vocabulary(catalogue))
+	if err != nil {
+		return nil, err
+	}
+	return config.Parse(name, data, Vocabulary(catalogue))
+}
+
+// readConfigFile reads a configuration file of a revision. A file above
+// the snapshot's per-file limit is a configuration error (config.TooLarge),
+// as one above config.MaxSize is: the file is bad, not the repository.
+func readConfigFile(s git.Snapshot, name string) ([]byte, error) {
+	files, err := s.ReadFiles([]string{name})
+	var big *git.FileTooLargeError
+	if errors.As(err, &big) {
+		return nil, config.TooLarge(name, big.Size)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return files[name], nil
+}
+
+// readLimited reads a configuration file from disk, at most
+// config.MaxSize+1 bytes of it: a larger file is config.TooLarge, named
+// name, without being read whole.
+func readLimited(path, name string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, config.MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > config.MaxSize {
+		size := int64(len(data))
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		return nil, config.TooLarge(name, size)
+	}
+	return data, nil
 }
 
 // repoRelative returns the repository-relative slash path of a file and

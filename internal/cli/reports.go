@@ -182,7 +182,7 @@ func (p *outputPlan) write(stdout io.Writer, r *finding.Report) error {
 			}
 			continue
 		}
-		if err := atomicfile.Write(s.path, bufs[i], 0o644); err != nil {
+		if err := atomicfile.Write(s.path, bufs[i], 0o666); err != nil {
 			flag := "--report " + s.format + "=" + s.path
 			if i == 0 {
 				flag = "--output " + s.path

@@ -57,6 +57,7 @@ func supervise(args []string, stderr io.Writer) int {
 	cmd.Env = append(withoutEnv(os.Environ(), workerEnv), workerEnv+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, errW
 	cmd.ExtraFiles = []*os.File{crashW} // crashFD
+	cmd.SysProcAttr = workerAttr()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)

@@ -19,6 +19,12 @@ import (
 // request, so the decoder never reads more.
 const MaxSize = 1 << 20
 
+// TooLarge is the error of a configuration file of size bytes, above
+// MaxSize: for callers that learn the size without reading the file.
+func TooLarge(file string, size int64) error {
+	return Errors{{File: file, Msg: fmt.Sprintf("the file has %d bytes; a configuration may have at most %d (1 MiB)", size, MaxSize)}}
+}
+
 // Error is one problem in a configuration file, at a position, about a
 // key (a dotted path such as "rules.PROTO_TAG_MISSING.severity" or
 // "ignore[2].reason"; "" for the document itself).
@@ -68,7 +74,7 @@ func (es Errors) Error() string {
 // any, is an Errors holding every problem found, in file order.
 func Parse(file string, data []byte, v Vocabulary) (*Config, error) {
 	if len(data) > MaxSize {
-		return nil, Errors{{File: file, Msg: fmt.Sprintf("the file has %d bytes; a configuration may have at most %d (1 MiB)", len(data), MaxSize)}}
+		return nil, TooLarge(file, int64(len(data)))
 	}
 	root, err := parseDocument(file, data)
 	if err != nil {

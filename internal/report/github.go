@@ -8,6 +8,11 @@ import (
 	"github.com/apicheck/apicheck/internal/finding"
 )
 
+// MaxAnnotations bounds the workflow commands the github format writes
+// (GitHub shows only the first few of a step anyway); the machine formats
+// (JSON, SARIF) always have every finding.
+const MaxAnnotations = 500
+
 // GitHub writes GitHub Actions workflow commands: one annotation per
 // unsuppressed finding,
 //
@@ -15,10 +20,14 @@ import (
 //
 // (warning for warnings, notice for infos), the hint on the message's
 // following lines; then the run notes and the summary line as plain text.
+// Of more than MaxAnnotations unsuppressed findings it annotates
+// MaxAnnotations, errors before warnings before infos (each in report
+// order), and a line says how many are not annotated.
 func GitHub(w io.Writer, r *finding.Report) error {
 	var b strings.Builder
-	for _, f := range r.Findings {
-		if f.Suppressed != "" {
+	shown := annotated(r.Findings)
+	for i, f := range r.Findings {
+		if !shown[i] {
 			continue
 		}
 		var props []string
@@ -42,9 +51,35 @@ func GitHub(w io.Writer, r *finding.Report) error {
 		// A line starting with "::" would be read as a command.
 		b.WriteString("apicheck note: " + oneLine(n) + "\n")
 	}
+	active := 0
+	for _, f := range r.Findings {
+		if f.Suppressed == "" {
+			active++
+		}
+	}
+	if more := active - len(shown); more > 0 {
+		fmt.Fprintf(&b, "apicheck note: %d more findings are not annotated (the github format annotates %d, errors first; --format json or sarif has all)\n", more, len(shown))
+	}
 	b.WriteString(SummaryLine(r) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// annotated picks the findings (by index) the github format annotates:
+// every unsuppressed one, or MaxAnnotations of them by severity.
+func annotated(fs []finding.Finding) map[int]bool {
+	out := map[int]bool{}
+	for _, sev := range []finding.Severity{finding.Error, finding.Warning, finding.Info} {
+		for i, f := range fs {
+			if len(out) == MaxAnnotations {
+				return out
+			}
+			if f.Suppressed == "" && (f.Severity == sev || sev == finding.Info && f.Severity != finding.Error && f.Severity != finding.Warning) {
+				out[i] = true
+			}
+		}
+	}
+	return out
 }
 
 func ghLevel(s finding.Severity) string {

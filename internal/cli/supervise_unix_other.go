@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package cli
+
+import "syscall"
+
+// workerAttr: other Unix systems have no parent-death signal.
+func workerAttr() *syscall.SysProcAttr { return nil }
