@@ -4,7 +4,7 @@ BIN     := bin/apicheck
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/apicheck/apicheck/internal/cli.Version=$(VERSION)
 
-.PHONY: all build run test vet lint fmt fuzz bench bench-cli action-test clean
+.PHONY: all build run test vet lint fmt fuzz bench bench-cli action-test action-lint clean
 
 all: build
 
@@ -45,9 +45,31 @@ fuzz:
 
 # staticcheck, pinned; fetched through the module proxy on first use.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
-lint:
+lint: action-lint
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+
+# actionlint, pinned; fetched through the module proxy on first use. It
+# lints workflow files only, not action metadata (rhysd/actionlint#46), so
+# scripts/actionlintprep lays out what it can lint: every workflow in
+# README.md and docs/*.md (with `uses: apicheck/apicheck@REF` as `uses: ./`,
+# which makes actionlint check the inputs against action.yml's metadata)
+# and action.yml's composite steps as a workflow job, all on their own line
+# numbers (columns in action.yml's steps are two more); the output names
+# the original files. actionrun -lint checks what
+# actionlint cannot see in action.yml. actionlint runs shellcheck on `run:`
+# scripts only when shellcheck is on PATH.
+ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+ACTIONLINT_DOCS := README.md $(wildcard docs/*.md)
+action-lint:
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) run ./scripts/actionlintprep -out "$$tmp/p" -action action.yml $(ACTIONLINT_DOCS) >"$$tmp/files" || exit 1; \
+	echo "actionlint: action.yml steps and the workflows of $(ACTIONLINT_DOCS)"; \
+	rc=0; (cd "$$tmp/p" && $(GO) run $(ACTIONLINT) $$(cat "$$tmp/files")) >"$$tmp/out" 2>&1 || rc=$$?; \
+	sed -E -e 's#^\.github/workflows/action\.yml:#action.yml:#' -e 's#^\.github/workflows/([^:]+)-L[0-9]+\.yml:#\1:#' \
+	  -e ':a' -e 's#^([^: ]*)__#\1/#' -e 'ta' "$$tmp/out"; \
+	[ $$rc -eq 0 ] || exit $$rc; \
+	$(GO) run ./scripts/actionrun -lint -action action.yml
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

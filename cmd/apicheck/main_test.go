@@ -391,3 +391,47 @@ func TestInterruptLeavesNothingBehind(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionFromBuildInfo: a binary built from a clone without -ldflags
+// (`go install ./cmd/apicheck`, `go build`) reports the version the go
+// command stamps from the repository: a pseudo-version with the commit
+// (or the tag at HEAD), never "dev".
+func TestVersionFromBuildInfo(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--verify", "HEAD").Output()
+	if err != nil {
+		t.Skip("not built from a git clone (a source archive): the go command has no VCS information to stamp")
+	}
+	rev := strings.TrimSpace(string(out))
+	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
+		// The go command recognises a repository only by a .git
+		// directory: in a linked worktree (.git is a file) it stamps no
+		// VCS information at all (golang/go#58218), so there is nothing
+		// to test here.
+		t.Skip("a linked git worktree: the go command stamps no VCS information (golang/go#58218)")
+	}
+	bin := filepath.Join(t.TempDir(), "apicheck")
+	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "./cmd/apicheck")
+	build.Dir = root
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), hermetic.UserDirs(t)...)
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(got)), "apicheck ")
+	tags, _ := exec.Command("git", "-C", root, "tag", "--points-at", "HEAD").Output()
+	if !strings.Contains(v, rev[:12]) && (len(tags) == 0 || !strings.Contains(string(tags), strings.TrimSuffix(v, "+dirty"))) {
+		t.Errorf("apicheck version = %q, want a version naming commit %s (or its tag %q)", v, rev[:12], strings.TrimSpace(string(tags)))
+	}
+	if !strings.HasPrefix(v, "v") {
+		t.Errorf("apicheck version = %q, want a module version", v)
+	}
+}

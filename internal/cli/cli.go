@@ -41,6 +41,9 @@ const (
 // gives it (see versionFrom).
 var Version = ""
 
+// modulePath is apicheck's module.
+const modulePath = "github.com/apicheck/apicheck"
+
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -61,6 +64,25 @@ func versionFrom(ldflags string, bi *debug.BuildInfo) string {
 		return ldflags
 	}
 	if bi == nil {
+		return "dev"
+	}
+	if bi.Main.Path != "" && bi.Main.Path != modulePath {
+		// A dependency of another module: `go get -tool` and `go tool
+		// apicheck`, or `go run` in a module that requires apicheck. The
+		// main module and its VCS information are the user's; apicheck's
+		// version is that of the dependency.
+		for _, d := range bi.Deps {
+			if d.Path != modulePath {
+				continue
+			}
+			switch {
+			case d.Replace == nil:
+				return d.Version
+			case d.Replace.Version != "":
+				return d.Replace.Version
+			}
+			return "dev" // replaced by a directory: no version
+		}
 		return "dev"
 	}
 	if v := bi.Main.Version; v != "" && v != "(devel)" {

@@ -38,6 +38,25 @@ func TestVersionFrom(t *testing.T) {
 			Settings: vcs("vcs.revision", "abc123"),
 		}, "v0.0.0-abc123"},
 		{"no vcs information", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		// go get -tool + go tool apicheck: the main module is the user's.
+		{"go tool of a module", "", &debug.BuildInfo{
+			Path:     "github.com/apicheck/apicheck/cmd/apicheck",
+			Main:     debug.Module{Path: "github.com/gardener/gardener", Version: "v1.150.0"},
+			Deps:     []*debug.Module{{Path: "github.com/spf13/cobra", Version: "v1.10.2"}, {Path: "github.com/apicheck/apicheck", Version: "v1.2.3"}},
+			Settings: vcs("vcs.revision", rev, "vcs.time", "2026-03-04T05:06:07Z"),
+		}, "v1.2.3"},
+		{"go tool, replaced by a version", "", &debug.BuildInfo{
+			Main: debug.Module{Path: "example.com/user", Version: "(devel)"},
+			Deps: []*debug.Module{{Path: "github.com/apicheck/apicheck", Version: "v1.2.3", Replace: &debug.Module{Path: "example.com/fork/apicheck", Version: "v1.2.4-fork"}}},
+		}, "v1.2.4-fork"},
+		{"go tool, replaced by a directory", "", &debug.BuildInfo{
+			Main:     debug.Module{Path: "example.com/user", Version: "v0.0.0-20260304050607-0123456789ab"},
+			Deps:     []*debug.Module{{Path: "github.com/apicheck/apicheck", Version: "v1.2.3", Replace: &debug.Module{Path: "../apicheck"}}},
+			Settings: vcs("vcs.revision", rev),
+		}, "dev"},
+		{"apicheck's own module", "", &debug.BuildInfo{
+			Main: debug.Module{Path: "github.com/apicheck/apicheck", Version: "v1.2.3"},
+		}, "v1.2.3"},
 		{"no build information", "", nil, "dev"},
 	} {
 		if got := versionFrom(c.ldflags, c.bi); got != c.want {

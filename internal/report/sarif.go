@@ -165,7 +165,7 @@ type sarifArtifactLocation struct {
 }
 
 type sarifRegion struct {
-	StartLine   int `json:"startLine,omitempty"`
+	StartLine   int `json:"startLine"`
 	StartColumn int `json:"startColumn,omitempty"`
 }
 
@@ -206,6 +206,7 @@ func buildSARIF(r *finding.Report, rs []finding.RuleDoc) sarifLog {
 				Name:                 RuleName(f.Rule),
 				ShortDescription:     sarifText{Text: f.Rule},
 				FullDescription:      sarifText{Text: f.Rule},
+				Help:                 sarifFallbackHelp(f.Rule, ""),
 				DefaultConfiguration: sarifConfiguration{Level: sarifLevel(f.Severity)},
 				Properties:           sarifRuleProperties{Tags: []string{sarifCategoryTag}},
 			})
@@ -259,8 +260,22 @@ func sarifRuleFor(rule finding.RuleDoc) sarifRule {
 	}
 	if text, md := ruleHelpText(rule), ruleHelpMarkdown(rule); text != "" {
 		sr.Help = &sarifHelp{Text: text, Markdown: md}
+	} else {
+		sr.Help = sarifFallbackHelp(sr.FullDescription.Text, sr.HelpURI)
 	}
 	return sr
+}
+
+// sarifFallbackHelp is the help of a rule without documentation of its
+// own: GitHub code scanning requires help text on every rule (the SARIF
+// multitool's GH2012).
+func sarifFallbackHelp(description, uri string) *sarifHelp {
+	h := &sarifHelp{Text: description, Markdown: mdLine(description)}
+	if uri != "" {
+		h.Text += "\n\nDocumentation: " + uri
+		h.Markdown += "\n\n[Documentation](" + uri + ")"
+	}
+	return h
 }
 
 // ruleHelpText is a rule's help as plain text: why, how to fix, examples.
@@ -345,15 +360,17 @@ func sarifResultFor(f finding.Finding, ruleIndex int) sarifResult {
 	if f.Path != "" {
 		res.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical(f.Path, f.Line, f.Column)}}
 	}
-	// Each related position is a related location with an id, its label
-	// as message, and a link to it from the result's message: code
-	// scanning shows related locations only where the message links them
-	// ("[text](id)").
+	// Each related position in a file at head with a line is a related
+	// location with an id, its label as message, and a link to it from the
+	// result's message: code scanning shows related locations only where
+	// the message links them ("[text](id)"), and resolves every location
+	// in the analysed commit, head. A position at base or at a release
+	// (relatedRev), or without a line, is named in the message as text.
 	var links []string
 	for _, rel := range f.Related {
-		if rel.Path == "" {
-			if rel.Label != "" {
-				links = append(links, sarifEscape(rel.Label))
+		if rel.Path == "" || rel.Line <= 0 || relatedRev(rel.Label) != revHead {
+			if s := rel.String(); s != "" {
+				links = append(links, sarifEscape(s))
 			}
 			continue
 		}
@@ -460,11 +477,11 @@ func sarifLinkText(s string) string {
 
 func sarifPhysical(path string, line, col int) sarifPhysicalLocation {
 	pl := sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: sarifURI(path), URIBaseID: sarifSrcRoot}}
-	if line > 0 {
-		pl.Region = &sarifRegion{StartLine: line}
-		if col > 0 {
-			pl.Region.StartColumn = col
-		}
+	// Code scanning needs a region with a start line (GH1003): a position
+	// without a line (a whole file) is shown at its first line.
+	pl.Region = &sarifRegion{StartLine: max(line, 1)}
+	if line > 0 && col > 0 {
+		pl.Region.StartColumn = col
 	}
 	return pl
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/apicheck/apicheck/internal/testutil/sarifcheck"
+
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/rules"
@@ -66,6 +68,11 @@ func validateSARIF(t *testing.T, data []byte) map[string]any {
 	}
 	if err := loadSARIFSchema(t).Validate(inst); err != nil {
 		t.Fatalf("SARIF output does not validate against the SARIF 2.1.0 schema:\n%v", err)
+	}
+	// What the SARIF multitool's GitHub rule kind and GitHub code
+	// scanning require beyond the schema.
+	if p := sarifcheck.GitHub(data); len(p) > 0 {
+		t.Fatalf("SARIF output breaks GitHub code scanning's rules:\n%s", strings.Join(p, "\n"))
 	}
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -257,8 +264,9 @@ func TestSARIFResults(t *testing.T) {
 		}
 		region, hasRegion := pl["region"].(map[string]any)
 		switch {
-		case f.Line == 0 && hasRegion:
-			t.Errorf("%s: region %v for a finding without line", f.Rule, region)
+		case f.Line == 0 && (!hasRegion || region["startLine"] != float64(1) || region["startColumn"] != nil):
+			// Code scanning needs a start line: a whole file is shown at line 1.
+			t.Errorf("%s: region %v for a finding without line, want startLine 1", f.Rule, region)
 		case f.Line > 0 && region["startLine"] != float64(f.Line):
 			t.Errorf("%s: region %v, want startLine %d", f.Rule, region, f.Line)
 		case f.Line > 0 && f.Column == 0 && region["startColumn"] != nil:
@@ -423,9 +431,12 @@ func TestSARIFFixes(t *testing.T) {
 	}
 }
 
-// Related positions become related locations that code scanning can
-// show: a clean repository-relative URI, a region, an id, the label as
-// message, and an embedded link from the result's message to each.
+// Related positions at head become related locations that code scanning
+// can show: a clean repository-relative URI, a region, an id, the label as
+// message, and an embedded link from the result's message to each. Code
+// scanning resolves every location in the analysed commit (head), so
+// positions at base or at a release, and positions without a line, are
+// named in the message as text.
 func TestSARIFRelatedLocations(t *testing.T) {
 	r := &finding.Report{Tool: finding.Tool{Name: "apicheck", Version: "v1.0.0"}, Findings: []finding.Finding{{
 		Rule: "FIELD_REMOVED_STILL_USED", Severity: finding.Error,
@@ -433,9 +444,12 @@ func TestSARIFRelatedLocations(t *testing.T) {
 		Message: "Spec.Old was removed, but base still uses it (see [docs](https://x)); type []string",
 		Related: []finding.Related{
 			{Path: "pkg/controller/a b.go", Line: 7, Column: 13, Label: "usage at base"},
-			{Path: "pkg/controller/b.go", Line: 8, Label: "usage at base"},
+			{Path: "pkg/apis/core/v1/types.go", Line: 20, Column: 2, Label: "tombstone"},
+			{Path: "pkg/apis/core/v1/types.go", Line: 9, Label: "possible usage (matched by path) at release v1.1.0"},
 			{Label: "release v1.0.0: Spec.Old = 5"},
 			{Path: "pkg/apis/core/v1/types.go", Line: 30, Column: 1},
+			{Path: "hack/stage.go", Label: "also removed from v1beta1"},
+			{Path: "pkg/x y/b.go", Line: 8, Label: "used by Spec.New"},
 		},
 	}}}
 	r.Finalize()
@@ -447,9 +461,9 @@ func TestSARIFRelatedLocations(t *testing.T) {
 		line, col   float64
 		label, link string
 	}{
-		{"pkg/controller/a%20b.go", 7, 13, "usage at base", "[usage at base pkg/controller/a b.go:7:13](1)"},
-		{"pkg/controller/b.go", 8, 0, "usage at base", "[usage at base pkg/controller/b.go:8](2)"},
-		{"pkg/apis/core/v1/types.go", 30, 1, "related", "[pkg/apis/core/v1/types.go:30:1](3)"},
+		{"pkg/apis/core/v1/types.go", 20, 2, "tombstone", "[tombstone pkg/apis/core/v1/types.go:20:2](1)"},
+		{"pkg/apis/core/v1/types.go", 30, 1, "related", "[pkg/apis/core/v1/types.go:30:1](2)"},
+		{"pkg/x%20y/b.go", 8, 0, "used by Spec.New", "[used by Spec.New pkg/x y/b.go:8](3)"},
 	}
 	if len(rel) != len(want) {
 		t.Fatalf("%d related locations, want %d: %v", len(rel), len(want), rel)
@@ -475,8 +489,11 @@ func TestSARIFRelatedLocations(t *testing.T) {
 			t.Errorf("message %q lacks the link %s", msg, w.link)
 		}
 	}
-	if !strings.Contains(msg, "release v1.0.0: Spec.Old = 5") {
-		t.Errorf("message %q lacks the related information without a place", msg)
+	// Positions not at head, or without a line, are text, in order.
+	if !strings.Contains(msg, "\nSee usage at base pkg/controller/a b.go:7:13, [tombstone") ||
+		!strings.Contains(msg, "(1), possible usage (matched by path) at release v1.1.0 pkg/apis/core/v1/types.go:9, release v1.0.0: Spec.Old = 5, [") ||
+		!strings.Contains(msg, "(2), also removed from v1beta1 hack/stage.go, [used by") {
+		t.Errorf("message %q: want the positions not at head as text, in order", msg)
 	}
 	// The finding's own text cannot form a link; other brackets stay.
 	if !strings.Contains(msg, `(see [docs\](https://x)); type []string`) {
