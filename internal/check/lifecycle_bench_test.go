@@ -52,3 +52,33 @@ func BenchmarkCheckLifecycle(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAuditHistory runs `apicheck audit --history` on a generated
+// repository with 400 release tags: every protobuf-tagged struct of head
+// against its history. "cold" has no struct cache; "warm" reuses the
+// cache an earlier run filled.
+//
+//	go test -run '^$' -bench BenchmarkAuditHistory ./internal/check/
+func BenchmarkAuditHistory(b *testing.B) {
+	r := lifecycletest.Generate(b, lifecycletest.Spec{Files: 2500, Tags: 400})
+	warm := b.TempDir()
+	for _, c := range []struct{ name, cache string }{{"cold", "-"}, {"warm", warm}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := check.Audit(check.Request{Dir: r.Dir, Head: r.Head, History: true,
+					Lifecycle: lifecycle.Options{CacheDir: c.cache}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				fired := false
+				for _, f := range res.Report.Findings {
+					fired = fired || f.Rule == "PROTO_NUMBER_PREVIOUSLY_USED"
+				}
+				if !fired {
+					b.Fatalf("PROTO_NUMBER_PREVIOUSLY_USED did not fire; notes: %v", res.Report.Notes)
+				}
+				res.Close()
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -245,6 +246,18 @@ func TestFindStruct(t *testing.T) {
 		got := findStruct([]byte(src), typ)
 		if !reflect.DeepEqual(got, w) {
 			t.Errorf("findStruct(%s) = %+v\nwant %+v", typ, got, w)
+		}
+	}
+	// Several types of one file at once (one tokenization): the same
+	// judgements.
+	var names []string
+	for typ := range want {
+		names = append(names, typ)
+	}
+	sort.Strings(names)
+	for i, got := range findStructs([]byte(src), names) {
+		if !reflect.DeepEqual(got, want[names[i]]) {
+			t.Errorf("findStructs(…%s…) = %+v\nwant %+v", names[i], got, want[names[i]])
 		}
 	}
 	// The declaration of a field, what a tombstone comments out.

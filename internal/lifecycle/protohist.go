@@ -107,14 +107,16 @@ func modelShape(t *model.Type) map[shapeKey]bool {
 
 // structHistory is the memoised reading of release trees and files.
 type structHistory struct {
-	tags   []git.Tag             // Release.All
-	trees  map[string][]string   // dir -> per tag: tree oid ("" absent)
-	loaded map[string]int        // dir -> how many newest tags' trees are read
-	files  map[string][]treeFile // tree oid -> Go files
-	decls  map[declKey]decl      // what a tree says about a type
-	cache  *blobCache            // on-disk cache of decls
-	reads  int                   // blobs read from git (for tests)
-	hists  map[histKey]StructHistory
+	tags   []git.Tag           // Release.All
+	trees  map[string][]string // dir -> per tag: tree oid ("" absent)
+	loaded map[string]int      // dir -> how many newest tags' trees are read
+	// judgedTo: (dir, type) -> over how many newest tags it is judged
+	judgedTo map[[2]string]int
+	files    map[string][]treeFile // tree oid -> Go files
+	decls    map[declKey]decl      // what a tree says about a type
+	cache    *blobCache            // on-disk cache of decls
+	reads    int                   // blobs read from git (for tests)
+	hists    map[histKey]StructHistory
 }
 
 type histKey struct {
@@ -189,7 +191,7 @@ func (e *History) loadStructs(structs map[string][]string, n int) (*structHistor
 		return nil, fmt.Errorf("%s", prob)
 	}
 	if e.structs == nil {
-		e.structs = &structHistory{tags: rel.All, trees: map[string][]string{}, loaded: map[string]int{},
+		e.structs = &structHistory{tags: rel.All, trees: map[string][]string{}, loaded: map[string]int{}, judgedTo: map[[2]string]int{},
 			files: map[string][]treeFile{}, decls: map[declKey]decl{}, hists: map[histKey]StructHistory{}, cache: e.cache()}
 	}
 	if err := e.structs.load(e.in.Repo, structs, min(n, len(rel.All))); err != nil {
@@ -327,8 +329,14 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int
 	var pairs []*pair
 	for _, d := range dirs {
 		for _, typ := range structs[d] {
-			pairs = append(pairs, &pair{dir: d, typ: typ})
+			if k := [2]string{d, typ}; sh.judgedTo[k] < n {
+				sh.judgedTo[k] = n // set before judging: a failure ends the run
+				pairs = append(pairs, &pair{dir: d, typ: typ})
+			}
 		}
+	}
+	if len(pairs) == 0 {
+		return nil
 	}
 	decided := func(tree, typ string) (decl, bool) {
 		k := declKey{tree, typ}
@@ -402,13 +410,15 @@ func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []
 	byBlob := map[declKey]decl{}
 	read := func(pick func(j job) []treeFile) error {
 		want := map[string][]string{} // blob -> types to judge
+		wanted := map[declKey]bool{}
 		var toRead []string
 		for _, j := range jobs {
 			for _, f := range pick(j) {
 				k := declKey{f.oid, j.typ}
-				if _, ok := byBlob[k]; ok || slices.Contains(want[f.oid], j.typ) {
+				if _, ok := byBlob[k]; ok || wanted[k] {
 					continue
 				}
+				wanted[k] = true
 				if want[f.oid] == nil {
 					toRead = append(toRead, f.oid)
 				}
@@ -429,14 +439,10 @@ func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []
 		sh.reads += len(toRead)
 		judged, err := par.Map(len(objs), func(i int) ([]decl, error) {
 			ts := want[toRead[i]]
-			out := make([]decl, len(ts))
 			if objs[i].Missing {
-				return out, nil
+				return make([]decl, len(ts)), nil
 			}
-			for k, typ := range ts {
-				out[k] = findStruct(objs[i].Data, typ)
-			}
-			return out, nil
+			return findStructs(objs[i].Data, ts), nil
 		})
 		if err != nil {
 			return err

@@ -91,6 +91,10 @@ func findStruct(src []byte, typ string) decl {
 	if !ok {
 		return decl{}
 	}
+	return structDecl(fset, st, shift)
+}
+
+func structDecl(fset *token.FileSet, st *ast.StructType, shift int) decl {
 	d := decl{Found: true, Fields: []relField{}}
 	for _, fld := range st.Fields.List {
 		for _, rf := range relFields(fset, fld) {
@@ -134,15 +138,46 @@ func parseStruct(src []byte, typ string) (_ *token.FileSet, _ *ast.StructType, s
 	if !ok {
 		return nil, nil, 0, false
 	}
+	return parseStructAt(src, typ, start, end)
+}
+
+// findStructs is findStruct for several types of one file: the file is
+// tokenized once for all of them.
+func findStructs(src []byte, typs []string) []decl {
+	out := make([]decl, len(typs))
+	if len(typs) < 3 {
+		for i, typ := range typs {
+			out[i] = findStruct(src, typ)
+		}
+		return out
+	}
+	ranges := structRanges(src)
+	for i, typ := range typs {
+		r, ok := ranges[typ]
+		if !ok {
+			continue
+		}
+		fset, st, shift, ok := parseStructAt(src, typ, r[0], r[1])
+		if !ok {
+			continue
+		}
+		out[i] = structDecl(fset, st, shift)
+	}
+	return out
+}
+
+// parseStructAt parses the declaration of struct typ at src[start:end]
+// (see structRange) alone.
+func parseStructAt(src []byte, typ string, start, end int) (_ *token.FileSet, _ *ast.StructType, shift int, ok bool) {
 	// Parse the declaration alone, inside a type group, with the text
-	// before it on its line blanked (so columns stay) and as many line
-	// breaks before it as lines stay.
+	// before it on its line blanked (so columns stay); lines are shifted
+	// back to the file's afterwards (padding the snippet with line breaks
+	// instead would cost time proportional to the file per struct).
 	lineStart := bytes.LastIndexByte(src[:start], '\n') + 1
 	line := bytes.Count(src[:start], []byte("\n")) + 1
 	var b bytes.Buffer
+	b.Grow(end - lineStart + 32)
 	b.WriteString("package p\ntype (\n")
-	pad := max(0, line-3)
-	b.WriteString(strings.Repeat("\n", pad))
 	for _, c := range src[lineStart:start] {
 		if c == '\t' {
 			b.WriteByte('\t')
@@ -152,7 +187,7 @@ func parseStruct(src []byte, typ string) (_ *token.FileSet, _ *ast.StructType, s
 	}
 	b.Write(src[start:end])
 	b.WriteString("\n)\n")
-	shift = line - (3 + pad) // file line = snippet line + shift
+	shift = line - 3 // file line = snippet line + shift
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", b.Bytes(), parser.SkipObjectResolution|parser.ParseComments)
 	if err != nil || len(f.Decls) != 1 {
@@ -174,6 +209,31 @@ func parseStruct(src []byte, typ string) (_ *token.FileSet, _ *ast.StructType, s
 // (alone after "type" or in a "type (...)" group) and returns the byte
 // range from the type name to the closing brace.
 func structRange(src []byte, typ string) (start, end int, ok bool) {
+	found := false
+	scanStructs(src, func(name string) bool { return name == typ }, func(name string, s, e int) bool {
+		start, end, found = s, e, true
+		return false
+	})
+	return start, end, found
+}
+
+// structRanges returns the byte range of every top-level struct
+// declaration of src by type name (the first, for a name declared twice).
+func structRanges(src []byte) map[string][2]int {
+	out := map[string][2]int{}
+	scanStructs(src, func(string) bool { return true }, func(name string, s, e int) bool {
+		if _, dup := out[name]; !dup {
+			out[name] = [2]int{s, e}
+		}
+		return true
+	})
+	return out
+}
+
+// scanStructs tokenizes src once and calls found with the range of every
+// top-level struct declaration whose name want accepts, until found
+// returns false.
+func scanStructs(src []byte, want func(string) bool, found func(name string, start, end int) bool) {
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(src))
 	var s scanner.Scanner
@@ -183,14 +243,14 @@ func structRange(src []byte, typ string) (start, end int, ok bool) {
 	for {
 		pos, tok, lit := s.Scan()
 		if tok == token.EOF {
-			return 0, 0, false
+			return
 		}
-		if specNext && tok == token.IDENT && lit == typ {
-			if end, ok := structBody(&s, file); ok {
-				return file.Offset(pos), end, true
+		if specNext && tok == token.IDENT && want(lit) {
+			if end, ok := structBody(&s, file); ok && !found(lit, file.Offset(pos), end) {
+				return
 			}
 			specNext, afterType = false, false
-			continue // not a struct: keep looking (its tokens were balanced)
+			continue // keep looking (the declaration's tokens were balanced)
 		}
 		specNext = false
 		wasType := afterType
