@@ -110,6 +110,21 @@ type Fix struct {
 	// Edits never overlap; each applies to the file content the
 	// finding's revision had.
 	Edits []Edit `json:"edits"`
+	// Suggestions are the same change as whole lines, formatted as
+	// `apicheck fix` writes them: what a reviewer's suggested change
+	// (GitHub's ```suggestion block) replaces lines StartLine..EndLine
+	// of Path with. An insertion replaces the line it goes before,
+	// repeated after the new lines.
+	Suggestions []Suggestion `json:"suggestions,omitempty"`
+}
+
+// Suggestion replaces lines StartLine..EndLine (1-based, inclusive) of
+// Path with Text (complete lines, without the final line break).
+type Suggestion struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Text      string `json:"text"`
 }
 
 // Edit replaces a range of one file with new text. The range is given

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -327,6 +328,25 @@ func groupFix(g *mdGroup) (prose []string, code string) {
 	return prose, strings.Join(blocks, "\n\n")
 }
 
+// mdSuggestionsMax bounds the suggested changes shown for one group.
+const mdSuggestionsMax = 5
+
+// groupSuggestions are the suggested changes of a group's fixes, each
+// once, in the findings' order.
+func groupSuggestions(g *mdGroup) []finding.Suggestion {
+	var out []finding.Suggestion
+	for _, f := range g.findings {
+		for _, fx := range f.Fixes {
+			for _, sg := range fx.Suggestions {
+				if !slices.Contains(out, sg) {
+					out = append(out, sg)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func appendNew(list []string, s string) []string {
 	for _, x := range list {
 		if x == s {
@@ -345,7 +365,8 @@ func (l *linker) groupDetails(g *mdGroup) string {
 	}
 	_, code := groupFix(g)
 	positions := l.extraPositions(g)
-	if code == "" && len(positions) == 0 {
+	suggestions := groupSuggestions(g)
+	if code == "" && len(positions) == 0 && len(suggestions) == 0 {
 		return ""
 	}
 	f0 := g.findings[0]
@@ -366,6 +387,18 @@ func (l *linker) groupDetails(g *mdGroup) string {
 	if code != "" {
 		b.WriteString("- Fix:\n\n")
 		b.WriteString(mdFence(shorten(code, mdCodeMax), "  "))
+	}
+	for i, sg := range suggestions {
+		if i == mdSuggestionsMax {
+			fmt.Fprintf(&b, "- … %d more suggested changes (see `apicheck fix --dry-run`)\n", len(suggestions)-i)
+			break
+		}
+		lines := fmt.Sprintf("line %d", sg.StartLine)
+		if sg.EndLine > sg.StartLine {
+			lines = fmt.Sprintf("lines %d–%d", sg.StartLine, sg.EndLine)
+		}
+		b.WriteString("- Suggested change, " + mdCode(sg.Path, inText) + " " + lines + " (what `apicheck fix` writes):\n\n")
+		b.WriteString(mdFenceLang(shorten(sg.Text, mdCodeMax), "suggestion", "  "))
 	}
 	if len(positions) > 0 {
 		b.WriteString("- Related positions:\n")

@@ -794,3 +794,24 @@ func inlineText(line int, s string, linkPrefixes []string) (string, []string) {
 	}
 	return t, probs
 }
+
+// A fix's suggested changes are GitHub ```suggestion blocks under the
+// table, naming the lines they replace; the text is the lines as
+// apicheck fix writes them, never escaped.
+func TestMarkdownSuggestions(t *testing.T) {
+	r := goldenReport()
+	f := &r.Findings[0]
+	f.Fixes = []finding.Fix{{Description: "make it a pointer", Suggestions: []finding.Suggestion{
+		{Path: f.Path, StartLine: 12, EndLine: 12, Text: "\t// +optional\n\tReplicas *int32 `json:\"replicas,omitempty\"`"},
+		{Path: f.Path, StartLine: 20, EndLine: 22, Text: "\t// Old is tombstoned to show why 7 is reserved protobuf tag.\n\t// Old *string `json:\"old\"`"},
+	}}}
+	md := markdownWith(t, r, Options{})
+	for _, want := range []string{
+		"- Suggested change, `" + f.Path + "` line 12 (what `apicheck fix` writes):\n\n  ```suggestion\n  \t// +optional\n  \tReplicas *int32 `json:\"replicas,omitempty\"`\n  ```\n",
+		"- Suggested change, `" + f.Path + "` lines 20–22 (what `apicheck fix` writes):\n\n  ```suggestion\n  \t// Old is tombstoned",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks\n%s\nin:\n%s", want, md)
+		}
+	}
+}

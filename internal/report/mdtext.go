@@ -178,11 +178,15 @@ func mdCode(s string, ctx mdContext) string {
 // indent (the content indentation of the list item it belongs to). The
 // fence is longer than any backtick run of the code, so no line of it
 // can close the block.
-func mdFence(code, indent string) string {
+func mdFence(code, indent string) string { return mdFenceLang(code, "go", indent) }
+
+// mdFenceLang is mdFence with another info string, e.g. "suggestion"
+// (GitHub's suggested change).
+func mdFenceLang(code, lang, indent string) string {
 	code = sanitize(newlines.Replace(code))
 	fence := strings.Repeat("`", max(3, backtickRun(code)+1))
 	var b strings.Builder
-	b.WriteString(indent + fence + "go\n")
+	b.WriteString(indent + fence + lang + "\n")
 	for _, l := range strings.Split(strings.TrimRight(code, "\n"), "\n") {
 		if strings.TrimSpace(l) == "" {
 			b.WriteString("\n")
