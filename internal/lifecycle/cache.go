@@ -19,11 +19,13 @@ import (
 	"github.com/apicheck/apicheck/internal/atomicfile"
 )
 
-// The struct cache keeps what a release's package directory (a tree, by
-// object id) says about a struct type (see protohist.go) so that a later
-// run need not read and parse its files again. It lives in
-// os.UserCacheDir()/apicheck/structs-v7 (or Options.CacheDir, or
-// $APICHECK_CACHE_DIR), never inside the repository and never in a
+// The struct cache keeps what a Go file of a release (a blob, by object
+// id) says about the struct types asked of it (see protohist.go): for
+// each, its fields, or that the file does not declare it. A later run
+// need not read and parse the file again, and a file shared by many
+// releases (most files do not change in a release) is one entry. It
+// lives in os.UserCacheDir()/apicheck/structs-v8 (or Options.CacheDir,
+// or $APICHECK_CACHE_DIR), never inside the repository and never in a
 // shared directory such as /tmp: without a user cache directory there is
 // no cache.
 //
@@ -31,26 +33,28 @@ import (
 // directories (not symlinks) owned by the current user and writable by
 // nobody else (checked on Unix; created 0700), else the cache is off for
 // the run, silently. An entry is written atomically
-// (internal/atomicfile.WriteCache) and carries a format line, the tree id
-// and type name, and a SHA-256 of those and the content; an entry that is
-// truncated, garbled, of another format, for another tree or type or over
-// the size limit is a miss: the files are read again and the entry
-// rewritten. So a bad entry costs time, never a wrong or missing finding.
+// (internal/atomicfile.WriteCache) and carries a format line, the blob
+// id, and a SHA-256 of those and the content; an entry that is
+// truncated, garbled, of another format, for another blob or over the
+// size limit is a miss: the file is read again and the entry rewritten.
+// So a bad entry costs time, never a wrong or missing finding.
 // Concurrent runs write distinct temporary files and rename them into
-// place; readers see whole entries or none.
+// place; readers see whole entries or none. A run adds the structs it
+// judged to what the entry held; of two runs writing one entry at once,
+// the last one's structs stay (the others are judged again later).
 //
 // Size: entries go into 256 shard directories by the first byte of the
-// tree id; a shard holds at most cacheShardBytes (evicting the oldest
+// blob id; a shard holds at most cacheShardBytes (evicting the oldest
 // entries after a run wrote to it), so the cache stays under
 // 256 × cacheShardBytes = 128 MiB. Entries larger than cacheEntryMax are
 // not cached.
 
 // cacheFormat is the first line of every entry; it changes whenever what
 // an entry holds changes.
-const cacheFormat = "apicheck struct cache 7"
+const cacheFormat = "apicheck struct cache 8"
 
 // cacheSubdir is the directory of this format under the cache root.
-const cacheSubdir = "structs-v7"
+const cacheSubdir = "structs-v8"
 
 const (
 	cacheEntryMax   = 256 << 10 // bytes of one entry
@@ -122,13 +126,13 @@ func privateDir(d string) error {
 	return ownerCheck(fi)
 }
 
-// entryName is the file of the entry of (oid, typ), or "" when it
-// cannot have one.
-func (c *blobCache) entryName(oid, typ string) string {
-	if c == nil || c.dir == "" || !validOID(oid) || !validTypeName(typ) {
+// entryName is the file of the entry of blob oid, or "" when it cannot
+// have one.
+func (c *blobCache) entryName(oid string) string {
+	if c == nil || c.dir == "" || !validOID(oid) {
 		return ""
 	}
-	return filepath.Join(c.dir, oid[:2], oid[2:]+"."+typ)
+	return filepath.Join(c.dir, oid[:2], oid[2:])
 }
 
 func validOID(oid string) bool {
@@ -154,7 +158,7 @@ func validTypeName(s string) bool {
 }
 
 // entryKey is the second line of an entry: what it is about.
-func entryKey(oid, typ string) string { return oid + " " + typ }
+func entryKey(oid string) string { return "blob " + oid }
 
 // entrySum is the checksum of an entry's key and content.
 func entrySum(key string, body []byte) string {
@@ -164,26 +168,37 @@ func entrySum(key string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// encodeEntry renders an entry: format, key, checksum, then the content
-// as lines of tab-separated values: "found" or "absent" and the file
-// name, then one line per field (Go name, json name, protobuf number,
-// deprecated 0/1, line, column, protobuf wire type and label). Names are
-// Go-quoted.
-func encodeEntry(oid, typ string, d decl) ([]byte, error) {
-	var body bytes.Buffer
-	state := "absent"
-	if d.Found {
-		state = "found"
-	}
-	fmt.Fprintf(&body, "%s\t%s\n", state, strconv.Quote(d.File))
-	for _, f := range d.Fields {
-		dep := 0
-		if f.Deprecated {
-			dep = 1
+// encodeEntry renders an entry: format, key, checksum, then the content:
+// per struct type (sorted by name) a line "struct" or "absent" and the
+// type name, then, for a struct, one line per field (Go name, json
+// name, protobuf number, deprecated 0/1, line, column, protobuf wire
+// type and label), each starting with a tab. Names are Go-quoted.
+func encodeEntry(oid string, structs map[string]decl) ([]byte, error) {
+	names := make([]string, 0, len(structs))
+	for n := range structs {
+		if !validTypeName(n) {
+			return nil, fmt.Errorf("type name %q", n)
 		}
-		fmt.Fprintf(&body, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", strconv.Quote(f.Name), strconv.Quote(f.JSON), f.Number, dep, f.Line, f.Col, strconv.Quote(f.Wire))
+		names = append(names, n)
 	}
-	key := entryKey(oid, typ)
+	sort.Strings(names)
+	var body bytes.Buffer
+	for _, n := range names {
+		d := structs[n]
+		if !d.Found {
+			fmt.Fprintf(&body, "absent\t%s\n", n)
+			continue
+		}
+		fmt.Fprintf(&body, "struct\t%s\n", n)
+		for _, f := range d.Fields {
+			dep := 0
+			if f.Deprecated {
+				dep = 1
+			}
+			fmt.Fprintf(&body, "\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", strconv.Quote(f.Name), strconv.Quote(f.JSON), f.Number, dep, f.Line, f.Col, strconv.Quote(f.Wire))
+		}
+	}
+	key := entryKey(oid)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n%s\n%s\n", cacheFormat, key, entrySum(key, body.Bytes()))
 	b.Write(body.Bytes())
@@ -191,100 +206,127 @@ func encodeEntry(oid, typ string, d decl) ([]byte, error) {
 }
 
 // decodeEntry checks and reads an entry; any flaw is an error.
-func decodeEntry(oid, typ string, data []byte) (decl, error) {
+func decodeEntry(oid string, data []byte) (map[string]decl, error) {
 	parts := bytes.SplitN(data, []byte("\n"), 4)
 	if len(parts) != 4 {
-		return decl{}, errors.New("truncated header")
+		return nil, errors.New("truncated header")
 	}
 	if string(parts[0]) != cacheFormat {
-		return decl{}, fmt.Errorf("format %q", parts[0])
+		return nil, fmt.Errorf("format %q", parts[0])
 	}
-	key := entryKey(oid, typ)
+	key := entryKey(oid)
 	if string(parts[1]) != key {
-		return decl{}, fmt.Errorf("entry of %q", parts[1])
+		return nil, fmt.Errorf("entry of %q", parts[1])
 	}
 	body := parts[3]
 	if string(parts[2]) != entrySum(key, body) {
-		return decl{}, errors.New("checksum mismatch")
+		return nil, errors.New("checksum mismatch")
+	}
+	out := map[string]decl{}
+	if len(body) == 0 {
+		return out, nil
 	}
 	lines := strings.Split(string(body), "\n")
-	if len(lines) < 2 || lines[len(lines)-1] != "" {
-		return decl{}, errors.New("unterminated content")
+	if lines[len(lines)-1] != "" {
+		return nil, errors.New("unterminated content")
 	}
 	lines = lines[:len(lines)-1]
-	head := strings.Split(lines[0], "\t")
-	if len(head) != 2 || (head[0] != "found" && head[0] != "absent") {
-		return decl{}, fmt.Errorf("bad state line %q", lines[0])
-	}
-	var d decl
-	var err error
-	d.Found = head[0] == "found"
-	if d.File, err = strconv.Unquote(head[1]); err != nil {
-		return decl{}, fmt.Errorf("bad file name %q", head[1])
-	}
-	if d.Found {
-		d.Fields = make([]relField, 0, len(lines)-1)
-	}
-	for _, l := range lines[1:] {
-		f := strings.Split(l, "\t")
-		if len(f) != 7 || !d.Found {
-			return decl{}, fmt.Errorf("bad field line %q", l)
-		}
-		var rf relField
-		var nums [4]int
-		if rf.Name, err = strconv.Unquote(f[0]); err != nil {
-			return decl{}, fmt.Errorf("bad field line %q", l)
-		}
-		if rf.JSON, err = strconv.Unquote(f[1]); err != nil {
-			return decl{}, fmt.Errorf("bad field line %q", l)
-		}
-		for i := range nums {
-			if nums[i], err = strconv.Atoi(f[2+i]); err != nil {
-				return decl{}, fmt.Errorf("bad field line %q", l)
+	cur := ""
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "\t") {
+			state, name, ok := strings.Cut(l, "\t")
+			if !ok || (state != "struct" && state != "absent") || !validTypeName(name) {
+				return nil, fmt.Errorf("bad struct line %q", l)
 			}
+			if _, dup := out[name]; dup {
+				return nil, fmt.Errorf("struct %s twice", name)
+			}
+			cur = ""
+			if state == "absent" {
+				out[name] = decl{}
+				continue
+			}
+			out[name] = decl{Found: true, Fields: []relField{}}
+			cur = name
+			continue
 		}
-		rf.Number, rf.Deprecated, rf.Line, rf.Col = nums[0], nums[1] == 1, nums[2], nums[3]
-		if rf.Wire, err = strconv.Unquote(f[6]); err != nil {
-			return decl{}, fmt.Errorf("bad field line %q", l)
+		if cur == "" {
+			return nil, fmt.Errorf("field line %q outside a struct", l)
 		}
+		rf, err := decodeField(l[1:])
+		if err != nil {
+			return nil, err
+		}
+		d := out[cur]
 		d.Fields = append(d.Fields, rf)
+		out[cur] = d
 	}
-	return d, nil
+	return out, nil
 }
 
-// get returns the cached judgement of (oid, typ); any problem is a miss.
-func (c *blobCache) get(oid, typ string) (decl, bool) {
-	p := c.entryName(oid, typ)
+// decodeField reads a field line (without its leading tab).
+func decodeField(l string) (relField, error) {
+	f := strings.Split(l, "\t")
+	bad := fmt.Errorf("bad field line %q", l)
+	if len(f) != 7 {
+		return relField{}, bad
+	}
+	var rf relField
+	var err error
+	var nums [4]int
+	if rf.Name, err = strconv.Unquote(f[0]); err != nil {
+		return relField{}, bad
+	}
+	if rf.JSON, err = strconv.Unquote(f[1]); err != nil {
+		return relField{}, bad
+	}
+	for i := range nums {
+		if nums[i], err = strconv.Atoi(f[2+i]); err != nil {
+			return relField{}, bad
+		}
+	}
+	rf.Number, rf.Deprecated, rf.Line, rf.Col = nums[0], nums[1] == 1, nums[2], nums[3]
+	if rf.Wire, err = strconv.Unquote(f[6]); err != nil {
+		return relField{}, bad
+	}
+	return rf, nil
+}
+
+// get returns what the cache holds about the structs of blob oid (nil
+// on any problem: a miss).
+func (c *blobCache) get(oid string) map[string]decl {
+	p := c.entryName(oid)
 	if p == "" {
-		return decl{}, false
+		return nil
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return decl{}, false
+		return nil
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > cacheEntryMax {
-		return decl{}, false
+		return nil
 	}
 	data, err := io.ReadAll(io.LimitReader(f, cacheEntryMax+1))
 	if err != nil {
-		return decl{}, false
+		return nil
 	}
-	d, err := decodeEntry(oid, typ, data)
+	m, err := decodeEntry(oid, data)
 	if err != nil {
-		return decl{}, false
+		return nil
 	}
-	return d, true
+	return m
 }
 
-// put stores an entry atomically; a failure only costs a later parse.
-func (c *blobCache) put(oid, typ string, d decl) {
-	p := c.entryName(oid, typ)
+// put stores the entry of blob oid atomically; a failure only costs a
+// later parse.
+func (c *blobCache) put(oid string, structs map[string]decl) {
+	p := c.entryName(oid)
 	if p == "" {
 		return
 	}
-	data, err := encodeEntry(oid, typ, d)
+	data, err := encodeEntry(oid, structs)
 	if err != nil || len(data) > cacheEntryMax {
 		return
 	}

@@ -17,9 +17,13 @@ const testOID = "0123456789abcdef0123456789abcdef01234567"
 const testType = "ShootSpec"
 
 var testStructs = decl{Found: true, Fields: []relField{
-	{Name: "Region", JSON: "region", Number: 1, Line: 5, Col: 2},
-	{Name: "Legacy", JSON: "legacy", Number: 3, Deprecated: true, Line: 9, Col: 2},
+	{Name: "Region", JSON: "region", Number: 1, Wire: "bytes,opt", Line: 5, Col: 2},
+	{Name: "Legacy", JSON: "legacy", Number: 3, Wire: "bytes,opt", Deprecated: true, Line: 9, Col: 2},
 }}
+
+// testEntry is what a blob says about two structs: one it declares, one
+// it does not.
+var testEntry = map[string]decl{testType: testStructs, "Absent": {}}
 
 func TestBlobCacheLocation(t *testing.T) {
 	repo := t.TempDir()
@@ -108,48 +112,59 @@ func TestBlobCacheBadEntries(t *testing.T) {
 	if c.dir == "" {
 		t.Fatal("cache disabled")
 	}
-	if _, ok := c.get(testOID, testType); ok {
+	if m := c.get(testOID); m != nil {
 		t.Fatal("hit in an empty cache")
 	}
-	c.put(testOID, testType, testStructs)
-	got, ok := c.get(testOID, testType)
-	if !ok || !reflect.DeepEqual(got, testStructs) {
-		t.Fatalf("got %v %v, want %v", got, ok, testStructs)
+	c.put(testOID, testEntry)
+	if got := c.get(testOID); !reflect.DeepEqual(got, testEntry) {
+		t.Fatalf("got %v, want %v", got, testEntry)
 	}
-	good, err := os.ReadFile(c.entryName(testOID, testType))
+	good, err := os.ReadFile(c.entryName(testOID))
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := "fedcba9876543210fedcba9876543210fedcba98"
-	entryOfOther, _ := encodeEntry(other, testType, testStructs)
-	entryOfOtherType, _ := encodeEntry(testOID, "SeedSpec", testStructs)
+	entryOfOther, _ := encodeEntry(other, testEntry)
 	for name, data := range map[string][]byte{
 		"empty":          {},
 		"truncated":      good[:len(good)/2],
 		"header only":    good[:bytes.IndexByte(good, '\n')+1],
 		"garbage":        []byte("\x00\xff garbage {"),
 		"wrong checksum": bytes.Replace(good, []byte(`"Legacy"`), []byte(`"Legac2"`), 1),
-		"wrong version":  bytes.Replace(good, []byte(cacheFormat), []byte("apicheck struct cache 5"), 1),
+		"wrong version":  bytes.Replace(good, []byte(cacheFormat), []byte("apicheck struct cache 7"), 1),
 		"other blob":     entryOfOther,
-		"other type":     entryOfOtherType,
 		"trailing data":  append(append([]byte(nil), good...), "x"...),
 		"too large":      append(append([]byte(nil), good...), bytes.Repeat([]byte(" "), cacheEntryMax)...),
 	} {
-		if err := os.WriteFile(c.entryName(testOID, testType), data, 0o600); err != nil {
+		if err := os.WriteFile(c.entryName(testOID), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if st, ok := c.get(testOID, testType); ok {
-			t.Errorf("%s: entry read as a hit: %v", name, st)
+		if m := c.get(testOID); m != nil {
+			t.Errorf("%s: entry read as a hit: %v", name, m)
 		}
-		c.put(testOID, testType, testStructs)
-		if got, ok := c.get(testOID, testType); !ok || !reflect.DeepEqual(got, testStructs) {
-			t.Errorf("%s: not rewritten: %v %v", name, got, ok)
+		c.put(testOID, testEntry)
+		if got := c.get(testOID); !reflect.DeepEqual(got, testEntry) {
+			t.Errorf("%s: not rewritten: %v", name, got)
 		}
 	}
 	// A checksum over other content is not enough: recomputing it is
 	// what a valid entry needs.
-	if _, err := decodeEntry(testOID, testType, good); err != nil {
+	if _, err := decodeEntry(testOID, good); err != nil {
 		t.Errorf("good entry rejected: %v", err)
+	}
+	// Well-formed lines in a wrong order or with wrong names are flaws too.
+	for name, body := range map[string]string{
+		"field outside a struct": "\t\"A\"\t\"a\"\t1\t0\t1\t1\t\"\"\n",
+		"field of an absent one": "absent\tX\n\t\"A\"\t\"a\"\t1\t0\t1\t1\t\"\"\n",
+		"struct twice":           "struct\tX\nstruct\tX\n",
+		"bad type name":          "struct\tX Y\n",
+		"short field line":       "struct\tX\n\t\"A\"\t1\n",
+	} {
+		key := entryKey(testOID)
+		data := cacheFormat + "\n" + key + "\n" + entrySum(key, []byte(body)) + "\n" + body
+		if m, err := decodeEntry(testOID, []byte(data)); err == nil {
+			t.Errorf("%s: decoded as %v", name, m)
+		}
 	}
 }
 
@@ -165,8 +180,8 @@ func TestBlobCacheConcurrent(t *testing.T) {
 			c := openBlobCache(dir, t.TempDir())
 			for range 50 {
 				if w%2 == 0 {
-					c.put(testOID, testType, testStructs)
-				} else if got, ok := c.get(testOID, testType); ok && !reflect.DeepEqual(got, testStructs) {
+					c.put(testOID, testEntry)
+				} else if got := c.get(testOID); got != nil && !reflect.DeepEqual(got, testEntry) {
 					t.Errorf("partial entry read: %v", got)
 				}
 			}
@@ -286,22 +301,25 @@ func TestFindStruct(t *testing.T) {
 
 // TestCacheEntryRoundTrip: every decl survives encoding, odd names too.
 func TestCacheEntryRoundTrip(t *testing.T) {
-	for _, d := range []decl{
+	for _, m := range []map[string]decl{
 		{},
-		{Found: true, File: "types.go", Fields: []relField{}},
-		testStructs,
-		{Found: true, File: "odd \t\"name\"\n.go", Fields: []relField{
+		{"Empty": {Found: true, Fields: []relField{}}},
+		testEntry,
+		{"Odd": {Found: true, Fields: []relField{
 			{Name: "A", JSON: "a\tb\n\"c\"", Number: 536870911, Wire: "bytes,rep", Deprecated: true, Line: 1 << 30, Col: 7},
 			{Name: "Ünï", JSON: "", Line: 2, Col: 1},
-		}},
+		}}, "Gone": {}},
 	} {
-		data, err := encodeEntry(testOID, testType, d)
+		data, err := encodeEntry(testOID, m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := decodeEntry(testOID, testType, data)
-		if err != nil || !reflect.DeepEqual(got, d) {
-			t.Errorf("round trip of %+v: %+v, %v", d, got, err)
+		got, err := decodeEntry(testOID, data)
+		if err != nil || !reflect.DeepEqual(got, m) {
+			t.Errorf("round trip of %+v: %+v, %v", m, got, err)
 		}
+	}
+	if _, err := encodeEntry(testOID, map[string]decl{"not a name": {}}); err == nil {
+		t.Error("a type name with a space was encoded")
 	}
 }

@@ -20,16 +20,17 @@ import (
 //     package directory and type name, so moving a type between files
 //     does not matter);
 //  2. each distinct tree is judged once per struct: most directories are
-//     the same from one release to the next. A judgement of an earlier
-//     run is read from the on-disk cache, keyed by tree id and type name
-//     (content-addressed, so an entry never goes stale; see cache.go);
-//  3. for the other trees, Go files (blobs) are read, each once, and
+//     the same from one release to the next;
+//  3. to judge a tree, its Go files (blobs) are read, each once, and
 //     searched in parallel for the struct's declaration, which alone is
 //     parsed (see structdecl.go): each field's Go name, json name,
 //     protobuf number, position and whether its doc comment has a
 //     "Deprecated:" paragraph. A package declares a type once, so the
 //     file that declared it in one release is read first in the others;
-//     the other files only where it is not there.
+//     the other files only where it is not there. What a file says
+//     about the structs asked of it is kept in the on-disk cache, keyed
+//     by blob id (content-addressed, so an entry never goes stale; see
+//     cache.go): a later run reads neither the file nor its declaration.
 //
 // A struct's history runs from the newest release back and stops at the
 // first release that does not have the struct in that directory, and at
@@ -340,14 +341,8 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int
 	}
 	decided := func(tree, typ string) (decl, bool) {
 		k := declKey{tree, typ}
-		if dc, ok := sh.decls[k]; ok {
-			return dc, true
-		}
-		if dc, ok := sh.cache.get(tree, typ); ok {
-			sh.decls[k] = dc
-			return dc, true
-		}
-		return decl{}, false
+		dc, ok := sh.decls[k]
+		return dc, ok
 	}
 	known := map[[2]string]string{} // (dir, type) -> a file that declared it
 	for window := 4; ; window *= 4 {
@@ -428,6 +423,29 @@ func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []
 		if len(toRead) == 0 {
 			return nil
 		}
+		// What the cache knows, per blob; the blobs with types it does
+		// not know are read.
+		cached := map[string]map[string]decl{}
+		reading := toRead[:0]
+		for _, b := range toRead {
+			m := sh.cache.get(b)
+			var missing []string
+			for _, typ := range want[b] {
+				if d, ok := m[typ]; ok {
+					byBlob[declKey{b, typ}] = d
+				} else {
+					missing = append(missing, typ)
+				}
+			}
+			if len(missing) > 0 {
+				cached[b], want[b] = m, missing
+				reading = append(reading, b)
+			}
+		}
+		toRead = reading
+		if len(toRead) == 0 {
+			return nil
+		}
 		o, err := reader()
 		if err != nil {
 			return err
@@ -438,11 +456,23 @@ func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []
 		}
 		sh.reads += len(toRead)
 		judged, err := par.Map(len(objs), func(i int) ([]decl, error) {
-			ts := want[toRead[i]]
+			b, ts := toRead[i], want[toRead[i]]
 			if objs[i].Missing {
 				return make([]decl, len(ts)), nil
 			}
-			return findStructs(objs[i].Data, ts), nil
+			ds := findStructs(objs[i].Data, ts)
+			// The entry: what it held, and what was judged now.
+			entry := make(map[string]decl, len(cached[b])+len(ts))
+			for typ, d := range cached[b] {
+				entry[typ] = d
+			}
+			for k, typ := range ts {
+				if validTypeName(typ) {
+					entry[typ] = ds[k]
+				}
+			}
+			sh.cache.put(b, entry)
+			return ds, nil
 		})
 		if err != nil {
 			return err
@@ -502,7 +532,6 @@ func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []
 	for _, j := range jobs {
 		d, _ := found(j)
 		sh.decls[declKey{j.tree, j.typ}] = d
-		sh.cache.put(j.tree, j.typ, d)
 	}
 	return nil
 }
