@@ -543,6 +543,8 @@ type Holder struct {
 	JSON  string // wire name ("" inline or skipped)
 	// Wire is the protobuf wire type and label, e.g. "bytes,rep".
 	Wire string
+	// Release is the position of Tag in ProtoNumbers.Tags (0 newest).
+	Release int
 }
 
 // Same reports whether the holder is the field named name with wire name
@@ -601,8 +603,10 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 		return nil, fmt.Errorf("%s", prob)
 	}
 	h := &ProtoNumbers{byStruct: map[string]map[string]map[int][]Holder{}, breaks: map[string]map[string]string{}}
-	for _, t := range rel.All {
+	index := map[string]int{}
+	for i, t := range rel.All {
 		h.Tags = append(h.Tags, t.Name)
+		index[t.Name] = i
 	}
 	dirs := make([]string, 0, len(structs))
 	for d := range structs {
@@ -635,7 +639,7 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 					if h.byStruct[d][typ] == nil {
 						h.byStruct[d][typ] = map[int][]Holder{}
 					}
-					h.byStruct[d][typ][f.Number] = append(h.byStruct[d][typ][f.Number], Holder{Tag: rs.Tag, Field: f.Name, JSON: f.JSON, Wire: f.Wire})
+					h.byStruct[d][typ][f.Number] = append(h.byStruct[d][typ][f.Number], Holder{Tag: rs.Tag, Field: f.Name, JSON: f.JSON, Wire: f.Wire, Release: index[rs.Tag]})
 				}
 			}
 		}

@@ -388,7 +388,7 @@ func numberReuse(h *lifecycle.ProtoNumbers, dir, typ string, f *model.Field) (ol
 	wire := f.Proto.Wire + "," + f.Proto.Label
 	last := -1 // index in h.Tags of the oldest release of the current name
 	for _, ho := range h.Holders(dir, typ, f.Proto.Number) {
-		i := slices.Index(h.Tags, ho.Tag)
+		i := ho.Release
 		switch {
 		case ho.Same(name, json):
 			last = i
