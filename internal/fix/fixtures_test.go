@@ -417,3 +417,34 @@ func (c *fixCase) run(t *testing.T) {
 		}
 	}
 }
+
+// TestFixtureCoverage: every rule with a fix has a fixture where fixing
+// makes it go away and one where its fix is refused with a reason.
+func TestFixtureCoverage(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, refused := map[string]bool{}, map[string]bool{}
+	for _, file := range files {
+		c := loadCase(t, file)
+		for _, r := range c.fixed {
+			fixed[r] = true
+		}
+		for _, m := range c.skippd {
+			for _, r := range fix.Rules() {
+				if strings.Contains(" "+m.text, " "+r+" ") {
+					refused[r] = true
+				}
+			}
+		}
+	}
+	for _, r := range fix.Rules() {
+		if !fixed[r] {
+			t.Errorf("no fixture lists %s under fixed:", r)
+		}
+		if !refused[r] {
+			t.Errorf("no fixture has a skipped: line for %s (a fix refused with its reason)", r)
+		}
+	}
+}
