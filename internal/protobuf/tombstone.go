@@ -88,6 +88,11 @@ func ParseTombstones(groups [][]Line) []*model.Tombstone {
 				// that reserves nothing.
 				continue
 			}
+			if planned(g, decls, i) {
+				// A field to add later ("TODO enable it when ..."), not a
+				// removed one: no client ever saw its number.
+				continue
+			}
 			ts := &model.Tombstone{
 				FieldName: d.name,
 				Type:      d.typ,
@@ -246,6 +251,24 @@ func otherReservations(g []Line, decls []*decl, covered map[int][]*model.Tombsto
 
 // explain finds the explanatory line of the tombstone at g[i], sets
 // ts.Explanation and returns the problems with it.
+// planned reports whether the commented-out declaration decls[i] is a
+// field still to be added, not a removed one: its comment (the lines
+// above it back to the previous declaration) has a line that starts with
+// TODO and none that explains a reservation. Kubernetes writes
+// "// TODO enabled it when <issue> has been fixed" over a declaration
+// that was never live (batch/v1 JobSpec.FailedPodsLimit).
+func planned(g []Line, decls []*decl, i int) bool {
+	todo := false
+	for j := i - 1; j >= 0 && decls[j] == nil; j-- {
+		text := strings.TrimSpace(g[j].Text)
+		if mentionsTombstone(text) {
+			return false
+		}
+		todo = todo || strings.HasPrefix(text, "TODO")
+	}
+	return todo
+}
+
 func explain(g []Line, decls []*decl, i int, ts *model.Tombstone) []string {
 	want := wantExplanation(ts)
 	var passed []string // declarations between the tombstone and the line

@@ -80,6 +80,26 @@ type tombstoneCase struct {
 
 var tombstoneCases = []tombstoneCase{
 	{
+		// k8s.io/api batch/v1 JobSpec: a field planned, never live.
+		name: "kubernetes TODO declaration reserves nothing",
+		groups: groupsOf(
+			"TODO enabled it when https://github.com/kubernetes/kubernetes/issues/28486 has been fixed",
+			"Optional number of failed pods to retain.",
+			"+optional",
+			"FailedPodsLimit *int32 `json:\"failedPodsLimit,omitempty\" protobuf:\"varint,9,opt,name=failedPodsLimit\"`",
+		),
+	},
+	{
+		name: "a TODO over a tombstone that explains itself",
+		groups: groupsOf(
+			"TODO: drop this comment in v2.",
+			"Old is tombstoned to show why 4 is reserved protobuf tag.",
+			"Old *int32 `json:\"old,omitempty\" protobuf:\"varint,4,opt,name=old\"`",
+		),
+		want: []wantTS{{name: "Old", typ: "*int32", json: "old", number: 4, line: 12,
+			explanation: "Old is tombstoned to show why 4 is reserved protobuf tag."}},
+	},
+	{
 		name: "gardener canonical",
 		groups: groupsOf(
 			"SeedTemplate is tombstoned to show why 2 is reserved protobuf tag.",
