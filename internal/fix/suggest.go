@@ -57,14 +57,7 @@ func suggestions(fx finding.Fix, content map[string][]byte) []finding.Suggestion
 // the end of the file) along. ok is false when a and b are equal.
 func lineChange(path string, a, b []byte) (finding.Suggestion, bool) {
 	al, bl := splitLines(a), splitLines(b)
-	p := 0
-	for p < len(al) && p < len(bl) && al[p] == bl[p] {
-		p++
-	}
-	s := 0
-	for s < len(al)-p && s < len(bl)-p && al[len(al)-1-s] == bl[len(bl)-1-s] {
-		s++
-	}
+	p, s := commonEnds(al, bl)
 	if p == len(al) && p == len(bl) {
 		return finding.Suggestion{}, false
 	}

@@ -28,17 +28,22 @@ func splitLines(s []byte) []string {
 	return lines
 }
 
-// lineDiff is a shortest edit script from a to b (Myers' O(ND)
-// algorithm, on what remains after the common prefix and suffix).
-func lineDiff(a, b []string) []lineOp {
-	pre := 0
+// commonEnds returns how many lines a and b share at their start, and
+// how many of the rest at their end.
+func commonEnds(a, b []string) (pre, suf int) {
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
 	}
-	suf := 0
 	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
 		suf++
 	}
+	return pre, suf
+}
+
+// lineDiff is a shortest edit script from a to b (Myers' O(ND)
+// algorithm, on what remains after the common prefix and suffix).
+func lineDiff(a, b []string) []lineOp {
+	pre, suf := commonEnds(a, b)
 	var ops []lineOp
 	for i := 0; i < pre; i++ {
 		ops = append(ops, lineOp{'=', i, i})
