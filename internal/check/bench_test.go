@@ -34,6 +34,7 @@ import (
 	"github.com/apicheck/apicheck/internal/benchgen"
 	"github.com/apicheck/apicheck/internal/benchgen/floor"
 	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
@@ -54,6 +55,7 @@ func TestMain(m *testing.M) {
 type benchEnv struct {
 	dir        string
 	base, head string
+	cache      string // the history cache directory
 	// files are the paths the scan of each revision reads (go.mod files
 	// and the Go files of the API packages), taken from a first run.
 	files  floor.Files
@@ -115,9 +117,25 @@ func benchSetup(b *testing.B) *benchEnv {
 	return &bench
 }
 
+// request is the check the benchmarks run.
+func (e *benchEnv) request() check.Request {
+	return check.Request{Dir: e.dir, Base: e.base, Head: e.head, Lifecycle: lifecycle.Options{CacheDir: e.cache}}
+}
+
 func (e *benchEnv) init() error {
 	e.base, e.head = benchgen.BaseRef, benchgen.HeadRef
 	var planted []benchgen.Change
+	tmp, err := os.MkdirTemp("", "apicheck-bench-")
+	if err != nil {
+		return err
+	}
+	benchTmp = tmp
+	// The history cache lives with the repository, never in the
+	// (hermetic) home; the first run fills it, the benchmarks run warm.
+	e.cache = filepath.Join(tmp, "cache")
+	if err := os.Mkdir(e.cache, 0o700); err != nil {
+		return err
+	}
 	if dir := os.Getenv("APICHECK_BENCH_REPO"); dir != "" {
 		e.dir = dir
 		if v := os.Getenv("APICHECK_BENCH_BASE"); v != "" {
@@ -127,11 +145,6 @@ func (e *benchEnv) init() error {
 			e.head = v
 		}
 	} else {
-		tmp, err := os.MkdirTemp("", "apicheck-bench-")
-		if err != nil {
-			return err
-		}
-		benchTmp = tmp
 		start := time.Now()
 		repo, err := benchgen.BuildRepo(filepath.Join(tmp, "repo"), benchgen.Options{}, 1)
 		if err != nil {
@@ -144,7 +157,7 @@ func (e *benchEnv) init() error {
 
 	// One run tells which files the scan reads and whether the pipeline
 	// finds what was planted.
-	res, err := check.Run(check.Request{Dir: e.dir, Base: e.base, Head: e.head})
+	res, err := check.Run(e.request())
 	if err != nil {
 		return fmt.Errorf("first check.Run: %w", err)
 	}
@@ -221,7 +234,7 @@ func BenchmarkCheck(b *testing.B) {
 	b.SetBytes(e.bytes)
 	op := measure(b, func() {
 		for b.Loop() {
-			res, err := check.Run(check.Request{Dir: e.dir, Base: e.base, Head: e.head})
+			res, err := check.Run(e.request())
 			if err != nil {
 				b.Fatal(err)
 			}

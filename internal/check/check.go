@@ -187,7 +187,7 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	report.Finalize() // finalize
 	res.Report = report
 	res.Fixes = fix.New(fix.Input{ // fixes
-		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release.Input(),
+		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release,
 	})
 	return res, nil
 }

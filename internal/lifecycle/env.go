@@ -67,9 +67,10 @@ type History struct {
 	tag     func() (*releaseRev, error)
 	tagSnap git.Snapshot // for Close
 
-	histDone bool
-	hist     *ProtoNumbers
-	histErr  error
+	// hists are ProtoHistory's answers, per set of structs (the rules
+	// and the fixes may ask for different ones; the struct history below
+	// is read once for all of them).
+	hists map[string]protoResult
 
 	asked atomic.Bool // a rule asked for the release
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 	"github.com/apicheck/apicheck/internal/testutil/rulefixture"
@@ -232,4 +233,48 @@ func hasMessage(res *check.Result, rule, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestProtoHistorySets: one History answers ProtoHistory for every set
+// of structs it is asked about (the rules ask for some, the fixes for
+// others), each as a History of its own would.
+func TestProtoHistorySets(t *testing.T) {
+	t.Parallel()
+	_, fx := fixture(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
+	repo, err := git.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := repo.Snapshot(fx.Commits["base"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Close()
+	const dir = "pkg/apis/core/v1beta1"
+	numbers := func(h *lifecycle.History, structs map[string][]string) string {
+		t.Helper()
+		pn, err := h.ProtoHistory(structs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(pn.Numbers(dir, "ShootSpec"), pn.Numbers(dir, "Shoot"))
+	}
+	fresh := func(structs map[string][]string) string {
+		h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Options: lifecycle.Options{CacheDir: "-"}})
+		defer h.Close()
+		return numbers(h, structs)
+	}
+	shared := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Options: lifecycle.Options{CacheDir: "-"}})
+	defer shared.Close()
+	spec := map[string][]string{dir: {"ShootSpec"}}
+	both := map[string][]string{dir: {"Shoot", "ShootSpec"}}
+	if got, want := numbers(shared, spec), "[1 2 3] []"; got != want {
+		t.Errorf("ShootSpec alone: %s, want %s", got, want)
+	}
+	if got, want := numbers(shared, both), fresh(both); got != want || got != "[1 2 3] [2]" {
+		t.Errorf("Shoot and ShootSpec after ShootSpec: %s, a History of its own says %s, want [1 2 3] [2]", got, want)
+	}
+	if got, want := numbers(shared, spec), "[1 2 3] []"; got != want {
+		t.Errorf("ShootSpec again: %s, want %s", got, want)
+	}
 }
