@@ -319,12 +319,28 @@ func openSnapshots(res *Result, req Request) error {
 		res.DefaultBase = b
 		res.BaseLabel = "merge-base of HEAD and " + b.Upstream
 	}
-	if res.Base, err = snapshot(repo, baseRef); err != nil {
-		return refError(repo, err)
+	// Both revisions at once: listing a large tree is most of the cost.
+	refs := []string{baseRef, headRef(req)}
+	var snaps [2]git.Snapshot
+	var errs [2]error
+	err = par.Do(2, func(i int) error {
+		snaps[i], errs[i] = snapshot(repo, refs[i])
+		return nil
+	})
+	for _, e := range errs { // base's error first, as when they were opened in turn
+		if err == nil && e != nil {
+			err = refError(repo, e)
+		}
 	}
-	if res.Head, err = snapshot(repo, headRef(req)); err != nil {
-		return refError(repo, err)
+	if err != nil { // a failure, or a panic
+		for _, s := range snaps {
+			if s != nil {
+				s.Close()
+			}
+		}
+		return err
 	}
+	res.Base, res.Head = snaps[0], snaps[1]
 	return nil
 }
 
