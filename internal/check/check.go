@@ -394,8 +394,10 @@ func refError(repo *git.Repo, err error) error {
 // scanBoth scans base and head in parallel (step "scan").
 func scanBoth(res *Result) error {
 	snaps := []git.Snapshot{res.Base, res.Head}
+	opts := res.Options.Scan
+	opts.Parses = scan.NewParses() // a file head did not change is parsed once
 	models, err := par.Map(2, func(i int) (*model.Model, error) {
-		m, err := scan.Scan(snaps[i], res.Options.Scan)
+		m, err := scan.Scan(snaps[i], opts)
 		if err != nil {
 			return nil, fmt.Errorf("scanning %s %s: %w", [2]string{"base", "head"}[i], describe(snaps[i]), err)
 		}
