@@ -130,6 +130,20 @@ func (e *History) Snapshot(rev Rev) (snap git.Snapshot, label string, err error)
 	return nil, "", fmt.Errorf("unknown revision %q", rev)
 }
 
+// IsBase reports whether rev is base's commit: base itself, or the
+// release before base when base is that release's commit. It never opens
+// anything.
+func (e *History) IsBase(rev Rev) bool {
+	switch rev {
+	case RevBase:
+		return true
+	case RevRelease:
+		rel, prob := e.Release()
+		return prob == "" && e.in.Base != nil && rel.Newest.Commit != "" && rel.Newest.Commit == e.in.Base.Commit()
+	}
+	return false
+}
+
 // Release is the release history as seen from the compared revisions.
 type Release struct {
 	// Newest is the release before base (see git.ReleaseTags.Before):
@@ -234,7 +248,8 @@ func (e *History) noTags(rs *git.ReleaseTags) string {
 }
 
 // ReleaseSnapshot opens the newest release tag's snapshot and scans its
-// model, once.
+// model, once. When base is the release's commit (a comparison from a
+// release tag), they are base's snapshot and model: nothing is read again.
 func (e *History) ReleaseSnapshot() (git.Snapshot, *model.Model, error) {
 	r, err := e.tag()
 	if err != nil {
@@ -247,6 +262,9 @@ func (e *History) openRelease() (*releaseRev, error) {
 	rel, prob := e.Release()
 	if prob != "" {
 		return nil, errors.New(prob)
+	}
+	if e.IsBase(RevRelease) && e.in.BaseModel != nil {
+		return &releaseRev{snap: e.in.Base, model: e.in.BaseModel}, nil
 	}
 	snap, err := e.in.Repo.Snapshot(rel.Newest.Commit)
 	if err != nil {

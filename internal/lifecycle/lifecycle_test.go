@@ -278,3 +278,41 @@ func TestProtoHistorySets(t *testing.T) {
 		t.Errorf("ShootSpec again: %s, want %s", got, want)
 	}
 }
+
+// TestReleaseIsBase: when base is the release's commit, the release's
+// snapshot and model are base's (nothing is listed or scanned again);
+// otherwise the release is read on its own.
+func TestReleaseIsBase(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		fixture string
+		isBase  bool
+	}{
+		{"FIELD_REMOVAL_NOT_RELEASED_quiet", true}, // base is v1.2.0
+		{"FIELD_REMOVAL_NOT_RELEASED_fires", false},
+	} {
+		_, fx := fixture(t, c.fixture)
+		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
+			Lifecycle: lifecycle.Options{CacheDir: "-"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Close()
+		h := lifecycle.NewHistory(lifecycle.Input{Repo: res.Repo, Base: res.Base, Head: res.Head,
+			BaseModel: res.BaseModel, HeadModel: res.HeadModel, Scan: res.Options.Scan, Options: lifecycle.Options{CacheDir: "-"}})
+		defer h.Close()
+		if got := h.IsBase(lifecycle.RevRelease); got != c.isBase {
+			t.Errorf("%s: IsBase(release) = %v, want %v", c.fixture, got, c.isBase)
+		}
+		snap, m, err := h.ReleaseSnapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same := snap == res.Base && m == res.BaseModel; same != c.isBase {
+			t.Errorf("%s: release snapshot and model are base's: %v, want %v", c.fixture, same, c.isBase)
+		}
+		if len(m.Groups) == 0 {
+			t.Errorf("%s: the release model has no groups", c.fixture)
+		}
+	}
+}
