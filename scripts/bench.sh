@@ -3,6 +3,10 @@
 # floor of merely reading the same files from git objects and parsing them.
 #
 #   scripts/bench.sh            # or: RUNS=9 COUNT=5 scripts/bench.sh
+#   scripts/bench.sh --repo DIR --base A --head B [--runs N] [--cache warm|cold|off]
+#
+# The second form times an existing repository (a clone, or the git
+# directory of a bare one): see "Real repositories" below.
 #
 # Needs only Go and git. Steps:
 #   1. build apicheck and scripts/benchtime (a timing helper);
@@ -28,7 +32,44 @@
 # Environment: RUNS (7), COUNT (3), BENCHTIME (5x), API_GROUPS (40), SEED (1),
 # KEEP=1 keeps the temporary directory. Exit status 0 = PASS, 1 = FAIL,
 # 2 = the benchmark itself failed.
+#
+# Real repositories (--repo): builds apicheck and the floor program
+# (internal/benchgen/cmd/floor), lets the floor list the files apicheck's
+# scan reads at both revisions (one check run, untimed), then runs
+# `apicheck check --repo DIR --base A --head B --format json --fail-on none`
+# and the floor (read those files from git objects and parse them, nothing
+# else) interleaved, --runs rounds (default 5) after one warm-up round, and
+# prints the median wall time of each, their ratio, CPU time and peak RSS.
+# --cache warm (default) keeps apicheck's cache between runs (the warm-up
+# round fills it), cold gives every run an empty one (a shell wrapper
+# makes and removes the directory: a few milliseconds), off disables it.
+# The cache lives in the temporary directory, never in the user's.
 set -euo pipefail
+
+die() { echo "bench.sh: $*" >&2; exit 2; }
+
+REPO=""
+REV_BASE=""
+REV_HEAD=""
+CACHE=warm
+REPO_RUNS=5
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--repo) REPO=${2:?--repo needs a directory}; shift 2 ;;
+	--base) REV_BASE=${2:?--base needs a revision}; shift 2 ;;
+	--head) REV_HEAD=${2:?--head needs a revision}; shift 2 ;;
+	--runs) REPO_RUNS=${2:?--runs needs a number}; shift 2 ;;
+	--cache) CACHE=${2:?--cache needs warm, cold or off}; shift 2 ;;
+	*) die "unknown argument $1 (usage: bench.sh [--repo DIR --base A --head B [--runs N] [--cache warm|cold|off]])" ;;
+	esac
+done
+if [ -n "$REPO" ] || [ -n "$REV_BASE" ] || [ -n "$REV_HEAD" ]; then
+	[ -n "$REPO" ] && [ -n "$REV_BASE" ] && [ -n "$REV_HEAD" ] || die "--repo, --base and --head go together"
+	[ -d "$REPO" ] || die "--repo $REPO is not a directory"
+	REPO=$(cd "$REPO" && pwd)
+	case "$REPO_RUNS" in '' | *[!0-9]* | 0) die "--runs must be a positive number" ;; esac
+	case "$CACHE" in warm | cold | off) ;; *) die "--cache must be warm, cold or off" ;; esac
+fi
 
 RUNS=${RUNS:-7}
 COUNT=${COUNT:-3}
@@ -38,7 +79,6 @@ SEED=${SEED:-1}
 MAX_RATIO=3
 MAX_RSS_MB=300
 
-die() { echo "bench.sh: $*" >&2; exit 2; }
 for tool in go git; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool is not installed"
 done
@@ -54,6 +94,44 @@ fi
 echo "== build" >&2
 go build -o "$tmp/apicheck" ./cmd/apicheck
 go build -o "$tmp/benchtime" ./scripts/benchtime
+
+if [ -n "$REPO" ]; then
+	go build -o "$tmp/floor" ./internal/benchgen/cmd/floor
+	mkdir -m 0700 "$tmp/cache"
+	# apicheck reads the module cache but never runs the go command or
+	# downloads; these keep anything that would from reaching the network.
+	export GOFLAGS=-mod=mod GOPROXY=off APICHECK_CACHE_DIR="$tmp/cache"
+	echo "== list the files the scan reads ($REV_BASE -> $REV_HEAD)" >&2
+	"$tmp/floor" -repo "$REPO" -base "$REV_BASE" -head "$REV_HEAD" -list "$tmp/files.json" ||
+		die "the floor could not list the files (does apicheck check run on this pair?)"
+	cli=("$tmp/apicheck" check --repo "$REPO" --base "$REV_BASE" --head "$REV_HEAD" --format json --fail-on none)
+	case "$CACHE" in
+	cold)
+		cli=(sh -c 'd=$(mktemp -d "$0/cold.XXXXXX") && APICHECK_CACHE_DIR=$d "$@"; rc=$?; rm -rf "$d"; exit $rc' "$tmp" "${cli[@]}") ;;
+	off) cli=(env APICHECK_CACHE_DIR=- "${cli[@]}") ;;
+	esac
+	floor=("$tmp/floor" -repo "$REPO" -base "$REV_BASE" -head "$REV_HEAD" -files "$tmp/files.json")
+	echo "== time apicheck and the floor, interleaved ($REPO_RUNS rounds after 1 warm-up, cache $CACHE)" >&2
+	"$tmp/benchtime" -n "$REPO_RUNS" -warmup 1 -ok 0 -stdout "$tmp/report.json" -- "${cli[@]}" ::: "${floor[@]}" >"$tmp/times.txt" ||
+		die "a timed run failed"
+	"${floor[@]}" >"$tmp/floor.txt" || die "the floor failed"
+	tv() { sed -n "s/^$1=//p" "$tmp/times.txt"; }
+	fv() { sed -n "s/^$1=//p" "$tmp/floor.txt"; }
+	awk -v repo="$REPO" -v base="$REV_BASE" -v head="$REV_HEAD" -v runs="$REPO_RUNS" -v cache="$CACHE" \
+		-v files="$(fv files)" -v parsed="$(fv parsed)" -v bytes="$(fv bytes)" \
+		-v findings="$(grep -c '"rule":' "$tmp/report.json" || true)" \
+		-v cli="$(tv c1_median_ms)" -v cli_best="$(tv c1_best_ms)" -v cli_cpu="$(tv c1_median_cpu_ms)" -v cli_rss="$(tv c1_max_rss_kb)" \
+		-v fl="$(tv c2_median_ms)" -v fl_best="$(tv c2_best_ms)" -v fl_cpu="$(tv c2_median_cpu_ms)" -v fl_rss="$(tv c2_max_rss_kb)" '
+	BEGIN {
+		printf "\napicheck on %s: %s -> %s (median of %d interleaved runs, cache %s)\n\n", repo, base, head, runs, cache
+		printf "  %-16s %s\n", "files", sprintf("%d over both revisions (%d Go files parsed), %.2f MB", files, parsed, bytes / 1e6)
+		printf "  %-16s %s\n", "findings", findings
+		printf "  %-16s %s\n", "apicheck check", sprintf("%.3f s  (best %.3f s); CPU %.3f s; peak RSS %.0f MB", cli / 1000, cli_best / 1000, cli_cpu / 1000, cli_rss / 1024)
+		printf "  %-16s %s\n", "floor", sprintf("%.3f s  (best %.3f s); CPU %.3f s; peak RSS %.0f MB", fl / 1000, fl_best / 1000, fl_cpu / 1000, fl_rss / 1024)
+		printf "  %-16s %s\n", "ratio", sprintf("%.2fx wall, %.2fx CPU (medians)", cli / fl, cli_cpu / fl_cpu)
+	}'
+	exit 0
+fi
 
 echo "== generate repository ($API_GROUPS groups)" >&2
 go run ./internal/benchgen/cmd/benchgen -groups "$API_GROUPS" -seed "$SEED" "$tmp/repo" >"$tmp/gen.txt" ||

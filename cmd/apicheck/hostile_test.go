@@ -127,9 +127,12 @@ func TestHostileRepository(t *testing.T) {
 		"curl", "wget", "less", "more", "vi", "gpg", "make", "protoc", "git-upload-pack", "git-remote-ext"} {
 		record(filepath.Join(shims, name))
 	}
+	// One log file per git process (by pid): apicheck runs some gits at
+	// once, whose records would interleave in a shared file.
 	gitLog := filepath.Join(tmp, "git.log")
+	must(os.Mkdir(gitLog, 0o755))
 	must(os.WriteFile(filepath.Join(shims, "git"), []byte(`#!/bin/sh
-{ printf 'ARGV'; for a in "$@"; do printf ' [%s]' "$a"; done; printf '\n'; export -p; printf 'END\n'; } >> '`+gitLog+`'
+{ printf 'ARGV'; for a in "$@"; do printf ' [%s]' "$a"; done; printf '\n'; export -p; printf 'END\n'; } >> '`+gitLog+`'/$$
 exec '`+realGit+`' "$@"
 `), 0o755))
 	fx.AppendConfig(fmt.Sprintf(`[core]
@@ -265,9 +268,17 @@ exec '`+realGit+`' "$@"
 // HOME, PAGER or EDITOR.
 func checkGitLog(t *testing.T, path string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
+	logs, err := filepath.Glob(filepath.Join(path, "*"))
+	if err != nil || len(logs) == 0 {
 		t.Fatalf("git never ran: %v", err)
+	}
+	var data []byte
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, b...)
 	}
 	wantEnv := map[string]string{
 		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull, "GIT_TERMINAL_PROMPT": "0", "GIT_NO_LAZY_FETCH": "1",

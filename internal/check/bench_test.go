@@ -23,21 +23,18 @@ package check_test
 
 import (
 	"fmt"
-	"go/parser"
-	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/apicheck/apicheck/internal/benchgen"
+	"github.com/apicheck/apicheck/internal/benchgen/floor"
 	"github.com/apicheck/apicheck/internal/check"
-	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )
 
@@ -58,9 +55,10 @@ func TestMain(m *testing.M) {
 type benchEnv struct {
 	dir        string
 	base, head string
+	cache      string // the history cache directory
 	// files are the paths the scan of each revision reads (go.mod files
 	// and the Go files of the API packages), taken from a first run.
-	files  [2][]string
+	files  floor.Files
 	nFiles int
 	bytes  int64
 	// verifyErr is set when the pipeline did not report exactly the
@@ -119,9 +117,25 @@ func benchSetup(b *testing.B) *benchEnv {
 	return &bench
 }
 
+// request is the check the benchmarks run.
+func (e *benchEnv) request() check.Request {
+	return check.Request{Dir: e.dir, Base: e.base, Head: e.head, Lifecycle: lifecycle.Options{CacheDir: e.cache}}
+}
+
 func (e *benchEnv) init() error {
 	e.base, e.head = benchgen.BaseRef, benchgen.HeadRef
 	var planted []benchgen.Change
+	tmp, err := os.MkdirTemp("", "apicheck-bench-")
+	if err != nil {
+		return err
+	}
+	benchTmp = tmp
+	// The history cache lives with the repository, never in the
+	// (hermetic) home; the first run fills it, the benchmarks run warm.
+	e.cache = filepath.Join(tmp, "cache")
+	if err := os.Mkdir(e.cache, 0o700); err != nil {
+		return err
+	}
 	if dir := os.Getenv("APICHECK_BENCH_REPO"); dir != "" {
 		e.dir = dir
 		if v := os.Getenv("APICHECK_BENCH_BASE"); v != "" {
@@ -131,11 +145,6 @@ func (e *benchEnv) init() error {
 			e.head = v
 		}
 	} else {
-		tmp, err := os.MkdirTemp("", "apicheck-bench-")
-		if err != nil {
-			return err
-		}
-		benchTmp = tmp
 		start := time.Now()
 		repo, err := benchgen.BuildRepo(filepath.Join(tmp, "repo"), benchgen.Options{}, 1)
 		if err != nil {
@@ -148,38 +157,18 @@ func (e *benchEnv) init() error {
 
 	// One run tells which files the scan reads and whether the pipeline
 	// finds what was planted.
-	res, err := check.Run(check.Request{Dir: e.dir, Base: e.base, Head: e.head})
+	res, err := check.Run(e.request())
 	if err != nil {
 		return fmt.Errorf("first check.Run: %w", err)
 	}
 	defer res.Close()
-	for i, s := range []git.Snapshot{res.Base, res.Head} {
-		m := res.BaseModel
-		if i == 1 {
-			m = res.HeadModel
-		}
-		var paths []string
-		for _, f := range s.Files() {
-			if filepath.Base(f) == "go.mod" {
-				paths = append(paths, f)
-			}
-		}
-		for _, g := range m.Groups {
-			for _, p := range g.Packages() {
-				paths = append(paths, p.Files...)
-			}
-		}
-		sort.Strings(paths)
-		e.files[i] = paths
-		contents, err := s.ReadFiles(paths)
-		if err != nil {
-			return err
-		}
-		for _, c := range contents {
-			e.bytes += int64(len(c))
-		}
-		e.nFiles += len(paths)
+	e.files = floor.FilesOf(res)
+	e.nFiles = e.files.Count()
+	st, err := floor.Read(e.dir, e.base, e.head, e.files)
+	if err != nil {
+		return err
 	}
+	e.bytes = st.Bytes
 	if planted != nil {
 		e.verifyErr = verifyFindings(res, planted)
 	}
@@ -210,70 +199,13 @@ func verifyFindings(res *check.Result, planted []benchgen.Change) error {
 	return nil
 }
 
-// readAndParse is the floor the pipeline is measured against: open both
-// snapshots, read exactly the files the scan reads through one batch per
-// revision, and parse the Go files with comments, both revisions at once
-// and on all cores, as the scan does.
+// readAndParse is the floor the pipeline is measured against (package
+// floor): read exactly the files the scan reads, one batch per revision,
+// and parse the Go files with comments, both revisions at once and on all
+// cores, as the scan does.
 func readAndParse(e *benchEnv) error {
-	repo, err := git.Open(e.dir)
-	if err != nil {
-		return err
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for i, ref := range []string{e.base, e.head} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = readAndParseRev(repo, ref, e.files[i])
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func readAndParseRev(repo *git.Repo, ref string, paths []string) error {
-	snap, err := repo.Snapshot(ref)
-	if err != nil {
-		return err
-	}
-	defer snap.Close()
-	contents, err := snap.ReadFiles(paths)
-	if err != nil {
-		return err
-	}
-	var goFiles []string
-	for _, p := range paths {
-		if filepath.Ext(p) == ".go" {
-			goFiles = append(goFiles, p)
-		}
-	}
-	work := make(chan string)
-	errs := make(chan error, len(goFiles))
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				if _, err := parser.ParseFile(token.NewFileSet(), p, contents[p], parser.ParseComments|parser.SkipObjectResolution); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	for _, p := range goFiles {
-		work <- p
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	return <-errs
+	_, err := floor.Read(e.dir, e.base, e.head, e.files)
+	return err
 }
 
 func BenchmarkReadAndParse(b *testing.B) {
@@ -302,7 +234,7 @@ func BenchmarkCheck(b *testing.B) {
 	b.SetBytes(e.bytes)
 	op := measure(b, func() {
 		for b.Loop() {
-			res, err := check.Run(check.Request{Dir: e.dir, Base: e.base, Head: e.head})
+			res, err := check.Run(e.request())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -187,7 +187,7 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	report.Finalize() // finalize
 	res.Report = report
 	res.Fixes = fix.New(fix.Input{ // fixes
-		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release.Input(),
+		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release,
 	})
 	return res, nil
 }
@@ -319,12 +319,28 @@ func openSnapshots(res *Result, req Request) error {
 		res.DefaultBase = b
 		res.BaseLabel = "merge-base of HEAD and " + b.Upstream
 	}
-	if res.Base, err = snapshot(repo, baseRef); err != nil {
-		return refError(repo, err)
+	// Both revisions at once: listing a large tree is most of the cost.
+	refs := []string{baseRef, headRef(req)}
+	var snaps [2]git.Snapshot
+	var errs [2]error
+	err = par.Do(2, func(i int) error {
+		snaps[i], errs[i] = snapshot(repo, refs[i])
+		return nil
+	})
+	for _, e := range errs { // base's error first, as when they were opened in turn
+		if err == nil && e != nil {
+			err = refError(repo, e)
+		}
 	}
-	if res.Head, err = snapshot(repo, headRef(req)); err != nil {
-		return refError(repo, err)
+	if err != nil { // a failure, or a panic
+		for _, s := range snaps {
+			if s != nil {
+				s.Close()
+			}
+		}
+		return err
 	}
+	res.Base, res.Head = snaps[0], snaps[1]
 	return nil
 }
 
@@ -378,8 +394,10 @@ func refError(repo *git.Repo, err error) error {
 // scanBoth scans base and head in parallel (step "scan").
 func scanBoth(res *Result) error {
 	snaps := []git.Snapshot{res.Base, res.Head}
+	opts := res.Options.Scan
+	opts.Parses = scan.NewParses() // a file head did not change is parsed once
 	models, err := par.Map(2, func(i int) (*model.Model, error) {
-		m, err := scan.Scan(snaps[i], res.Options.Scan)
+		m, err := scan.Scan(snaps[i], opts)
 		if err != nil {
 			return nil, fmt.Errorf("scanning %s %s: %w", [2]string{"base", "head"}[i], describe(snaps[i]), err)
 		}

@@ -62,8 +62,9 @@ type Input struct {
 	// its files.
 	Head git.Snapshot
 	// History gives protobuf numbers of earlier releases and the
-	// declarations a tombstone needs (Repo nil: no history).
-	History lifecycle.Input
+	// declarations a tombstone needs (nil: no history). It is the check's
+	// own, so what the rules read is not read again; New does not close it.
+	History *lifecycle.History
 }
 
 // Skip is a finding of a fixable rule that is left unfixed, and why.
@@ -483,10 +484,8 @@ func (b *builder) numbers() {
 	}
 	var hist *lifecycle.ProtoNumbers
 	var histWhy string
-	var h *lifecycle.History
-	if b.in.History.Repo != nil && b.in.History.Base != nil {
-		h = lifecycle.NewHistory(b.in.History)
-		defer h.Close()
+	h := b.in.History
+	if h != nil && h.Input().Repo != nil && h.Input().Base != nil {
 		if _, prob := h.Release(); prob != "" {
 			histWhy = prob
 		} else if pn, err := h.ProtoHistory(structs); err != nil {

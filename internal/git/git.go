@@ -169,13 +169,17 @@ func OpenContext(ctx context.Context, dir string) (*Repo, error) {
 // openBare opens the bare repository around abs; any other repository
 // without a work tree (the inside of a .git directory) is ErrNotRepo.
 func (r *Repo) openBare(abs string) (*Repo, error) {
-	out, err := r.run("rev-parse", "--is-bare-repository", "--absolute-git-dir")
+	out, err := r.run("rev-parse", "--is-bare-repository", "--absolute-git-dir", "--is-shallow-repository")
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", abs, err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 || lines[0] != "true" {
+	if len(lines) != 3 || lines[0] != "true" {
 		return nil, fmt.Errorf("%s: %w work tree (it is inside a .git directory)", abs, ErrNotRepo)
+	}
+	switch lines[2] {
+	case "true", "false":
+		r.shallow = lines[2]
 	}
 	r.Root = filepath.Clean(filepath.FromSlash(lines[1]))
 	r.Bare = true
@@ -259,8 +263,10 @@ func (r *Repo) ResolveCommit(ref string) (string, error) {
 		}
 		return "", &UnknownRefError{Ref: ref, Detail: detail}
 	}
-	if full && sha == ref {
-		r.commits.Store(ref, sha)
+	if isFullSHA(sha) {
+		// A commit's sha resolves to itself: the release history asks
+		// for base and head again by sha.
+		r.commits.Store(sha, sha)
 	}
 	return sha, nil
 }

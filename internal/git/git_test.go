@@ -590,6 +590,18 @@ func TestShallowClone(t *testing.T) {
 	if shallow, err := r.IsShallow(); err != nil || !shallow {
 		t.Fatalf("IsShallow = %v, %v; want true", shallow, err)
 	}
+	// A bare shallow clone, and a bare full one, say so too (Open reads it).
+	for _, depth := range []string{"--depth=1", "--no-local"} {
+		bare := filepath.Join(t.TempDir(), "bare.git")
+		f.Git("clone", "-q", "--bare", depth, "file://"+f.Dir, bare)
+		br, err := git.Open(bare)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shallow, err := br.IsShallow(); err != nil || !br.Bare || shallow != (depth == "--depth=1") {
+			t.Errorf("bare clone %s: Bare %v, IsShallow = %v, %v", depth, br.Bare, shallow, err)
+		}
+	}
 	_, err = r.MergeBase("origin/main", "origin/side")
 	if err == nil || !strings.Contains(err.Error(), "git fetch --unshallow") {
 		t.Errorf("MergeBase in shallow clone: error = %v, want a hint to unshallow", err)

@@ -67,9 +67,10 @@ type History struct {
 	tag     func() (*releaseRev, error)
 	tagSnap git.Snapshot // for Close
 
-	histDone bool
-	hist     *ProtoNumbers
-	histErr  error
+	// hists are ProtoHistory's answers, per set of structs (the rules
+	// and the fixes may ask for different ones; the struct history below
+	// is read once for all of them).
+	hists map[string]protoResult
 
 	asked atomic.Bool // a rule asked for the release
 
@@ -127,6 +128,20 @@ func (e *History) Snapshot(rev Rev) (snap git.Snapshot, label string, err error)
 		return s, "release " + rel.Newest.Name, nil
 	}
 	return nil, "", fmt.Errorf("unknown revision %q", rev)
+}
+
+// IsBase reports whether rev is base's commit: base itself, or the
+// release before base when base is that release's commit. It never opens
+// anything.
+func (e *History) IsBase(rev Rev) bool {
+	switch rev {
+	case RevBase:
+		return true
+	case RevRelease:
+		rel, prob := e.Release()
+		return prob == "" && e.in.Base != nil && rel.Newest.Commit != "" && rel.Newest.Commit == e.in.Base.Commit()
+	}
+	return false
 }
 
 // Release is the release history as seen from the compared revisions.
@@ -233,7 +248,8 @@ func (e *History) noTags(rs *git.ReleaseTags) string {
 }
 
 // ReleaseSnapshot opens the newest release tag's snapshot and scans its
-// model, once.
+// model, once. When base is the release's commit (a comparison from a
+// release tag), they are base's snapshot and model: nothing is read again.
 func (e *History) ReleaseSnapshot() (git.Snapshot, *model.Model, error) {
 	r, err := e.tag()
 	if err != nil {
@@ -246,6 +262,9 @@ func (e *History) openRelease() (*releaseRev, error) {
 	rel, prob := e.Release()
 	if prob != "" {
 		return nil, errors.New(prob)
+	}
+	if e.IsBase(RevRelease) && e.in.BaseModel != nil {
+		return &releaseRev{snap: e.in.Base, model: e.in.BaseModel}, nil
 	}
 	snap, err := e.in.Repo.Snapshot(rel.Newest.Commit)
 	if err != nil {

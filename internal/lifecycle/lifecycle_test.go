@@ -12,6 +12,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 	"github.com/apicheck/apicheck/internal/testutil/rulefixture"
@@ -232,4 +233,86 @@ func hasMessage(res *check.Result, rule, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestProtoHistorySets: one History answers ProtoHistory for every set
+// of structs it is asked about (the rules ask for some, the fixes for
+// others), each as a History of its own would.
+func TestProtoHistorySets(t *testing.T) {
+	t.Parallel()
+	_, fx := fixture(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
+	repo, err := git.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := repo.Snapshot(fx.Commits["base"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Close()
+	const dir = "pkg/apis/core/v1beta1"
+	numbers := func(h *lifecycle.History, structs map[string][]string) string {
+		t.Helper()
+		pn, err := h.ProtoHistory(structs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(pn.Numbers(dir, "ShootSpec"), pn.Numbers(dir, "Shoot"))
+	}
+	fresh := func(structs map[string][]string) string {
+		h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Options: lifecycle.Options{CacheDir: "-"}})
+		defer h.Close()
+		return numbers(h, structs)
+	}
+	shared := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Options: lifecycle.Options{CacheDir: "-"}})
+	defer shared.Close()
+	spec := map[string][]string{dir: {"ShootSpec"}}
+	both := map[string][]string{dir: {"Shoot", "ShootSpec"}}
+	if got, want := numbers(shared, spec), "[1 2 3] []"; got != want {
+		t.Errorf("ShootSpec alone: %s, want %s", got, want)
+	}
+	if got, want := numbers(shared, both), fresh(both); got != want || got != "[1 2 3] [2]" {
+		t.Errorf("Shoot and ShootSpec after ShootSpec: %s, a History of its own says %s, want [1 2 3] [2]", got, want)
+	}
+	if got, want := numbers(shared, spec), "[1 2 3] []"; got != want {
+		t.Errorf("ShootSpec again: %s, want %s", got, want)
+	}
+}
+
+// TestReleaseIsBase: when base is the release's commit, the release's
+// snapshot and model are base's (nothing is listed or scanned again);
+// otherwise the release is read on its own.
+func TestReleaseIsBase(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		fixture string
+		isBase  bool
+	}{
+		{"FIELD_REMOVAL_NOT_RELEASED_quiet", true}, // base is v1.2.0
+		{"FIELD_REMOVAL_NOT_RELEASED_fires", false},
+	} {
+		_, fx := fixture(t, c.fixture)
+		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
+			Lifecycle: lifecycle.Options{CacheDir: "-"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Close()
+		h := lifecycle.NewHistory(lifecycle.Input{Repo: res.Repo, Base: res.Base, Head: res.Head,
+			BaseModel: res.BaseModel, HeadModel: res.HeadModel, Scan: res.Options.Scan, Options: lifecycle.Options{CacheDir: "-"}})
+		defer h.Close()
+		if got := h.IsBase(lifecycle.RevRelease); got != c.isBase {
+			t.Errorf("%s: IsBase(release) = %v, want %v", c.fixture, got, c.isBase)
+		}
+		snap, m, err := h.ReleaseSnapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same := snap == res.Base && m == res.BaseModel; same != c.isBase {
+			t.Errorf("%s: release snapshot and model are base's: %v, want %v", c.fixture, same, c.isBase)
+		}
+		if len(m.Groups) == 0 {
+			t.Errorf("%s: the release model has no groups", c.fixture)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
@@ -587,14 +588,39 @@ func (h *ProtoNumbers) Break(dir, typ string) string { return h.breaks[dir][typ]
 // ProtoHistory returns the protobuf-number history of the given structs
 // (package directory -> type names) over Release.All: every release up to
 // the release before head, each struct back to its identity break. It
-// runs once per History; later calls return the first result.
+// runs once per History and set of structs (the release trees and files
+// behind it are read once for every set).
 func (e *History) ProtoHistory(structs map[string][]string) (*ProtoNumbers, error) {
-	if e.histDone {
-		return e.hist, e.histErr
+	key := structsKey(structs)
+	if r, ok := e.hists[key]; ok {
+		return r.numbers, r.err
 	}
-	e.histDone = true
-	e.hist, e.histErr = e.protoHistory(structs)
-	return e.hist, e.histErr
+	var r protoResult
+	r.numbers, r.err = e.protoHistory(structs)
+	if e.hists == nil {
+		e.hists = map[string]protoResult{}
+	}
+	e.hists[key] = r
+	return r.numbers, r.err
+}
+
+// protoResult is ProtoHistory's answer for one set of structs.
+type protoResult struct {
+	numbers *ProtoNumbers
+	err     error
+}
+
+// structsKey names a set of structs (dir -> type names) whatever the
+// order of its lists.
+func structsKey(structs map[string][]string) string {
+	var keys []string
+	for d, typs := range structs {
+		for _, t := range typs {
+			keys = append(keys, d+"\x00"+t)
+		}
+	}
+	sort.Strings(keys)
+	return strings.Join(slices.Compact(keys), "\x00\x00")
 }
 
 func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, error) {

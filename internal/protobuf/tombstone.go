@@ -149,6 +149,32 @@ var (
 	garbledValue = regexp.MustCompile(`protobuf:"\s*[A-Za-z0-9]+\s*,\s*(\d+)`)
 )
 
+// matchIf is re.FindStringSubmatch(s) when the cheap test that every
+// match passes holds, else nil.
+func matchIf(maybe bool, re *regexp.Regexp, s string) []string {
+	if !maybe {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
+}
+
+// containsFold reports whether s contains word (lower-case ASCII letters)
+// in any ASCII case.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for ; j < len(word); j++ {
+			if c := s[i+j]; c != word[j] && c != word[j]-'a'+'A' {
+				break
+			}
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
 func garbledNumber(tag string) (int, bool) {
 	m := garbledValue.FindStringSubmatch(tag)
 	if m == nil {
@@ -197,7 +223,7 @@ func otherReservations(g []Line, decls []*decl, covered map[int][]*model.Tombsto
 			continue
 		}
 		text := strings.TrimSpace(l.Text)
-		if m := k8sDeprecated.FindStringSubmatch(text); m != nil {
+		if m := matchIf(strings.HasPrefix(text, "+k8s:deprecated="), k8sDeprecated, text); m != nil {
 			if n, err := strconv.Atoi(m[2]); err == nil && IsValidNumber(n) {
 				add(&model.Tombstone{JSONName: m[1], Proto: &model.ProtoTag{Number: n}, Explanation: text, Pos: l.Pos})
 			}
@@ -227,12 +253,18 @@ func otherReservations(g []Line, decls []*decl, covered map[int][]*model.Tombsto
 			add(t)
 			continue
 		}
-		if m := garbledTag.FindStringSubmatch(text); m != nil && looksLikeDecl(text) {
+		if m := matchIf(strings.Contains(text, "protobuf:"), garbledTag, text); m != nil && looksLikeDecl(text) {
 			if n, err := strconv.Atoi(m[1]); err == nil && IsValidNumber(n) {
 				name := strings.Fields(text)[0]
 				add(&model.Tombstone{FieldName: name, Proto: &model.ProtoTag{Number: n, Raw: text}, Pos: l.Pos,
 					Problem: fmt.Sprintf("%sdeclaration: the commented-out field does not parse: %q", MalformedPrefix, text)})
 			}
+			continue
+		}
+		// proseNumber needs a digit (\d is ASCII in RE2) and "tag" or
+		// "number" in some case (whose folds are ASCII): most comment lines
+		// have neither, and the regexp is the costliest part of a scan.
+		if !strings.ContainsAny(text, "0123456789") || !containsFold(text, "tag") && !containsFold(text, "number") {
 			continue
 		}
 		if m := proseNumber.FindStringSubmatch(text); m != nil && proseVerb.MatchString(text) {
@@ -323,6 +355,9 @@ func mentionsTombstone(text string) bool {
 // "<Name> is tombstoned to show why <N> is [a ]reserved protobuf tag[.]",
 // tolerating runs of white space.
 func parseExplanation(text string) (name string, num int, ok bool) {
+	if !strings.Contains(text, "tombstoned") { // its third word; spares splitting every comment line
+		return "", 0, false
+	}
 	w := strings.Fields(text)
 	if n := len(w); n > 0 {
 		if w[n-1] == "." {

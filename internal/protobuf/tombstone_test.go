@@ -36,6 +36,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/apicheck/apicheck/internal/model"
 )
@@ -625,6 +626,41 @@ func TestParseExplanation(t *testing.T) {
 		name, num, ok := parseExplanation(tc.in)
 		if name != tc.name || num != tc.num || ok != tc.ok {
 			t.Errorf("parseExplanation(%q) = %q, %d, %v; want %q, %d, %v", tc.in, name, num, ok, tc.name, tc.num, tc.ok)
+		}
+	}
+}
+
+// The prefilters of otherReservations rest on this: the case folds of
+// the letters of "tag" and "number" (and "alpha", see internal/scan) are
+// ASCII, so a (?i) match of those words is an ASCII-case match.
+func TestPrefilterFolds(t *testing.T) {
+	for _, c := range "tagnumber" {
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			if f > unicode.MaxASCII {
+				t.Errorf("%q folds to %q: containsFold would miss a match", c, f)
+			}
+		}
+	}
+	for _, c := range []struct {
+		s, word string
+		want    bool
+	}{
+		{"Field NUMBER 3", "number", true},
+		{"protobuf Tag 3", "tag", true},
+		{"nuMBer", "number", true},
+		{"numbe", "number", false},
+		{"", "tag", false},
+		{"t a g", "tag", false},
+	} {
+		if got := containsFold(c.s, c.word); got != c.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", c.s, c.word, got, c.want)
+		}
+	}
+	// Reservations in prose, in any case, still reserve.
+	for _, text := range []string{"DO NOT USE FIELD NUMBER 7.", "Protobuf Tag 8 is reserved", "must never reuse field tag 9"} {
+		ts := ParseTombstones([][]Line{{{Text: text}}})
+		if len(ts) != 1 || ts[0].Proto == nil {
+			t.Errorf("%q reserves nothing: %+v", text, ts)
 		}
 	}
 }

@@ -320,6 +320,25 @@ var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
 // "alpha-level", "This field is alpha").
 var alphaText = regexp.MustCompile(`(?i)\b(an alpha field|alpha-level|(field|feature) is (in )?alpha|is an alpha feature)\b`)
 
+// mentionsAlpha reports whether s contains "alpha" in any case: every
+// phrase alphaText matches does (and the case folds of a, l, p and h are
+// ASCII), so the costly regexp runs only on the few comments that do.
+func mentionsAlpha(s string) bool {
+	const word = "alpha"
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for ; j < len(word); j++ {
+			if c := s[i+j]; c != word[j] && c != word[j]-'a'+'A' {
+				break
+			}
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
 // isDeprecated reports whether a doc comment has a "Deprecated:" paragraph
 // (Go's convention; also accepted in upper case as older Kubernetes code
 // writes it).
@@ -422,7 +441,7 @@ func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
 		Own:     pf.ownMarkers(f.Doc),
 	}
 	base.Deprecated = isDeprecated(lines)
-	base.Alpha = base.Markers.Has("k8s:alpha") || alphaText.MatchString(base.Doc)
+	base.Alpha = base.Markers.Has("k8s:alpha") || mentionsAlpha(base.Doc) && alphaText.MatchString(base.Doc)
 	if f.Tag != nil {
 		tag, err := strconv.Unquote(f.Tag.Value)
 		if err != nil {

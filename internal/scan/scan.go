@@ -5,6 +5,7 @@
 package scan
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/contract"
@@ -53,6 +55,50 @@ type Options struct {
 	// Exclude are globs (config.MatchGlob syntax) of directories that are
 	// never API groups, in addition to the built-in exclusions.
 	Exclude []string
+	// Parses, when set, shares parsed files between scans (of base and
+	// head): a file with the same path and content is parsed once.
+	Parses *Parses
+}
+
+// Parses holds the files parsed by the scans that share it, keyed by path
+// and content; safe for concurrent scans. The syntax trees are read-only,
+// so sharing them changes nothing in the models. Drop it when the scans
+// are done: it keeps every tree alive.
+type Parses struct {
+	mu sync.Mutex
+	m  map[parseKey]*parseEntry
+}
+
+// NewParses returns an empty cache of parsed files.
+func NewParses() *Parses { return &Parses{m: map[parseKey]*parseEntry{}} }
+
+type parseKey struct {
+	path string
+	sum  [sha256.Size]byte
+}
+
+// parseEntry is one file, parsed once by whichever scan asked first.
+type parseEntry struct {
+	once sync.Once
+	pf   *parsedFile
+	err  error
+}
+
+// parse returns parseOne(p, src), shared with the other scans.
+func (c *Parses) parse(p string, src []byte) (*parsedFile, error) {
+	if c == nil {
+		return parseOne(p, src)
+	}
+	k := parseKey{p, sha256.Sum256(src)}
+	c.mu.Lock()
+	e := c.m[k]
+	if e == nil {
+		e = &parseEntry{}
+		c.m[k] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.pf, e.err = parseOne(p, src) })
+	return e.pf, e.err
 }
 
 // Error is a scan failure that names a file position.
@@ -79,7 +125,7 @@ func IsVersionDir(name string) bool { return versionDir.MatchString(name) }
 
 // Scan discovers the API groups of src and parses them.
 func Scan(src Source, opts Options) (*model.Model, error) {
-	s := &state{src: src, files: src.Files()}
+	s := &state{src: src, files: src.Files(), parses: opts.Parses}
 	return s.run(opts)
 }
 
@@ -96,6 +142,8 @@ type state struct {
 	exprs map[string]ast.Expr
 	// notes become the model's notes.
 	notes []string
+	// parses is shared with other scans (nil: none).
+	parses *Parses
 }
 
 type parsedFile struct {
@@ -481,7 +529,7 @@ func (s *state) parseFiles(paths []string) error {
 	if err != nil {
 		return err
 	}
-	results, err := par.Map(len(need), func(i int) (*parsedFile, error) { return parseOne(need[i], contents[need[i]]) })
+	results, err := par.Map(len(need), func(i int) (*parsedFile, error) { return s.parses.parse(need[i], contents[need[i]]) })
 	if err != nil {
 		return err
 	}

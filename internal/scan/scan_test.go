@@ -1,6 +1,7 @@
 package scan_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -601,5 +602,68 @@ func TestFieldLimit(t *testing.T) {
 		if want := map[string]int{"Huge": 0, "Small": 1}[td.Name()]; len(td.Fields) != want {
 			t.Errorf("%s: %d field pairs, want %d", td.Name(), len(td.Fields), want)
 		}
+	}
+}
+
+// Scans that share Parses parse a file with the same path and content
+// once, and build the same models as scans of their own.
+func TestSharedParses(t *testing.T) {
+	base := baseRepo()
+	head := baseRepo()
+	head["pkg/apis/core/v1beta1/types.go"] = strings.Replace(shootTypes, "Odd *string", "Odder *string", 1)
+	head["pkg/apis/core/v1beta1/more.go"] = "package v1beta1\n\ntype More struct{ A *string }\n"
+	var want [2]*model.Model
+	for i, src := range []mapSource{base, head} {
+		m, err := scan.Scan(src, scan.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = m
+	}
+	parses := scan.NewParses()
+	var got [2]*model.Model
+	var errs [2]error
+	done := make(chan int)
+	for i, src := range []mapSource{base, head} {
+		go func() {
+			got[i], errs[i] = scan.Scan(src, scan.Options{Parses: parses})
+			done <- i
+		}()
+	}
+	<-done
+	<-done
+	for i := range got {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		w, err := json.Marshal(want[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := json.Marshal(got[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(w), string(g)); diff != "" || len(want[i].Groups) != 2 {
+			t.Errorf("model %d with shared parses differs (- own, + shared), or has not 2 groups:\n%s", i, diff)
+		}
+	}
+	// Parsed at base: the Go files of the groups (core: 3, gardenlet
+	// config: 2), of the candidate version pkg/util/v1 and shared.go (a
+	// field type); head adds its changed types.go and more.go.
+	if n := parses.Len(); n != 9 {
+		t.Errorf("%d distinct files parsed, want 9", n)
+	}
+
+	// A file that does not parse fails the scan that reads it, with its
+	// position, also when another scan shares the cache.
+	head["pkg/apis/core/v1beta1/broken.go"] = "package v1beta1\n\ntype X struct {\n\tA int\n"
+	if _, err := scan.Scan(base, scan.Options{Parses: parses}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := scan.Scan(head, scan.Options{Parses: parses})
+	var se *scan.Error
+	if !errors.As(err, &se) || se.Pos.File != "pkg/apis/core/v1beta1/broken.go" || se.Pos.Line == 0 {
+		t.Fatalf("want a scan error naming the file and line, got %v", err)
 	}
 }

@@ -151,6 +151,18 @@ func (e *Finder) At(rev lifecycle.Rev) (*Usages, error) {
 	}
 	m := &usageMemo{}
 	e.memo[rev] = m
+	if rev != lifecycle.RevBase && e.hist.IsBase(rev) {
+		// The same commit as base (a comparison from a release tag): the
+		// same usages, under the revision's own name.
+		if b, err := e.At(lifecycle.RevBase); err == nil {
+			if _, label, err := e.hist.Snapshot(rev); err == nil {
+				u := *b
+				u.Rev = label
+				m.res = &u
+				return m.res, nil
+			}
+		}
+	}
 	m.res, m.err = e.usagesIn(rev)
 	return m.res, m.err
 }

@@ -1,0 +1,64 @@
+// Command floor is the read-and-parse floor of scripts/bench.sh --repo:
+// it reads the files apicheck's scan reads at two revisions from git
+// objects and parses the Go files, nothing else.
+//
+//	floor -repo DIR -base A -head B -list FILE    # once: run the check, write the file list (JSON)
+//	floor -repo DIR -base A -head B -files FILE   # timed: read and parse the listed files
+//
+// The timed form prints files=, parsed= and bytes= on stdout.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/apicheck/apicheck/internal/benchgen/floor"
+	"github.com/apicheck/apicheck/internal/check"
+)
+
+func main() {
+	repo := flag.String("repo", ".", "the repository (any directory inside it, or a bare git directory)")
+	base := flag.String("base", "", "base revision")
+	head := flag.String("head", "", "head revision")
+	list := flag.String("list", "", "run apicheck's check once and write the files its scan read to this file")
+	files := flag.String("files", "", "read and parse the files listed in this file (written by -list)")
+	flag.Parse()
+	if *base == "" || *head == "" || (*list == "") == (*files == "") || flag.NArg() != 0 {
+		fmt.Fprintln(os.Stderr, "usage: floor -repo DIR -base A -head B (-list FILE | -files FILE)")
+		os.Exit(2)
+	}
+	if err := run(*repo, *base, *head, *list, *files); err != nil {
+		fmt.Fprintln(os.Stderr, "floor:", err)
+		os.Exit(1)
+	}
+}
+
+func run(repo, base, head, list, files string) error {
+	if list != "" {
+		fs, err := floor.List(check.Request{Dir: repo, Base: base, Head: head})
+		if err != nil {
+			return err
+		}
+		data, err := json.Marshal(fs)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(list, data, 0o644)
+	}
+	data, err := os.ReadFile(files)
+	if err != nil {
+		return err
+	}
+	var fs floor.Files
+	if err := json.Unmarshal(data, &fs); err != nil {
+		return fmt.Errorf("%s: %w", files, err)
+	}
+	st, err := floor.Read(repo, base, head, fs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("files=%d\nparsed=%d\nbytes=%d\n", st.Files, st.Parsed, st.Bytes)
+	return nil
+}
