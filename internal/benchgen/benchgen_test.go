@@ -78,8 +78,9 @@ func TestGenerateDeterministicAndParses(t *testing.T) {
 	if len(ta) != len(tb) {
 		t.Fatalf("two runs wrote %d and %d files", len(ta), len(tb))
 	}
-	// 3 groups x 2 packages x (doc, register, deepcopy + 4 types) + go.mod + manifest
-	if want := 3*2*7 + 2; len(ta) != want {
+	// 3 groups x 2 packages x (doc, register, deepcopy + 4 types) + go.mod
+	// + .apicheck.yaml + manifest
+	if want := 3*2*7 + 3; len(ta) != want {
 		t.Errorf("wrote %d files, want %d", len(ta), want)
 	}
 	for p, s := range ta {
@@ -100,7 +101,7 @@ func TestGenerateDeterministicAndParses(t *testing.T) {
 	}
 	for _, want := range []string{
 		"pkg/apis/core/doc.go", "pkg/apis/core/v1beta1/doc.go", "pkg/apis/core/v1beta1/register.go",
-		"pkg/apis/core/zz_generated.deepcopy.go", "go.mod", ManifestFile,
+		"pkg/apis/core/zz_generated.deepcopy.go", "go.mod", ".apicheck.yaml", ManifestFile,
 	} {
 		if _, ok := ta[want]; !ok {
 			t.Errorf("no %s", want)
