@@ -158,9 +158,9 @@ func matchIf(maybe bool, re *regexp.Regexp, s string) []string {
 	return re.FindStringSubmatch(s)
 }
 
-// containsFold reports whether s contains word (lower-case ASCII letters)
-// in any ASCII case.
-func containsFold(s, word string) bool {
+// ContainsFold reports whether s contains word (lower-case ASCII letters)
+// in any ASCII case: a cheap test before a case-insensitive regexp.
+func ContainsFold(s, word string) bool {
 	for i := 0; i+len(word) <= len(s); i++ {
 		j := 0
 		for ; j < len(word); j++ {
@@ -264,7 +264,7 @@ func otherReservations(g []Line, decls []*decl, covered map[int][]*model.Tombsto
 		// proseNumber needs a digit (\d is ASCII in RE2) and "tag" or
 		// "number" in some case (whose folds are ASCII): most comment lines
 		// have neither, and the regexp is the costliest part of a scan.
-		if !strings.ContainsAny(text, "0123456789") || !containsFold(text, "tag") && !containsFold(text, "number") {
+		if !strings.ContainsAny(text, "0123456789") || !ContainsFold(text, "tag") && !ContainsFold(text, "number") {
 			continue
 		}
 		if m := proseNumber.FindStringSubmatch(text); m != nil && proseVerb.MatchString(text) {

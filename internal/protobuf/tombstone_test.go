@@ -637,7 +637,7 @@ func TestPrefilterFolds(t *testing.T) {
 	for _, c := range "tagnumber" {
 		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
 			if f > unicode.MaxASCII {
-				t.Errorf("%q folds to %q: containsFold would miss a match", c, f)
+				t.Errorf("%q folds to %q: ContainsFold would miss a match", c, f)
 			}
 		}
 	}
@@ -652,8 +652,8 @@ func TestPrefilterFolds(t *testing.T) {
 		{"", "tag", false},
 		{"t a g", "tag", false},
 	} {
-		if got := containsFold(c.s, c.word); got != c.want {
-			t.Errorf("containsFold(%q, %q) = %v, want %v", c.s, c.word, got, c.want)
+		if got := ContainsFold(c.s, c.word); got != c.want {
+			t.Errorf("ContainsFold(%q, %q) = %v, want %v", c.s, c.word, got, c.want)
 		}
 	}
 	// Reservations in prose, in any case, still reserve.

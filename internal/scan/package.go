@@ -323,21 +323,7 @@ var alphaText = regexp.MustCompile(`(?i)\b(an alpha field|alpha-level|(field|fea
 // mentionsAlpha reports whether s contains "alpha" in any case: every
 // phrase alphaText matches does (and the case folds of a, l, p and h are
 // ASCII), so the costly regexp runs only on the few comments that do.
-func mentionsAlpha(s string) bool {
-	const word = "alpha"
-	for i := 0; i+len(word) <= len(s); i++ {
-		j := 0
-		for ; j < len(word); j++ {
-			if c := s[i+j]; c != word[j] && c != word[j]-'a'+'A' {
-				break
-			}
-		}
-		if j == len(word) {
-			return true
-		}
-	}
-	return false
-}
+func mentionsAlpha(s string) bool { return protobuf.ContainsFold(s, "alpha") }
 
 // isDeprecated reports whether a doc comment has a "Deprecated:" paragraph
 // (Go's convention; also accepted in upper case as older Kubernetes code
