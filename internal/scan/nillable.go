@@ -391,9 +391,27 @@ func indexDecls(p *declPkg, f *ast.File) {
 		}
 		for _, spec := range gd.Specs {
 			ts := spec.(*ast.TypeSpec)
-			p.decls[ts.Name.Name] = &typeDecl{expr: ts.Type, imports: imports, pkg: p, alias: ts.Assign.IsValid()}
+			alias := ts.Assign.IsValid()
+			p.decls[ts.Name.Name] = &typeDecl{expr: declExpr(ts.Type, alias), imports: imports, pkg: p, alias: alias}
 		}
 	}
+}
+
+// declExpr is what the resolver keeps of a type declaration's type: a
+// defined struct or interface type only needs its kind (kind does not
+// look inside), so its members, tags and comments are not kept alive.
+// An alias keeps its expression: its identity is printed from it.
+func declExpr(e ast.Expr, alias bool) ast.Expr {
+	if alias {
+		return e
+	}
+	switch e.(type) {
+	case *ast.StructType:
+		return &ast.StructType{Fields: &ast.FieldList{}}
+	case *ast.InterfaceType:
+		return &ast.InterfaceType{Methods: &ast.FieldList{}}
+	}
+	return e
 }
 
 // wellKnown answers for common types of Kubernetes and the standard

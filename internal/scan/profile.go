@@ -37,20 +37,15 @@ func (s *state) DetectProfile(m *model.Model) model.Profile {
 			return model.ProfileKubernetes
 		}
 	}
-	protobuf, kubebuilder := false, false
+	protobuf := false
 	for _, g := range m.Groups {
 		for _, p := range g.Versions {
 			if p.HasProtobuf() {
 				protobuf = true
 			}
-			for _, fp := range p.Files {
-				if pf := s.parsed[fp]; pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:")) {
-					kubebuilder = true
-				}
-			}
 		}
 	}
-	if kubebuilder || !protobuf {
+	if s.kubebuilder || !protobuf {
 		return model.ProfileCRD
 	}
 	return model.ProfileKubernetes

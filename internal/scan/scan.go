@@ -5,6 +5,7 @@
 package scan
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/contract"
@@ -60,13 +62,17 @@ type Options struct {
 	Parses *Parses
 }
 
-// Parses holds the files parsed by the scans that share it, keyed by path
-// and content; safe for concurrent scans. The syntax trees are read-only,
-// so sharing them changes nothing in the models. Drop it when the scans
-// are done: it keeps every tree alive.
+// Parses holds the files parsed by the two scans that share it (base and
+// head), keyed by path and content; safe for concurrent scans. The syntax
+// trees are read-only, so sharing them changes nothing in the models. An
+// entry is dropped when the second scan takes it, so the cache holds the
+// files one scan has read and the other has not (yet): the files the
+// change touched, and the lead of the faster scan.
 type Parses struct {
 	mu sync.Mutex
 	m  map[parseKey]*parseEntry
+	// parsed counts the files parsed (tests).
+	parsed atomic.Int64
 }
 
 // NewParses returns an empty cache of parsed files.
@@ -95,9 +101,16 @@ func (c *Parses) parse(p string, src []byte) (*parsedFile, error) {
 	if e == nil {
 		e = &parseEntry{}
 		c.m[k] = e
+	} else {
+		// The second scan has it: nobody else will ask (scans drop their
+		// files group by group), so the cache need not keep the tree.
+		delete(c.m, k)
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.pf, e.err = parseOne(p, src) })
+	e.once.Do(func() {
+		c.parsed.Add(1)
+		e.pf, e.err = parseOne(p, src)
+	})
 	return e.pf, e.err
 }
 
@@ -144,6 +157,9 @@ type state struct {
 	notes []string
 	// parses is shared with other scans (nil: none).
 	parses *Parses
+	// kubebuilder is set when a version package's files carry
+	// +kubebuilder markers (DetectProfile).
+	kubebuilder bool
 }
 
 type parsedFile struct {
@@ -197,8 +213,16 @@ func Discover(src Source, opts Options) (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	var files []string
+	for _, c := range cands {
+		files = append(files, s.candidateFiles(c)...)
+	}
+	if err := s.parseFiles(files); err != nil {
+		return nil, err
+	}
 	out := map[string][]string{}
 	for _, c := range cands {
+		s.keepDeclared(c)
 		if len(c.versions) > 0 {
 			out[c.dir] = c.versions
 		}
@@ -270,31 +294,38 @@ func (s *state) discover(opts Options) ([]*candidate, error) {
 		sort.Strings(c.versions)
 	}
 
-	// Read and parse every candidate package (group dir and versions).
-	var toRead []string
-	for _, c := range cands {
-		toRead = append(toRead, s.goFiles[c.dir]...)
-		for _, v := range c.versions {
-			toRead = append(toRead, s.goFiles[v]...)
-		}
-	}
-	if err := s.parseFiles(toRead); err != nil {
-		return nil, err
-	}
-	for _, c := range cands {
-		if c.explicit {
-			continue
-		}
-		var declared []string
-		for _, v := range c.versions {
-			if declaresGroup(s.parsed, s.goFiles[v]) {
-				declared = append(declared, v)
-			}
-		}
-		c.versions = declared
-	}
 	return cands, nil
 }
+
+// candidateFiles are the Go files of a candidate's packages (the group
+// directory and its versions).
+func (s *state) candidateFiles(c *candidate) []string {
+	files := slices.Clone(s.goFiles[c.dir])
+	for _, v := range c.versions {
+		files = append(files, s.goFiles[v]...)
+	}
+	return files
+}
+
+// keepDeclared drops the version directories of a discovered candidate
+// that do not declare the group (its files must be parsed).
+func (s *state) keepDeclared(c *candidate) {
+	if c.explicit {
+		return
+	}
+	var declared []string
+	for _, v := range c.versions {
+		if declaresGroup(s.parsed, s.goFiles[v]) {
+			declared = append(declared, v)
+		}
+	}
+	c.versions = declared
+}
+
+// batchFiles is about how many files a scan parses at a time: enough for
+// all cores, few enough that the syntax trees of a large repository are
+// never all alive at once.
+const batchFiles = 256
 
 func (s *state) run(opts Options) (*model.Model, error) {
 	cands, err := s.discover(opts)
@@ -303,44 +334,31 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	}
 	s.res = newResolver(s)
 
+	// Group by group, in batches: parse, build the packages, index their
+	// declarations for type resolution, drop the syntax trees.
 	m := &model.Model{}
-	for _, c := range cands {
-		g := &model.Group{Dir: c.dir, Profile: c.profile}
-		for _, v := range c.versions {
-			// Kubernetes' split layout: pkg/apis/<group>/<version> holds
-			// only conversions and names the external types' package.
-			if ext := s.externalTypes(v); ext != "" {
-				v = ext
-			}
-			pkg, err := s.buildPackage(v, path.Base(v))
+	for len(cands) > 0 {
+		n, files := 0, []string(nil)
+		for n < len(cands) && (n == 0 || len(files) < batchFiles) {
+			files = append(files, s.candidateFiles(cands[n])...)
+			n++
+		}
+		batch := cands[:n]
+		cands = cands[n:]
+		if err := s.parseFiles(files); err != nil {
+			return nil, err
+		}
+		for _, c := range batch {
+			s.keepDeclared(c)
+			g, err := s.buildGroup(c)
 			if err != nil {
 				return nil, err
 			}
-			pkg.Maturity = maturityOf(pkg.Version, c.stable)
-			pkg.Deprecated = versionDeprecated(pkg)
-			g.Versions = append(g.Versions, pkg)
-			if g.Name == "" {
-				g.Name = pkg.GroupName
+			if g != nil {
+				m.Groups = append(m.Groups, g)
 			}
 		}
-		if len(g.Versions) == 0 {
-			// A configured group may not exist yet at base (added in this
-			// change); the configuration is validated against head.
-			continue
-		}
-		if len(s.goFiles[c.dir]) > 0 {
-			pkg, err := s.buildPackage(c.dir, "")
-			if err != nil {
-				return nil, err
-			}
-			if len(pkg.Types) > 0 {
-				g.Internal = pkg
-			}
-		}
-		if g.Profile == "" && IsComponentConfig(g) {
-			g.Profile = model.ProfileComponentConfig
-		}
-		m.Groups = append(m.Groups, g)
+		clear(s.parsed)
 	}
 	m.Profile = opts.Profile
 	if m.Profile == "" {
@@ -356,11 +374,61 @@ func (s *state) run(opts Options) (*model.Model, error) {
 			s.resolveNillability(p)
 		}
 	}
+	clear(s.parsed)
 	m.Sort()
 	contract.Normalize(m)
 	sort.Strings(s.notes)
 	m.Notes = slices.Compact(s.notes)
 	return m, nil
+}
+
+// buildGroup builds the packages of a candidate whose files are parsed,
+// and indexes their type declarations for resolution; nil when no version
+// exists (a configured group may not exist yet at base, added in this
+// change: the configuration is validated against head).
+func (s *state) buildGroup(c *candidate) (*model.Group, error) {
+	g := &model.Group{Dir: c.dir, Profile: c.profile}
+	for _, v := range c.versions {
+		// Kubernetes' split layout: pkg/apis/<group>/<version> holds
+		// only conversions and names the external types' package.
+		if ext := s.externalTypes(v); ext != "" {
+			v = ext
+		}
+		pkg, err := s.buildPackage(v, path.Base(v))
+		if err != nil {
+			return nil, err
+		}
+		pkg.Maturity = maturityOf(pkg.Version, c.stable)
+		pkg.Deprecated = versionDeprecated(pkg)
+		g.Versions = append(g.Versions, pkg)
+		if g.Name == "" {
+			g.Name = pkg.GroupName
+		}
+		for _, fp := range pkg.Files {
+			if pf := s.parsed[fp]; pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:")) {
+				s.kubebuilder = true
+			}
+		}
+	}
+	if len(g.Versions) == 0 {
+		return nil, nil
+	}
+	if len(s.goFiles[c.dir]) > 0 {
+		pkg, err := s.buildPackage(c.dir, "")
+		if err != nil {
+			return nil, err
+		}
+		if len(pkg.Types) > 0 {
+			g.Internal = pkg
+		}
+	}
+	if g.Profile == "" && IsComponentConfig(g) {
+		g.Profile = model.ProfileComponentConfig
+	}
+	for _, p := range g.Packages() {
+		s.res.repoPkg(p.ImportPath, p.Dir)
+	}
+	return g, nil
 }
 
 // IsComponentConfig reports a component-configuration group: a group

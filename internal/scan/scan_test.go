@@ -654,6 +654,12 @@ func TestSharedParses(t *testing.T) {
 	if n := parses.Len(); n != 9 {
 		t.Errorf("%d distinct files parsed, want 9", n)
 	}
+	// Both scans took the 7 files they share, which the cache let go; it
+	// still holds the files only one of them read: types.go at base and
+	// at head, and more.go.
+	if n := parses.Held(); n != 3 {
+		t.Errorf("the cache holds %d parsed files after both scans, want 3", n)
+	}
 
 	// A file that does not parse fails the scan that reads it, with its
 	// position, also when another scan shares the cache.
