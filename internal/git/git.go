@@ -57,6 +57,10 @@ type Repo struct {
 	objects  *ObjectReader
 	objUsers int
 
+	// trees memoizes parsed tree objects (oid -> []TreeEntry): the
+	// revisions a run lists share most of their directories.
+	trees sync.Map
+
 	driversOnce sync.Once // driverOverrides
 	drivers     []string
 	driversErr  error

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
@@ -53,29 +55,42 @@ func TestObjectReaderGitDies(t *testing.T) {
 	}
 }
 
-// TestSnapshotUsesObjectReader: a commit snapshot starts git only when it
-// first reads, through the shared reader.
+// TestSnapshotUsesObjectReader: commit snapshots list their files and read
+// them through one shared cat-file process; a directory both revisions
+// have is parsed once.
 func TestSnapshotUsesObjectReader(t *testing.T) {
 	t.Parallel()
 	f := gitfixture.New(t)
-	f.Import(gitfixture.Commit{Step: "one", Files: map[string]string{"a": "a\n"}})
+	f.Import(
+		gitfixture.Commit{Step: "one", Files: map[string]string{"a": "a\n", "d/e/b": "b\n", "x/c": "c\n"}},
+		gitfixture.Commit{Step: "two", Files: map[string]string{"a": "a2\n", "d/e/b": "b\n", "x/c": "c2\n"}},
+	)
 	r, err := Open(f.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := r.Snapshot("HEAD")
-	if err != nil {
-		t.Fatal(err)
+	var snaps []*commitSnapshot
+	for _, step := range []string{"one", "two"} {
+		s, err := r.Snapshot(f.Commits[step])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		snaps = append(snaps, s.(*commitSnapshot))
 	}
-	defer s.Close()
-	cs := s.(*commitSnapshot)
-	if cs.objects.cmd != nil {
-		t.Error("git cat-file started before the first ReadFiles")
+	if snaps[0].objects.cmd == nil || snaps[1].objects != snaps[0].objects {
+		t.Fatal("the snapshots do not share one running cat-file process")
 	}
-	if got, err := s.ReadFiles([]string{"a"}); err != nil || string(got["a"]) != "a\n" {
+	if diff := cmp.Diff([]string{"a", "d/e/b", "x/c"}, snaps[1].Files()); diff != "" {
+		t.Errorf("Files (-want +got):\n%s", diff)
+	}
+	if got, err := snaps[1].ReadFiles([]string{"a", "d/e/b"}); err != nil || string(got["a"]) != "a2\n" || string(got["d/e/b"]) != "b\n" {
 		t.Fatalf("ReadFiles = %q, %v", got, err)
 	}
-	if cs.objects.cmd == nil {
-		t.Error("git cat-file not running after ReadFiles")
+	// Trees: two roots, two x/, and d/ and d/e once.
+	n := 0
+	r.trees.Range(func(any, any) bool { n++; return true })
+	if n != 6 {
+		t.Errorf("%d tree objects parsed, want 6", n)
 	}
 }

@@ -204,6 +204,34 @@ func TestPartialClone(t *testing.T) {
 	}
 }
 
+// TestPartialCloneWithoutTrees: a tree:0 clone has the commits but not
+// their trees; listing a revision is a clear error that names the fetch
+// that brings them, and nothing is fetched.
+func TestPartialCloneWithoutTrees(t *testing.T) {
+	t.Parallel()
+	src := fastrepo.New(t)
+	shas := src.Import([]map[string]string{{"api/v1/types.go": "package v1\n", "README": "hi\n"}}, nil)
+	src.AppendConfig("[uploadpack]\n\tallowFilter = true\n")
+	clone := filepath.Join(filepath.Dir(src.Dir), "clone")
+	src.Git("clone", "-q", "--filter=tree:0", "--no-checkout", "file://"+src.Dir, clone)
+	before := fastrepo.TreeState(t, filepath.Join(clone, ".git"))
+
+	r := openRepo(t, clone)
+	_, err := r.Snapshot("origin/main")
+	var me *git.MissingObjectError
+	if !errors.As(err, &me) || !me.Partial || me.Remote != "origin" || me.Commit != shas[0] || me.OID == "" {
+		t.Fatalf("Snapshot in a tree:0 clone: error = %#v (%v)", err, err)
+	}
+	for _, want := range []string{me.OID, "partial clone", "git fetch --refetch --no-filter origin " + shas[0]} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if after := fastrepo.TreeState(t, filepath.Join(clone, ".git")); !reflect.DeepEqual(before, after) {
+		t.Errorf(".git of the partial clone changed:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
 // TestOpenRefusesForeignWorkTree: core.worktree cannot point apicheck at
 // another directory tree.
 func TestOpenRefusesForeignWorkTree(t *testing.T) {

@@ -157,6 +157,7 @@ const (
 	modeExec    = "100755"
 	modeSymlink = "120000"
 	modeGitlink = "160000"
+	modeTree    = "40000" // in tree objects; ls-tree prints 040000
 )
 
 // isFileMode reports whether mode is a blob that Files lists: a regular
@@ -178,8 +179,8 @@ func (r *Repo) Snapshot(ref string) (Snapshot, error) {
 		return r.worktreeSnapshot()
 	}
 	if isFullSHA(ref) {
-		// A full sha needs no resolving: ls-tree of <sha>^{commit} reads
-		// the files and checks that it names a commit, in one process.
+		// A full sha needs no resolving: listing <sha>^{commit} reads the
+		// files and checks that it names a commit.
 		// On failure ResolveCommit says why, as for any other ref.
 		s, err := r.commitSnapshot(ref, ref)
 		if err == nil {
@@ -258,36 +259,102 @@ type commitSnapshot struct {
 
 func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
 	s := &commitSnapshot{repo: r, ref: ref, sha: sha, blobs: map[string]string{}}
-	out, err := r.run("ls-tree", "-r", "-z", "--full-tree", sha+"^{commit}")
-	if err != nil {
-		if oid, ok := lazyFetchFailure([]byte(stderrOf(err))); ok {
-			return nil, s.missing(&MissingObjectError{OID: oid, Partial: true})
-		}
-		return nil, fmt.Errorf("list files of %s: %w", ref, err)
-	}
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		if len(rec) == 0 {
-			continue
-		}
-		// "<mode> SP <type> SP <oid> TAB <path>"
-		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
-		fields := strings.Fields(string(meta))
-		if !ok || len(fields) != 3 {
-			return nil, fmt.Errorf("list files of %s: unexpected git ls-tree output %q", ref, rec)
-		}
-		if fields[0] == modeGitlink {
-			s.submodules = append(s.submodules, string(path))
-			continue
-		}
-		if !isFileMode(fields[0]) || fields[1] != "blob" {
-			continue
-		}
-		s.blobs[string(path)] = fields[2]
+	s.objects = r.acquireObjects()
+	if err := s.list(); err != nil {
+		_ = r.releaseObjects(s.objects)
+		return nil, err
 	}
 	s.files = sortedKeys(s.blobs)
 	sort.Strings(s.submodules)
-	s.objects = r.acquireObjects()
 	return s, nil
+}
+
+// list reads the commit's tree through the shared cat-file process, one
+// batch of requests per directory level, what `git ls-tree -r` prints
+// without a process of its own; a directory that another revision of the
+// run has (the same tree object) is parsed once.
+func (s *commitSnapshot) list() error {
+	objs, err := s.objects.Get([]string{s.sha + "^{commit}"})
+	if err != nil {
+		return s.listError(err)
+	}
+	c := objs[0]
+	if c.Missing || c.Type != "commit" {
+		return fmt.Errorf("list files of %s: %s does not name a commit", s.ref, s.sha)
+	}
+	root, ok := commitTree(c.Data)
+	if !ok {
+		return fmt.Errorf("list files of %s: commit %s has no tree", s.ref, c.OID)
+	}
+	type dir struct{ path, oid string }
+	level := []dir{{"", root}}
+	for len(level) > 0 {
+		var read []string // trees not parsed yet
+		for _, d := range level {
+			if _, ok := s.repo.trees.Load(d.oid); !ok {
+				read = append(read, d.oid)
+			}
+		}
+		objs, err := s.objects.Get(read)
+		if err != nil {
+			return s.listError(err)
+		}
+		for i, o := range objs {
+			var entries []TreeEntry
+			switch {
+			case o.Missing:
+				return s.missing(&MissingObjectError{OID: read[i]})
+			case o.Type != "tree":
+				return fmt.Errorf("list files of %s: object %s is a %s, not a tree", s.ref, read[i], o.Type)
+			case o.tooLarge:
+				return fmt.Errorf("list files of %s: tree object %s is %d bytes, more than apicheck's limit of %d", s.ref, read[i], o.Size, s.objects.maxSize)
+			}
+			if entries, err = ParseTree(o.Data, len(o.OID)/2); err != nil {
+				return fmt.Errorf("list files of %s: tree %s: %w", s.ref, read[i], err)
+			}
+			s.repo.trees.Store(read[i], entries)
+		}
+		var next []dir
+		for _, d := range level {
+			v, _ := s.repo.trees.Load(d.oid)
+			for _, e := range v.([]TreeEntry) {
+				p := e.Name
+				if d.path != "" {
+					p = d.path + "/" + e.Name
+				}
+				switch {
+				case e.Mode == modeTree:
+					next = append(next, dir{p, e.OID})
+				case e.Mode == modeGitlink:
+					s.submodules = append(s.submodules, p)
+				case isFileMode(e.Mode):
+					s.blobs[p] = e.OID
+				}
+			}
+		}
+		level = next
+	}
+	return nil
+}
+
+// listError words a failure of the cat-file process while listing.
+func (s *commitSnapshot) listError(err error) error {
+	var me *MissingObjectError
+	if errors.As(err, &me) {
+		c := *me
+		return s.missing(&c)
+	}
+	return fmt.Errorf("list files of %s: %w", s.ref, err)
+}
+
+// commitTree returns the tree oid of a commit object's content.
+func commitTree(data []byte) (string, bool) {
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	oid, ok := bytes.CutPrefix(line, []byte("tree "))
+	if !ok || len(oid) == 0 {
+		return "", false
+	}
+	return string(oid), true
 }
 
 func (s *commitSnapshot) Ref() string    { return s.ref }
