@@ -130,6 +130,9 @@ func FuzzParseTombstones(f *testing.F) {
 		if again := ParseTombstones(groups); !reflect.DeepEqual(got, again) {
 			t.Fatalf("ParseTombstones is not deterministic")
 		}
+		if kept := mayReserve(groups); !reflect.DeepEqual(got, ParseTombstones(kept)) {
+			t.Fatalf("the groups MayReserve drops change the tombstones")
+		}
 		if len(got) > total {
 			t.Fatalf("%d tombstones from %d lines", len(got), total)
 		}

@@ -158,6 +158,18 @@ func matchIf(maybe bool, re *regexp.Regexp, s string) []string {
 	return re.FindStringSubmatch(s)
 }
 
+// MayReserve reports whether comment text could hold a reservation of
+// ParseTombstones: a commented-out declaration (a backquoted tag), a
+// +k8s:deprecated tag, a tombstone sentence, a garbled protobuf tag or
+// prose that names a field number. A group of comment lines none of which
+// may reserve gives ParseTombstones nothing to find, so callers skip it
+// (and the positions its lines would need).
+func MayReserve(text string) bool {
+	return strings.Contains(text, "`") || strings.Contains(text, "+k8s:deprecated=") ||
+		strings.Contains(text, "tombstoned") || strings.Contains(text, "protobuf:") ||
+		strings.ContainsAny(text, "0123456789") && (ContainsFold(text, "tag") || ContainsFold(text, "number"))
+}
+
 // ContainsFold reports whether s contains word (lower-case ASCII letters)
 // in any ASCII case: a cheap test before a case-insensitive regexp.
 func ContainsFold(s, word string) bool {

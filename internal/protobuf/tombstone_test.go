@@ -34,6 +34,7 @@ import (
 	"go/parser"
 	"go/token"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -427,10 +428,25 @@ var tombstoneCases = []tombstoneCase{
 	},
 }
 
+// mayReserve keeps the groups with a line MayReserve accepts, as
+// scan does before it calls ParseTombstones.
+func mayReserve(groups [][]Line) [][]Line {
+	var out [][]Line
+	for _, g := range groups {
+		if slices.ContainsFunc(g, func(l Line) bool { return MayReserve(l.Text) }) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 func TestParseTombstones(t *testing.T) {
 	for _, tc := range tombstoneCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ParseTombstones(tc.groups)
+			if kept := ParseTombstones(mayReserve(tc.groups)); !reflect.DeepEqual(got, kept) {
+				t.Errorf("without the groups MayReserve drops:\n%s\nwant\n%s", dump(kept), dump(got))
+			}
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d tombstones, want %d:\n%s", len(got), len(tc.want), dump(got))
 			}

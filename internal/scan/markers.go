@@ -2,6 +2,8 @@ package scan
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/gengo/v2/codetags"
 
@@ -54,7 +56,32 @@ func splitMarkerLine(text string) []string {
 
 func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
+// markerMemo remembers parseMarker's answers: API files repeat a few
+// marker texts (+optional, +listType=atomic) thousands of times, and
+// gengo's parser is the costly part of a scan. At most markerMemoMax
+// texts are kept, so that a repository of unique markers cannot grow it
+// without bound.
+var (
+	markerMemo     sync.Map // text -> model.Markers (never modified)
+	markerMemoSize atomic.Int64
+)
+
+const markerMemoMax = 1 << 14
+
 func parseMarker(text string) model.Markers {
+	if v, ok := markerMemo.Load(text); ok {
+		return v.(model.Markers)
+	}
+	out := parseMarkerText(text)
+	if markerMemoSize.Load() < markerMemoMax {
+		if _, loaded := markerMemo.LoadOrStore(text, out); !loaded {
+			markerMemoSize.Add(1)
+		}
+	}
+	return out
+}
+
+func parseMarkerText(text string) model.Markers {
 	var out model.Markers
 	{
 		tags := codetags.Extract("+", []string{text})

@@ -8,6 +8,7 @@ import (
 	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -514,6 +515,9 @@ func structTombstones(pf *parsedFile, st *ast.StructType) []*model.Tombstone {
 		if cg.End() > st.Fields.Closing {
 			break
 		}
+		if !slices.ContainsFunc(cg.List, func(c *ast.Comment) bool { return protobuf.MayReserve(c.Text) }) {
+			continue
+		}
 		var lines []protobuf.Line
 		for _, c := range cg.List {
 			if !strings.HasPrefix(c.Text, "//") {
@@ -551,6 +555,11 @@ var typeIdent = regexp.MustCompile(`(?:^|[^.\w])([A-Za-z_]\w*)`)
 // of the package refers to it, and every such field is alpha or belongs to
 // an alpha type.
 func propagateAlpha(pkg *model.Package) {
+	if !slices.ContainsFunc(pkg.Types, func(t *model.Type) bool {
+		return t.Alpha || slices.ContainsFunc(t.Fields, func(f *model.Field) bool { return f.Alpha })
+	}) {
+		return // nothing alpha: no type to mark
+	}
 	users := map[string][]*model.Field{}
 	owner := map[*model.Field]*model.Type{}
 	for _, t := range pkg.Types {
