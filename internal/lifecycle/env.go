@@ -87,10 +87,15 @@ func NewHistory(in Input) *History {
 	return e
 }
 
-// releaseRev is the newest release's snapshot and model.
+// releaseRev is the newest release's snapshot and the groups of it that
+// were asked for: a rule looks up a few fields of a few groups, so only
+// those groups are scanned (see ReleaseGroup).
 type releaseRev struct {
-	snap  git.Snapshot
-	model *model.Model
+	snap git.Snapshot
+	// base is base's model when the release is base's commit.
+	base   *model.Model
+	mu     sync.Mutex
+	groups map[string]*model.Group // by directory; nil: not in the release
 }
 
 // Close releases the release tag's snapshot, if one was opened.
@@ -120,7 +125,7 @@ func (e *History) Snapshot(rev Rev) (snap git.Snapshot, label string, err error)
 	case RevHead:
 		return e.in.Head, string(rev), nil
 	case RevRelease:
-		s, _, err := e.ReleaseSnapshot()
+		s, err := e.ReleaseSnapshot()
 		if err != nil {
 			return nil, "", err
 		}
@@ -247,15 +252,15 @@ func (e *History) noTags(rs *git.ReleaseTags) string {
 	return msg + " exists (set releases.tagPattern in .apicheck.yaml)"
 }
 
-// ReleaseSnapshot opens the newest release tag's snapshot and scans its
-// model, once. When base is the release's commit (a comparison from a
-// release tag), they are base's snapshot and model: nothing is read again.
-func (e *History) ReleaseSnapshot() (git.Snapshot, *model.Model, error) {
+// ReleaseSnapshot opens the newest release tag's snapshot, once. When
+// base is the release's commit (a comparison from a release tag), it is
+// base's snapshot: nothing is read again.
+func (e *History) ReleaseSnapshot() (git.Snapshot, error) {
 	r, err := e.tag()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return r.snap, r.model, nil
+	return r.snap, nil
 }
 
 func (e *History) openRelease() (*releaseRev, error) {
@@ -264,19 +269,46 @@ func (e *History) openRelease() (*releaseRev, error) {
 		return nil, errors.New(prob)
 	}
 	if e.IsBase(RevRelease) && e.in.BaseModel != nil {
-		return &releaseRev{snap: e.in.Base, model: e.in.BaseModel}, nil
+		return &releaseRev{snap: e.in.Base, base: e.in.BaseModel}, nil
 	}
 	snap, err := e.in.Repo.Snapshot(rel.Newest.Commit)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read release %s: %w", rel.Newest.Name, err)
 	}
-	m, err := scan.Scan(snap, e.in.Scan)
+	e.tagSnap = snap
+	return &releaseRev{snap: snap, groups: map[string]*model.Group{}}, nil
+}
+
+// ReleaseGroup returns the group in directory dir as the newest release
+// before base had it (nil when it had none there), scanning that group
+// only, once. The release is scanned with the profile base was judged
+// by.
+func (e *History) ReleaseGroup(dir string) (*model.Group, error) {
+	r, err := e.tag()
 	if err != nil {
-		snap.Close()
+		return nil, err
+	}
+	if r.base != nil {
+		return r.base.Group(dir), nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if g, ok := r.groups[dir]; ok {
+		return g, nil
+	}
+	opts := e.in.Scan
+	opts.Only, opts.Parses = []string{dir}, nil
+	if opts.Profile == "" && e.in.BaseModel != nil {
+		opts.Profile = e.in.BaseModel.Profile
+	}
+	m, err := scan.Scan(r.snap, opts)
+	if err != nil {
+		rel, _ := e.Release()
 		return nil, fmt.Errorf("cannot scan release %s: %w", rel.Newest.Name, err)
 	}
-	e.tagSnap = snap
-	return &releaseRev{snap: snap, model: m}, nil
+	g := m.Group(dir)
+	r.groups[dir] = g
+	return g, nil
 }
 
 // ReleaseField looks a field up in the model of the release before base
@@ -284,7 +316,7 @@ func (e *History) openRelease() (*releaseRev, error) {
 // when that release does not have it: for a field base has, it was added
 // after that release (never released yet).
 func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, err error) {
-	_, m, err := e.ReleaseSnapshot()
+	g, err := e.ReleaseGroup(fd.Type.Pkg.Group.Dir)
 	if err != nil {
 		return nil, false, err
 	}
@@ -292,7 +324,7 @@ func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, er
 	if fd.Type.Base != nil {
 		typ = fd.Type.Base.Name
 	}
-	t := lookupType(m, fd.Type.Pkg.Group.Dir, fd.Type.Pkg.Version, typ)
+	t := lookupType(g, fd.Type.Pkg.Version, typ)
 	if t == nil {
 		return nil, false, nil
 	}
@@ -313,7 +345,7 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 	if f, ok, err := e.ReleaseField(fd); err != nil || ok {
 		return ok && f != nil, err
 	}
-	_, m, err := e.ReleaseSnapshot()
+	g, err := e.ReleaseGroup(fd.Type.Pkg.Group.Dir)
 	if err != nil {
 		return false, err
 	}
@@ -321,10 +353,9 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 	if fd.Type.Base != nil {
 		typ = fd.Type.Base.Name
 	}
-	if lookupType(m, fd.Type.Pkg.Group.Dir, fd.Type.Pkg.Version, typ) != nil {
+	if lookupType(g, fd.Type.Pkg.Version, typ) != nil {
 		return false, nil // the struct was released, without this field
 	}
-	g := m.Group(fd.Type.Pkg.Group.Dir)
 	if g == nil {
 		return false, nil
 	}
@@ -349,8 +380,7 @@ func protoNumber(f *model.Field) int {
 	return f.Proto.Number
 }
 
-func lookupType(m *model.Model, groupDir, version, typ string) *model.Type {
-	g := m.Group(groupDir)
+func lookupType(g *model.Group, version, typ string) *model.Type {
 	if g == nil {
 		return nil
 	}

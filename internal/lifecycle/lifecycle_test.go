@@ -304,15 +304,26 @@ func TestReleaseIsBase(t *testing.T) {
 		if got := h.IsBase(lifecycle.RevRelease); got != c.isBase {
 			t.Errorf("%s: IsBase(release) = %v, want %v", c.fixture, got, c.isBase)
 		}
-		snap, m, err := h.ReleaseSnapshot()
+		snap, err := h.ReleaseSnapshot()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if same := snap == res.Base && m == res.BaseModel; same != c.isBase {
-			t.Errorf("%s: release snapshot and model are base's: %v, want %v", c.fixture, same, c.isBase)
+		dir := res.BaseModel.Groups[0].Dir
+		g, err := h.ReleaseGroup(dir)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if len(m.Groups) == 0 {
-			t.Errorf("%s: the release model has no groups", c.fixture)
+		if same := snap == res.Base && g == res.BaseModel.Group(dir); same != c.isBase {
+			t.Errorf("%s: release snapshot and group are base's: %v, want %v", c.fixture, same, c.isBase)
+		}
+		if g == nil || len(g.Versions) == 0 {
+			t.Errorf("%s: the release has no group %s", c.fixture, dir)
+		}
+		if again, err := h.ReleaseGroup(dir); err != nil || again != g {
+			t.Errorf("%s: the release group is scanned again (%v)", c.fixture, err)
+		}
+		if g, err := h.ReleaseGroup("pkg/apis/nothing"); err != nil || g != nil {
+			t.Errorf("%s: ReleaseGroup of a directory without a group = %v, %v", c.fixture, g, err)
 		}
 	}
 }

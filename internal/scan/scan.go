@@ -60,6 +60,11 @@ type Options struct {
 	// Parses, when set, shares parsed files between scans (of base and
 	// head): a file with the same path and content is parsed once.
 	Parses *Parses
+	// Only, when non-empty, builds only the groups with these
+	// directories: discovery runs as for a whole scan, so the groups are
+	// the ones it finds, but the others are never read. Set Profile with
+	// it: detection from a few groups may differ from the repository's.
+	Only []string
 }
 
 // Parses holds the files parsed by the two scans that share it (base and
@@ -331,6 +336,9 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	cands, err := s.discover(opts)
 	if err != nil {
 		return nil, err
+	}
+	if len(opts.Only) > 0 {
+		cands = slices.DeleteFunc(cands, func(c *candidate) bool { return !slices.Contains(opts.Only, c.dir) })
 	}
 	s.res = newResolver(s)
 

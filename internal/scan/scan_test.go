@@ -673,3 +673,32 @@ func TestSharedParses(t *testing.T) {
 		t.Fatalf("want a scan error naming the file and line, got %v", err)
 	}
 }
+
+// Only builds the named groups alone, each as a whole scan builds it.
+func TestScanOnly(t *testing.T) {
+	src := baseRepo()
+	full, err := scan.Scan(src, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Groups) < 2 {
+		t.Fatalf("want a repository of several groups, got %d", len(full.Groups))
+	}
+	for _, g := range full.Groups {
+		m, err := scan.Scan(src, scan.Options{Only: []string{g.Dir}, Profile: full.Profile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Groups) != 1 || m.Groups[0].Dir != g.Dir {
+			t.Fatalf("Only %s: groups %v", g.Dir, m.Groups)
+		}
+		want, _ := json.Marshal(g)
+		got, _ := json.Marshal(m.Groups[0])
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("Only %s: the group differs from the whole scan's (-whole +only):\n%s", g.Dir, diff)
+		}
+	}
+	if m, err := scan.Scan(src, scan.Options{Only: []string{"pkg/none"}}); err != nil || len(m.Groups) != 0 {
+		t.Errorf("Only a directory without a group: %d groups, %v", len(m.Groups), err)
+	}
+}
