@@ -19,17 +19,12 @@ import (
 // SIGKILL as the kernel's OOM killer sends it, a rule that panics during a
 // check — apicheck exits 3 (an internal failure) with a message asking to
 // report it, never 2 (which means a usage error), and writes no report.
-// The binary is built with the apicheck_crashtest tag, which adds the
-// crashes.
+// TestMain builds the binary with the apicheck_crashtest tag on Linux,
+// which adds the crashes.
 func TestCrashesExit3(t *testing.T) {
 	t.Parallel()
-	crashing := filepath.Join(t.TempDir(), "apicheck-crashtest")
-	build := exec.Command("go", "build", "-tags", "apicheck_crashtest", "-o", crashing, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building: %v\n%s", err, out)
-	}
 	runCrash := func(t *testing.T, dir, mode string, args ...string) result {
-		cmd := exec.Command(crashing, args...)
+		cmd := exec.Command(binary, args...)
 		cmd.Dir = dir
 		cmd.Env = append(append(os.Environ(), hermetic.UserDirs(t)...), "APICHECK_CRASHTEST="+mode)
 		var stdout, stderr bytes.Buffer
