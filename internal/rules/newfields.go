@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -210,24 +211,42 @@ func acceptedValue(pol Policy, f *model.Field) bool {
 }
 
 // zeroRuledOut reports validation that rejects a kind's zero value: a
-// minimum length or minimum above zero, an enum without the zero value,
-// a pattern that needs at least one character.
+// minimum length above zero, an enum without the zero value, a minimum
+// above zero or a maximum below it (or a bound of zero made exclusive by
+// +kubebuilder:validation:ExclusiveMinimum/ExclusiveMaximum, which are
+// flags on the bound in OpenAPI v3.0).
 func zeroRuledOut(k model.ValueKind, cs []model.Constraint) bool {
+	var exclMin, exclMax bool
+	var minimum, maximum *big.Rat
 	for _, c := range cs {
 		switch c.Kind {
 		case "minLength":
 			if k == model.KindString && c.Value != "0" {
 				return true
 			}
-		case "minimum", "exclusiveMinimum":
-			if k == model.KindNumber && !strings.HasPrefix(c.Value, "-") && (c.Value != "0" || c.Kind == "exclusiveMinimum") {
-				return true
-			}
 		case "enum":
 			if k == model.KindString && !slices.Contains(strings.Split(c.Value, ";"), "") {
 				return true
 			}
+		case "minimum", "maximum":
+			if r, ok := new(big.Rat).SetString(c.Value); ok {
+				if c.Kind == "minimum" {
+					minimum = r
+				} else {
+					maximum = r
+				}
+			}
+		case "exclusiveMinimum":
+			exclMin = c.Value != "false"
+		case "exclusiveMaximum":
+			exclMax = c.Value != "false"
 		}
 	}
-	return false
+	if k != model.KindNumber {
+		return false
+	}
+	if minimum != nil && (minimum.Sign() > 0 || minimum.Sign() == 0 && exclMin) {
+		return true
+	}
+	return maximum != nil && (maximum.Sign() < 0 || maximum.Sign() == 0 && exclMax)
 }
