@@ -169,19 +169,37 @@ var OptionalWithoutOmitempty = &Rule{
 	},
 }
 
-// copiedFromSibling reports whether a field of a struct in a version
-// package new in head already existed, with the same json tag, in the
-// same-named struct of another version of the group at base: a new
-// version copied from a sibling does not make its fields new.
+// copiedFromSibling reports whether a field of a struct new in head
+// already existed, with the same json tag, in the same-named struct of
+// another package of the API group at base: a new version copied from a
+// sibling version, or a struct that moved to another directory of the same
+// group version (Cluster API merged exp/api/v1beta1 into
+// api/core/v1beta1), does not make its fields new.
 func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 	pd := td.Pkg
-	if pd.Base != nil || pd.Group.Base == nil {
+	if td.Base != nil || pd.Group.Base == nil && pd.Group.Head == nil {
 		return false
 	}
-	for _, p := range pd.Group.Base.Packages() {
-		if t := p.Type(td.Name()); t != nil {
-			if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
-				return true
+	var groups []*model.Group
+	if pd.Group.Base != nil {
+		groups = append(groups, pd.Group.Base)
+	}
+	if name := pd.Group.Head.Name; name != "" && d.Base != nil {
+		for _, g := range d.Base.Groups {
+			if g.Name == name && g != pd.Group.Base {
+				groups = append(groups, g)
+			}
+		}
+	}
+	for _, g := range groups {
+		for _, p := range g.Packages() {
+			if pd.Base != nil && p == pd.Base {
+				continue // the struct is new in its own package
+			}
+			if t := p.Type(td.Name()); t != nil {
+				if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
+					return true
+				}
 			}
 		}
 	}
