@@ -163,6 +163,13 @@ var FieldTypeChanged = &Rule{
 			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
 			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
 			shape, dropped := compareShapesDropped(base, head)
+			from, to := fd.Base.Type, fd.Head.Type
+			if from == to && bt != ht {
+				// The same spelling names types of two packages (Cluster
+				// API's capierrors.ClusterStatusError moved from
+				// sigs.k8s.io/cluster-api/errors to .../api/deprecated/errors).
+				from, to = bt, ht
+			}
 			switch {
 			case shape == shapeSame && fd.Base.Type == fd.Head.Type:
 				// The same type name now denotes another type of the same
@@ -175,27 +182,27 @@ var FieldTypeChanged = &Rule{
 			case shape == shapeSame:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged (Go clients break, the wire does not)", name, from, to),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeSuperset:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, from, to),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeUnknown:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s; a type outside the repository could not be resolved (its module is not in the module cache), so the wire shapes were not compared",
-						name, fd.Base.Type, fd.Head.Type),
+					Message: fmt.Sprintf("type of %s changed from %s to %s; a type outside the API groups could not be resolved (in a package of the repository that is not an API group, or a module that is not in the module cache), so the wire shapes were not compared",
+						name, from, to),
 					Hint: "confirm the wire shape is unchanged (e.g. a named string for a string), or run `go mod download` so apicheck can resolve the type",
 				})
 			case shape == shapeDropsReserved:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
 					Message: fmt.Sprintf("type of %s changed from %s to %s, which drops %s under a tombstone (a deliberate removal) and keeps the rest of the wire shape",
-						name, fd.Base.Type, fd.Head.Type, quoteList(dropped)),
+						name, from, to, quoteList(dropped)),
 					Hint: "confirm that clients could not set the dropped members (e.g. validation always rejected them); otherwise keep " + fd.Base.Type,
 				})
 			case fd.Base.Type == fd.Head.Type:
@@ -205,7 +212,7 @@ var FieldTypeChanged = &Rule{
 				})
 			default:
 				c.Field(fd, Report{
-					Message: fmt.Sprintf("type of %s changed from %s to %s", name, fd.Base.Type, fd.Head.Type),
+					Message: fmt.Sprintf("type of %s changed from %s to %s", name, from, to),
 					Hint:    fmt.Sprintf("restore type %s; add a new field for the new type", fd.Base.Type),
 				})
 			}
@@ -265,7 +272,7 @@ var TypeUnderlyingChanged = &Rule{
 					r.Hint = ""
 				case shape == shapeUnknown:
 					r.Severity = finding.Warning
-					r.Message = what + "; a type outside the repository could not be resolved (not in the module cache), so the wire shapes were not compared"
+					r.Message = what + "; a type outside the API groups could not be resolved (in a package of the repository that is not an API group, or a module that is not in the module cache), so the wire shapes were not compared"
 				case shape == shapeSame || shape == shapeSuperset:
 					r.Severity = finding.Warning
 					r.Message = what + "; the wire shape is unchanged (Go clients break, the wire does not)"
