@@ -21,6 +21,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -337,6 +338,37 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 			if f.WireName() == fd.Base.WireName() && protoNumber(f) == protoNumber(fd.Base) {
 				return true, nil
 			}
+		}
+	}
+	return false, nil
+}
+
+// VersionReleased reports whether the release before base had the version
+// package of pd: in the same group directory, or, for a group that moved
+// since, in a group of the same API group name. A version package the
+// release does not have, or had without types, is under development:
+// nothing outside the repository depends on it yet.
+func (e *History) VersionReleased(pd *model.PackageDiff) (bool, error) {
+	_, m, err := e.ReleaseSnapshot()
+	if err != nil {
+		return false, err
+	}
+	dirs := []string{pd.Group.Dir}
+	if pd.Group.MovedFrom != "" {
+		dirs = append(dirs, pd.Group.MovedFrom)
+	}
+	for _, g := range m.Groups {
+		name := ""
+		if pd.Group.Head != nil {
+			name = pd.Group.Head.Name
+		} else if pd.Group.Base != nil {
+			name = pd.Group.Base.Name
+		}
+		if !slices.Contains(dirs, g.Dir) && (name == "" || g.Name != name) {
+			continue
+		}
+		if p := g.Version(pd.Version); p != nil && len(p.Types) > 0 {
+			return true, nil // (a package without types shipped nothing)
 		}
 	}
 	return false, nil

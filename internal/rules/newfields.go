@@ -11,11 +11,12 @@ import (
 )
 
 var NewFieldNotPointer = &Rule{
-	ID:       "NEW_FIELD_NOT_POINTER",
-	Alpha:    finding.Info,
-	Category: CatNewFields,
-	Severity: finding.Error,
-	Relax:    relaxedToInfo,
+	ID:                  "NEW_FIELD_NOT_POINTER",
+	ReleasedVersionOnly: true,
+	Alpha:               finding.Info,
+	Category:            CatNewFields,
+	Severity:            finding.Error,
+	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has a non-nillable type. The kubernetes profile accepts an optional " +
 		"string, number or bool with omitempty (its zero value means unset); the crd profile accepts a value whose " +
 		"validation rules out the zero value, and a struct with omitzero (kube-api-linter's optionalfields).",
@@ -57,11 +58,12 @@ var NewFieldNotPointer = &Rule{
 }
 
 var NewFieldNotOptional = &Rule{
-	ID:       "NEW_FIELD_NOT_OPTIONAL",
-	Alpha:    finding.Info,
-	Category: CatNewFields,
-	Severity: finding.Error,
-	Relax:    relaxedToInfo,
+	ID:                  "NEW_FIELD_NOT_OPTIONAL",
+	ReleasedVersionOnly: true,
+	Alpha:               finding.Info,
+	Category:            CatNewFields,
+	Severity:            finding.Error,
+	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has no `+optional` marker (a warning when omitempty makes it optional " +
 		"in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation).",
 	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
@@ -102,12 +104,13 @@ var NewFieldNotOptional = &Rule{
 }
 
 var NewFieldNoOmitempty = &Rule{
-	ID:       "NEW_FIELD_NO_OMITEMPTY",
-	Alpha:    finding.Info,
-	Category: CatNewFields,
-	Severity: finding.Error,
-	Relax:    relaxedToInfo,
-	Summary:  "A field added to an existing API struct has no `omitempty` in its json tag.",
+	ID:                  "NEW_FIELD_NO_OMITEMPTY",
+	ReleasedVersionOnly: true,
+	Alpha:               finding.Info,
+	Category:            CatNewFields,
+	Severity:            finding.Error,
+	Relax:               relaxedToInfo,
+	Summary:             "A field added to an existing API struct has no `omitempty` in its json tag.",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
 	Fix:    "Add `,omitempty` to the json tag (or `,omitzero`).",

@@ -95,6 +95,12 @@ type Rule struct {
 	// nothing outside the repository depends on it. Without release
 	// history every finding keeps its severity.
 	ReleasedOnly bool
+	// ReleasedVersionOnly: the rule protects the versions a release
+	// shipped. A finding about a field of a version package that the
+	// release before base did not have (a version under development, such
+	// as Cluster API's v1beta2 before v1.11) is information. Without
+	// release history every finding keeps its severity.
+	ReleasedVersionOnly bool
 	// Last makes the engine run the rule after every other rule (the meta
 	// rule, which reports what no rule judged).
 	Last bool
@@ -146,6 +152,9 @@ func (r *Rule) Doc() finding.RuleDoc {
 	why := r.Why
 	if r.ReleasedOnly {
 		why += " A finding about a field that the release before base did not contain (never released) is info."
+	}
+	if r.ReleasedVersionOnly {
+		why += " A finding about a version that the release before base did not have (under development) is info."
 	}
 	return finding.RuleDoc{
 		ID: r.ID, Category: string(r.Category), CategoryTitle: r.Category.Title(), Severity: r.Severity,
@@ -311,6 +320,9 @@ func (c *Context) FieldAt(fd *model.FieldDiff, pos model.Pos, r Report) {
 // releasedOnly makes a finding of a ReleasedOnly rule about a field that
 // base has but the release before base did not information.
 func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
+	if c.rule.ReleasedVersionOnly {
+		r = c.releasedVersionOnly(fd.Type.Pkg, r)
+	}
 	if !c.rule.ReleasedOnly || fd.Base == nil || c.analyses.Release == nil {
 		return r
 	}
@@ -327,6 +339,29 @@ func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
 	}
 	r.Severity = finding.Info
 	r.Message += fmt.Sprintf(" (never released: release %s did not have the field)", rel.Newest.Name)
+	return r
+}
+
+// releasedVersionOnly makes a finding of a ReleasedVersionOnly rule about
+// a version package that the release before base did not have
+// information.
+func (c *Context) releasedVersionOnly(pd *model.PackageDiff, r Report) Report {
+	if c.analyses.Release == nil || !pd.External() {
+		return r
+	}
+	if sev := r.Severity; sev != 0 && sev <= finding.Info || sev == 0 && c.rule.Severity <= finding.Info {
+		return r
+	}
+	rel, problem := c.analyses.Release.Release()
+	if problem != "" {
+		return r
+	}
+	released, err := c.analyses.Release.VersionReleased(pd)
+	if err != nil || released {
+		return r
+	}
+	r.Severity = finding.Info
+	r.Message += fmt.Sprintf(" (version under development: release %s did not have %s)", rel.Newest.Name, pd.Version)
 	return r
 }
 

@@ -11,12 +11,13 @@ import (
 )
 
 var VersionSkew = &Rule{
-	ID:       "VERSION_SKEW",
-	Alpha:    finding.Info,
-	Category: CatVersions,
-	Severity: finding.Error,
-	Relax:    relaxedToInfo,
-	Summary:  "A field was added to or removed from a type in one version of a group but not in the same-named type of another version that agreed with it at base.",
+	ID:                  "VERSION_SKEW",
+	ReleasedVersionOnly: true,
+	Alpha:               finding.Info,
+	Category:            CatVersions,
+	Severity:            finding.Error,
+	Relax:               relaxedToInfo,
+	Summary:             "A field was added to or removed from a type in one version of a group but not in the same-named type of another version that agreed with it at base.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
 	Fix: "Make the same change in the internal version and every external version of the group (and adapt conversions).",
