@@ -711,11 +711,28 @@ func Lookup(rs []*Rule, id string) *Rule {
 func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 	return func(yield func(*model.FieldDiff) bool) {
 		for fd := range d.AddedFields() {
-			if InNewFieldScope(fd.Type, fd.Head) && !yield(fd) {
+			if InNewFieldScope(fd.Type, fd.Head) && !promotedAtBase(fd.Type, fd.Head) && !yield(fd) {
 				return
 			}
 		}
 	}
+}
+
+// promotedAtBase reports whether base's struct already had f's json name
+// through an inline embedded struct: a field written out where the struct
+// used to embed its type (Karpenter replaced an embedded
+// v1.NodeSelectorRequirement by key, operator and values) is not new on
+// the wire.
+func promotedAtBase(td *model.TypeDiff, f *model.Field) bool {
+	if td.Base == nil {
+		return false
+	}
+	for _, bf := range td.Base.Fields {
+		if bf.Embedded && bf.Inline() && slices.Contains(bf.Promoted, f.WireName()) {
+			return true
+		}
+	}
+	return false
 }
 
 // InNewFieldScope reports whether an added field of an existing struct is
