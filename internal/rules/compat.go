@@ -515,11 +515,13 @@ var PatchStrategyChanged = &Rule{
 	ID:           "PATCH_STRATEGY_CHANGED",
 	ReleasedOnly: true,
 	Alpha:        finding.Info,
+	Relax:        patchInert,
 	Category:     CatCompat,
 	Severity:     finding.Error,
 	Judges:       []model.Attr{model.AttrPatchStrategy, model.AttrPatchMergeKey},
 	ReleaseNote:  fixedNote("patch strategy changed"),
-	Summary:      "`patchStrategy` or `patchMergeKey` (tag or marker) changed on an existing field.",
+	Summary: "`patchStrategy` or `patchMergeKey` (tag or marker) changed on an existing field (info under the crd profile: " +
+		"the API server accepts no strategic merge patch of custom resources, and server-side apply reads `+listType`).",
 	Why: "Strategic merge patch uses them to merge lists: clients built against the old metadata send " +
 		"patches that now replace or merge differently.",
 	Fix:    "Keep the patch metadata; to support a new merge key use a recommended merge key that starts with the old one.",

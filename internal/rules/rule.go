@@ -196,6 +196,12 @@ var (
 	// read from files, so protobuf tags there, often copied from built-in
 	// types, reach no client.
 	protobufInert = map[model.Profile]finding.Severity{model.ProfileCRD: finding.Info, model.ProfileComponentConfig: finding.Info}
+	// patchInert: the API server refuses strategic merge patches of custom
+	// resources (415 Unsupported Media Type; they are decoded as
+	// unstructured, without the Go tags), and server-side apply merges by
+	// +listType/+listMapKey, so patchStrategy and patchMergeKey on CRD
+	// types reach no server.
+	patchInert = map[model.Profile]finding.Severity{model.ProfileCRD: finding.Info}
 )
 
 // Options configure a run of the engine.
