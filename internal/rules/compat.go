@@ -367,7 +367,8 @@ var FieldBecameRequired = &Rule{
 	Judges:       []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
 	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
-		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty.",
+		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (info for an optional member of a kind's " +
+		"status, which only the controller writes).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
 		"Marking a field required that already was (no optional form at base) changes nothing and is not reported.",
 	Fix:    "Keep the field optional with omitempty.",
@@ -401,6 +402,15 @@ var FieldBecameRequired = &Rule{
 				r.Severity = finding.Info
 				r.Message += " (explicitly marked required: the API server validates this group in Go code, which stays authoritative; the schema now documents it)"
 				r.Hint = "confirm the hand-written validation already required the field"
+			} else if len(what) == 1 && hc.Presence == model.Optional && statusMember(c.fieldAPIPath(fd)) {
+				// Only the serialisation changed, of a member of a kind's
+				// status: the controller writes status (through the status
+				// subresource), and readers decode an explicit zero as the
+				// absent value they got before.
+				r.Severity = finding.Info
+				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (omitempty/omitzero removed); it stays optional, "+
+					"and as a member of the status only the controller writes it", fd.Type.Name(), fd.Name())
+				r.Hint = ""
 			} else if fd.Head.Required() && bc.Omit == hc.Omit {
 				// An explicit +required that changes only the schema is a
 				// deliberate decision, usually documenting what validation
@@ -412,6 +422,13 @@ var FieldBecameRequired = &Rule{
 			c.Field(fd, r)
 		}
 	},
+}
+
+// statusMember reports an API path that names a direct member of a
+// kind's status ("JobSet.status.restarts").
+func statusMember(apiPath string) bool {
+	parts := strings.Split(apiPath, ".")
+	return len(parts) == 3 && parts[1] == "status"
 }
 
 // requiredWhy says what makes a field required.
