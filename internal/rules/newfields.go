@@ -27,13 +27,25 @@ var NewFieldNotPointer = &Rule{
 	Before: "Replicas int32 `json:\"replicas,omitempty\"`",
 	After:  "Replicas *int32 `json:\"replicas,omitempty\"`",
 	Check: func(c *Context) {
-		unknown := 0
+		unknown, maybePromoted := 0, 0
 		defer func() {
 			if unknown > 0 {
 				c.Note(fmt.Sprintf("%s could not judge %d new field(s) whose type it could not resolve; "+
 					"they are reported as UNCLASSIFIED_CHANGE (info) and do not fail the check", c.Rule().ID, unknown))
 			}
+			if maybePromoted > 0 {
+				c.Note(fmt.Sprintf("the new-field rules could not judge %d added field(s) of structs that stopped embedding a type "+
+					"whose members could not be resolved; they are reported as UNCLASSIFIED_CHANGE (info) and do not fail the check", maybePromoted))
+			}
 		}()
+		for fd := range c.Diff.AddedFields() {
+			if emb := unresolvedDroppedEmbedding(fd.Type); emb != "" && InNewFieldScope(fd.Type, fd.Head) {
+				maybePromoted++
+				c.CannotJudge(fd, fmt.Sprintf("%s.%s may be a member of %s, which %s embedded inline at base and no longer does; "+
+					"its members could not be resolved (module not in the module cache), so whether the field is new is unknown",
+					fd.Type.Name(), fd.Head.Name, emb, fd.Type.Name()))
+			}
+		}
 		for fd := range newFieldsInScope(c.Diff) {
 			f := fd.Head
 			switch f.Nillable {

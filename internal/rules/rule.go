@@ -717,7 +717,7 @@ func Lookup(rs []*Rule, id string) *Rule {
 func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 	return func(yield func(*model.FieldDiff) bool) {
 		for fd := range d.AddedFields() {
-			if InNewFieldScope(fd.Type, fd.Head) && !promotedAtBase(fd.Type, fd.Head) && !yield(fd) {
+			if InNewFieldScope(fd.Type, fd.Head) && !promotedAtBase(fd.Type, fd.Head) && unresolvedDroppedEmbedding(fd.Type) == "" && !yield(fd) {
 				return
 			}
 		}
@@ -739,6 +739,23 @@ func promotedAtBase(td *model.TypeDiff, f *model.Field) bool {
 		}
 	}
 	return false
+}
+
+// unresolvedDroppedEmbedding names an inline embedded field of base's
+// struct that head no longer has and whose members could not be resolved
+// (a module not in the module cache): the fields head added may be its
+// members written out, so the new-field rules cannot tell whether they
+// are new. "" when there is none.
+func unresolvedDroppedEmbedding(td *model.TypeDiff) string {
+	if td.Base == nil || td.Head == nil {
+		return ""
+	}
+	for _, bf := range td.Base.Fields {
+		if bf.Embedded && bf.Inline() && bf.Promoted == nil && td.Head.Field(bf.Name) == nil {
+			return bf.Type
+		}
+	}
+	return ""
 }
 
 // InNewFieldScope reports whether an added field of an existing struct is
