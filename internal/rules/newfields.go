@@ -19,7 +19,8 @@ var NewFieldNotPointer = &Rule{
 	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has a non-nillable type. The kubernetes profile accepts an optional " +
 		"string, number or bool with omitempty (its zero value means unset); the crd profile accepts a value whose " +
-		"validation rules out the zero value, and a struct with omitzero (kube-api-linter's optionalfields).",
+		"validation rules out the zero value, a struct with omitzero (kube-api-linter's optionalfields), and a field " +
+		"marked +required (its requiredfields; NEW_FIELD_NOT_OPTIONAL reports that it is required).",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
 		"the object write the zero value back.",
@@ -225,6 +226,9 @@ func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 // conventions accept.
 func acceptedValue(pol Policy, f *model.Field) bool {
 	c := contractOf(f)
+	if pol.RequiredValues && f.Required() {
+		return true // required at all: NEW_FIELD_NOT_OPTIONAL's; a pointer is no fix
+	}
 	if c.Presence != model.Optional {
 		return false // a required new field is NEW_FIELD_NOT_OPTIONAL's
 	}
