@@ -186,3 +186,271 @@ package controller
 		t.Errorf("notes %q do not name the detected crd profile", rep.Notes)
 	}
 }
+
+// Gardener's layout, detected from the module path: internal types in
+// pkg/apis/core, the external v1beta1 with protobuf tags, and
+// seedmanagement's served v1alpha1. Protobuf tags without kubebuilder
+// markers alone would say kubernetes; each profile gives another set here
+// (kubernetes accepts the optional bool and only notes the missing marker,
+// crd caps the protobuf finding at info, both cap the alpha version).
+func TestGardenerLayout(t *testing.T) {
+	rep := checkJSON(t, `
+-- base/go.mod --
+module github.com/gardener/gardener
+
+go 1.24
+-- base/pkg/apis/core/types_shoot.go --
+package core
+
+// ShootSpec is the internal spec of a Shoot.
+type ShootSpec struct {
+	Purpose *string
+	Region  string
+}
+-- base/pkg/apis/core/v1beta1/doc.go --
+// +k8s:conversion-gen=github.com/gardener/gardener/pkg/apis/core
+// +groupName=core.gardener.cloud
+package v1beta1
+-- base/pkg/apis/core/v1beta1/types_shoot.go --
+package v1beta1
+
+// ShootSpec is the specification of a Shoot.
+type ShootSpec struct {
+	// Purpose is the purpose class for this cluster.
+	// +optional
+	Purpose *string `+"`"+`json:"purpose,omitempty" protobuf:"bytes,1,opt,name=purpose"`+"`"+`
+	// Region is a name of a region.
+	Region string `+"`"+`json:"region" protobuf:"bytes,2,opt,name=region"`+"`"+`
+}
+-- base/pkg/apis/seedmanagement/v1alpha1/doc.go --
+// +groupName=seedmanagement.gardener.cloud
+package v1alpha1
+-- base/pkg/apis/seedmanagement/v1alpha1/types.go --
+package v1alpha1
+
+// ManagedSeedSpec is the specification of a ManagedSeed.
+type ManagedSeedSpec struct {
+	// Shoot references a Shoot.
+	// +optional
+	Shoot *string `+"`"+`json:"shoot,omitempty" protobuf:"bytes,1,opt,name=shoot"`+"`"+`
+}
+-- head/pkg/apis/seedmanagement/v1alpha1/types.go --
+package v1alpha1
+
+// ManagedSeedSpec is the specification of a ManagedSeed.
+type ManagedSeedSpec struct {
+	// Shoot references a Shoot.
+	// +optional
+	Shoot *string `+"`"+`json:"shoot,omitempty" protobuf:"bytes,1,opt,name=shoot"`+"`"+`
+	// Paused stops reconciliation.
+	// +optional
+	Paused bool `+"`"+`json:"paused,omitempty" protobuf:"varint,2,opt,name=paused"`+"`"+`
+}
+-- head/pkg/apis/core/types_shoot.go --
+package core
+
+// ShootSpec is the internal spec of a Shoot.
+type ShootSpec struct {
+	Purpose  *string
+	Region   string
+	Hibernated bool
+	ExposureClassName *string
+}
+-- head/pkg/apis/core/v1beta1/types_shoot.go --
+package v1beta1
+
+// ShootSpec is the specification of a Shoot.
+type ShootSpec struct {
+	// Purpose is the purpose class for this cluster.
+	// +optional
+	Purpose *string `+"`"+`json:"purpose,omitempty" protobuf:"bytes,1,opt,name=purpose"`+"`"+`
+	// Region is a name of a region.
+	Region string `+"`"+`json:"region" protobuf:"bytes,2,opt,name=region"`+"`"+`
+	// Hibernated says whether the cluster is hibernated.
+	// +optional
+	Hibernated bool `+"`"+`json:"hibernated,omitempty" protobuf:"varint,3,opt,name=hibernated"`+"`"+`
+	// ExposureClassName is the optional name of an exposure class.
+	ExposureClassName *string `+"`"+`json:"exposureClassName,omitempty"`+"`"+`
+}
+`)
+	want := strings.Join([]string{
+		"error NEW_FIELD_NOT_POINTER pkg/apis/core/v1beta1/types_shoot.go ShootSpec.Hibernated",
+		"warning NEW_FIELD_NOT_OPTIONAL pkg/apis/core/v1beta1/types_shoot.go ShootSpec.ExposureClassName",
+		"warning PROTO_TAG_MISSING pkg/apis/core/v1beta1/types_shoot.go ShootSpec.ExposureClassName",
+		// Gardener serves v1alpha1 APIs that must stay compatible.
+		"error NEW_FIELD_NOT_POINTER pkg/apis/seedmanagement/v1alpha1/types.go ManagedSeedSpec.Paused",
+	}, "\n")
+	if got := rep.lines(); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	if !rep.note("profile gardener (detected") || rep.note("groups with their own profile") {
+		t.Errorf("notes %q: want the detected gardener profile for every group", rep.Notes)
+	}
+}
+
+// A Gardener extension, detected from its requirement of
+// github.com/gardener/gardener: the provider configuration
+// (pkg/apis/foo: WorkerConfig, WorkerStatus, without ObjectMeta, written by
+// users into Shoots) is judged by the gardener profile, the controller's
+// component configuration (pkg/apis/config) by the relaxed componentconfig
+// sub-profile: the same new field and the same removal of a used field are
+// errors in one and info in the other.
+func TestGardenerExtensionLayout(t *testing.T) {
+	rep := checkJSON(t, `
+-- base/go.mod --
+module github.com/gardener/gardener-extension-provider-foo
+
+go 1.24
+
+require github.com/gardener/gardener v1.120.0
+-- base/pkg/apis/foo/types_worker.go --
+package foo
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// WorkerConfig contains configuration settings for the worker nodes.
+type WorkerConfig struct {
+	metav1.TypeMeta
+	IAMInstanceProfile *string
+}
+-- base/pkg/apis/foo/v1alpha1/doc.go --
+// +k8s:conversion-gen=github.com/gardener/gardener-extension-provider-foo/pkg/apis/foo
+// +groupName=foo.provider.extensions.gardener.cloud
+package v1alpha1
+-- base/pkg/apis/foo/v1alpha1/types_worker.go --
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// WorkerConfig contains configuration settings for the worker nodes.
+type WorkerConfig struct {
+	metav1.TypeMeta `+"`"+`json:",inline"`+"`"+`
+	// IAMInstanceProfile contains configuration for the IAM instance profile.
+	// +optional
+	IAMInstanceProfile *string `+"`"+`json:"iamInstanceProfile,omitempty"`+"`"+`
+	// NodeTemplate contains resource information of the machine.
+	// +optional
+	NodeTemplate *string `+"`"+`json:"nodeTemplate,omitempty"`+"`"+`
+}
+
+// WorkerStatus contains information about created worker resources.
+type WorkerStatus struct {
+	metav1.TypeMeta `+"`"+`json:",inline"`+"`"+`
+	// MachineImages is a list of machine images that have been used in this worker.
+	// +optional
+	MachineImages []string `+"`"+`json:"machineImages,omitempty"`+"`"+`
+}
+-- base/pkg/apis/config/types.go --
+package config
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// ControllerConfiguration defines the configuration for the provider controller.
+type ControllerConfiguration struct {
+	metav1.TypeMeta
+	ETCD ETCD
+}
+
+// ETCD is an etcd configuration.
+type ETCD struct {
+	StorageClassName *string
+}
+-- base/pkg/apis/config/v1alpha1/doc.go --
+// +groupName=foo.provider.extensions.config.gardener.cloud
+package v1alpha1
+-- base/pkg/apis/config/v1alpha1/types.go --
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// ControllerConfiguration defines the configuration for the provider controller.
+type ControllerConfiguration struct {
+	metav1.TypeMeta `+"`"+`json:",inline"`+"`"+`
+	// ETCD is the etcd configuration.
+	ETCD ETCD `+"`"+`json:"etcd"`+"`"+`
+	// HealthCheckConfig is the config for the health check controller.
+	// +optional
+	HealthCheckConfig *string `+"`"+`json:"healthCheckConfig,omitempty"`+"`"+`
+}
+
+// ETCD is an etcd configuration.
+type ETCD struct {
+	// StorageClassName is the name of the storage class.
+	// +optional
+	StorageClassName *string `+"`"+`json:"storageClassName,omitempty"`+"`"+`
+}
+-- base/pkg/controller/worker/machines.go --
+package worker
+
+import (
+	"github.com/gardener/gardener-extension-provider-foo/pkg/apis/config/v1alpha1"
+	foov1alpha1 "github.com/gardener/gardener-extension-provider-foo/pkg/apis/foo/v1alpha1"
+)
+
+func nodeTemplate(w *foov1alpha1.WorkerConfig) *string { return w.NodeTemplate }
+
+func healthCheck(c *v1alpha1.ControllerConfiguration) *string { return c.HealthCheckConfig }
+-- head/pkg/controller/worker/machines.go --
+package worker
+-- head/pkg/apis/foo/v1alpha1/types_worker.go --
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// WorkerConfig contains configuration settings for the worker nodes.
+type WorkerConfig struct {
+	metav1.TypeMeta `+"`"+`json:",inline"`+"`"+`
+	// IAMInstanceProfile contains configuration for the IAM instance profile.
+	// +optional
+	IAMInstanceProfile *string `+"`"+`json:"iamInstanceProfile,omitempty"`+"`"+`
+	// CPUCredits is the credit option for CPU usage.
+	CPUCredits string `+"`"+`json:"cpuCredits"`+"`"+`
+}
+
+// WorkerStatus contains information about created worker resources.
+type WorkerStatus struct {
+	metav1.TypeMeta `+"`"+`json:",inline"`+"`"+`
+	// MachineImages is a list of machine images that have been used in this worker.
+	// +optional
+	MachineImages []string `+"`"+`json:"machineImages,omitempty"`+"`"+`
+}
+-- head/pkg/apis/config/v1alpha1/types.go --
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// ControllerConfiguration defines the configuration for the provider controller.
+type ControllerConfiguration struct {
+	metav1.TypeMeta `+"`"+`json:",inline"`+"`"+`
+	// ETCD is the etcd configuration.
+	ETCD ETCD `+"`"+`json:"etcd"`+"`"+`
+}
+
+// ETCD is an etcd configuration.
+type ETCD struct {
+	// StorageClassName is the name of the storage class.
+	// +optional
+	StorageClassName *string `+"`"+`json:"storageClassName,omitempty"`+"`"+`
+	// BackupLeaderElection configures leader election of the backup sidecar.
+	Replicas int32 `+"`"+`json:"replicas"`+"`"+`
+}
+`)
+	want := strings.Join([]string{
+		"info FIELD_REMOVED_STILL_USED pkg/apis/config/v1alpha1/types.go ControllerConfiguration.HealthCheckConfig",
+		"info NEW_FIELD_NOT_OPTIONAL pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
+		"info NEW_FIELD_NOT_POINTER pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
+		"info NEW_FIELD_NO_OMITEMPTY pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
+		"info VERSION_SKEW pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
+		"error NEW_FIELD_NOT_OPTIONAL pkg/apis/foo/v1alpha1/types_worker.go WorkerConfig.CPUCredits",
+		"error NEW_FIELD_NOT_POINTER pkg/apis/foo/v1alpha1/types_worker.go WorkerConfig.CPUCredits",
+		"error NEW_FIELD_NO_OMITEMPTY pkg/apis/foo/v1alpha1/types_worker.go WorkerConfig.CPUCredits",
+		"error VERSION_SKEW pkg/apis/foo/v1alpha1/types_worker.go WorkerConfig.CPUCredits",
+		"error FIELD_REMOVED_STILL_USED pkg/apis/foo/v1alpha1/types_worker.go WorkerConfig.NodeTemplate",
+	}, "\n")
+	if got := rep.lines(); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	if !rep.note("profile gardener (detected") || !rep.note("groups with their own profile: pkg/apis/config: componentconfig") {
+		t.Errorf("notes %q: want the detected gardener profile with pkg/apis/config as componentconfig", rep.Notes)
+	}
+}

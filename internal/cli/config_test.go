@@ -287,6 +287,18 @@ type Spec struct {
 	if code != ExitUsage || !strings.Contains(errOut, "c.yaml:1:10: profile: unknown profile \"strict\"") {
 		t.Errorf("unknown profile: exit %d, stderr %q", code, errOut)
 	}
+	// A group's own profile and a group listed twice: usage errors with
+	// the key and line, the profile's known names listed.
+	writeFile(t, cfg, "groups:\n  - dir: pkg/apis/core\n    profile: operator\n")
+	code, _, errOut = run(t, "check", "--repo", f.Dir, "--base", f.Commits["base"], "--head", f.Commits["base"], "--config", cfg)
+	if code != ExitUsage || !strings.Contains(errOut, `c.yaml:3:14: groups[0].profile: unknown profile "operator" (want gardener, kubernetes, crd or componentconfig)`) {
+		t.Errorf("unknown group profile: exit %d, stderr %q", code, errOut)
+	}
+	writeFile(t, cfg, "groups:\n  - dir: pkg/apis/core\n  - dir: pkg/apis/core/\n")
+	code, _, errOut = run(t, "check", "--repo", f.Dir, "--base", f.Commits["base"], "--head", f.Commits["base"], "--config", cfg)
+	if code != ExitUsage || !strings.Contains(errOut, "c.yaml:3:5: groups[1].dir: group pkg/apis/core is listed twice (first at line 2)") {
+		t.Errorf("group listed twice: exit %d, stderr %q", code, errOut)
+	}
 	writeFile(t, cfg, "profile: crd\nexclude: [pkg/nothing/**]\ngroups:\n  - dir: pkg/apis/core\n    stable: [v1alpha1]\n")
 	code, out, errOut := run(t, "check", "--repo", f.Dir, "--base", f.Commits["base"], "--head", f.Commits["base"], "--config", cfg, "--format", "json")
 	if code != ExitOK {

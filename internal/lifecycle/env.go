@@ -21,6 +21,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,7 @@ type releaseRev struct {
 	base   *model.Model
 	mu     sync.Mutex
 	groups map[string]*model.Group // by directory; nil: not in the release
+	whole  *model.Model            // the whole release, once asked for
 }
 
 // Close releases the release tag's snapshot, if one was opened.
@@ -279,6 +281,34 @@ func (e *History) openRelease() (*releaseRev, error) {
 	return &releaseRev{snap: snap, groups: map[string]*model.Group{}}, nil
 }
 
+// ReleaseModel returns the model of the whole release before base,
+// scanned once (base's model when base is the release's commit).
+func (e *History) ReleaseModel() (*model.Model, error) {
+	r, err := e.tag()
+	if err != nil {
+		return nil, err
+	}
+	if r.base != nil {
+		return r.base, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.whole == nil {
+		opts := e.in.Scan
+		opts.Parses = nil
+		if opts.Profile == "" && e.in.BaseModel != nil {
+			opts.Profile = e.in.BaseModel.Profile
+		}
+		m, err := scan.Scan(r.snap, opts)
+		if err != nil {
+			rel, _ := e.Release()
+			return nil, fmt.Errorf("cannot scan release %s: %w", rel.Newest.Name, err)
+		}
+		r.whole = m
+	}
+	return r.whole, nil
+}
+
 // ReleaseGroup returns the group in directory dir as the newest release
 // before base had it (nil when it had none there), scanning that group
 // only, once. The release is scanned with the profile base was judged
@@ -295,6 +325,9 @@ func (e *History) ReleaseGroup(dir string) (*model.Group, error) {
 	defer r.mu.Unlock()
 	if g, ok := r.groups[dir]; ok {
 		return g, nil
+	}
+	if r.whole != nil {
+		return r.whole.Group(dir), nil
 	}
 	opts := e.in.Scan
 	opts.Only, opts.Parses = []string{dir}, nil
@@ -368,6 +401,51 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 			if f.WireName() == fd.Base.WireName() && protoNumber(f) == protoNumber(fd.Base) {
 				return true, nil
 			}
+		}
+	}
+	return false, nil
+}
+
+// VersionReleased reports whether the release before base had the version
+// package of pd: in the same group directory, or, for a group that moved
+// since, in a group of the same API group name. A version package the
+// release does not have, or had without types, is under development:
+// nothing outside the repository depends on it yet.
+func (e *History) VersionReleased(pd *model.PackageDiff) (bool, error) {
+	dirs := []string{pd.Group.Dir}
+	if pd.Group.MovedFrom != "" {
+		dirs = append(dirs, pd.Group.MovedFrom)
+	}
+	for _, dir := range dirs {
+		g, err := e.ReleaseGroup(dir)
+		if err != nil {
+			return false, err
+		}
+		if g == nil {
+			continue
+		}
+		if p := g.Version(pd.Version); p != nil && len(p.Types) > 0 {
+			return true, nil
+		}
+	}
+	// Not where the group is now: the whole release, for a group that
+	// moved since it.
+	m, err := e.ReleaseModel()
+	if err != nil {
+		return false, err
+	}
+	for _, g := range m.Groups {
+		name := ""
+		if pd.Group.Head != nil {
+			name = pd.Group.Head.Name
+		} else if pd.Group.Base != nil {
+			name = pd.Group.Base.Name
+		}
+		if !slices.Contains(dirs, g.Dir) && (name == "" || g.Name != name) {
+			continue
+		}
+		if p := g.Version(pd.Version); p != nil && len(p.Types) > 0 {
+			return true, nil // (a package without types shipped nothing)
 		}
 	}
 	return false, nil

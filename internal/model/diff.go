@@ -183,26 +183,86 @@ func Compare(base, head *Model) *Diff {
 // head has when both declare the same API group name: a group moved to
 // another directory (Gardener moved pkg/controllermanager/apis/config to
 // pkg/apis/config/controllermanager) is one group, not a removal and an
-// addition. The pair is kept under head's directory.
+// addition. The pair is kept under head's directory. When several groups
+// of a name moved at once (Cluster API moved api/v1beta1 to
+// api/core/v1beta1 and its old versions from internal/apis/core to
+// internal/api/core), a pair needs a version in common, and the pairs with
+// the most versions, then the most types, in common are made first; a
+// group with one candidate on each side is paired as it is.
 func pairMovedGroups(dirs map[string]*GroupDiff) {
-	byName := map[string][]*GroupDiff{}
+	var gone, came []*GroupDiff
 	for _, gd := range dirs {
-		if gd.Head != nil && gd.Base == nil && gd.Head.Name != "" {
-			byName[gd.Head.Name] = append(byName[gd.Head.Name], gd)
+		switch {
+		case gd.Base != nil && gd.Head == nil && gd.Base.Name != "":
+			gone = append(gone, gd)
+		case gd.Head != nil && gd.Base == nil && gd.Head.Name != "":
+			came = append(came, gd)
 		}
 	}
-	var gone []string
-	for dir, gd := range dirs {
-		if gd.Base != nil && gd.Head == nil && gd.Base.Name != "" && len(byName[gd.Base.Name]) == 1 {
-			to := byName[gd.Base.Name][0]
-			to.Base = gd.Base
-			to.MovedFrom = gd.Base.Dir
-			byName[gd.Base.Name] = nil
-			gone = append(gone, dir)
+	type pair struct {
+		from, to            *GroupDiff
+		versions, types     int
+		onlyCandidateEither bool
+	}
+	count := func(name string, in []*GroupDiff, base bool) int {
+		n := 0
+		for _, gd := range in {
+			g := gd.Head
+			if base {
+				g = gd.Base
+			}
+			if g.Name == name {
+				n++
+			}
+		}
+		return n
+	}
+	var pairs []pair
+	for _, from := range gone {
+		for _, to := range came {
+			if from.Base.Name != to.Head.Name {
+				continue
+			}
+			p := pair{from: from, to: to}
+			p.onlyCandidateEither = count(from.Base.Name, gone, true) == 1 && count(from.Base.Name, came, false) == 1
+			for _, bp := range from.Base.Versions {
+				for _, hp := range to.Head.Versions {
+					if bp.Version != hp.Version {
+						continue
+					}
+					p.versions++
+					for _, t := range bp.Types {
+						if hp.Type(t.Name) != nil {
+							p.types++
+						}
+					}
+				}
+			}
+			if p.versions > 0 || p.onlyCandidateEither {
+				pairs = append(pairs, p)
+			}
 		}
 	}
-	for _, dir := range gone {
-		delete(dirs, dir)
+	sort.SliceStable(pairs, func(i, j int) bool {
+		a, b := pairs[i], pairs[j]
+		if a.versions != b.versions {
+			return a.versions > b.versions
+		}
+		if a.types != b.types {
+			return a.types > b.types
+		}
+		if a.from.Base.Dir != b.from.Base.Dir {
+			return a.from.Base.Dir < b.from.Base.Dir
+		}
+		return a.to.Head.Dir < b.to.Head.Dir
+	})
+	for _, p := range pairs {
+		if p.to.Base != nil || dirs[p.from.Base.Dir] != p.from {
+			continue // one side is already paired
+		}
+		p.to.Base = p.from.Base
+		p.to.MovedFrom = p.from.Base.Dir
+		delete(dirs, p.from.Base.Dir)
 	}
 }
 

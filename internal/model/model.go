@@ -318,6 +318,10 @@ type Field struct {
 	// with the position of their comment line.
 	Own []LocatedMarker `json:"-"`
 	Doc string          `json:"doc,omitempty"`
+	// Promoted are the json names an inline embedded struct puts at its
+	// parent's level (its members, and theirs when it inlines more), when
+	// the embedded type could be resolved; nil otherwise.
+	Promoted []string `json:"promoted,omitempty"`
 	// Deprecated is true when the doc comment has a "Deprecated:" paragraph.
 	Deprecated bool `json:"deprecated,omitempty"`
 	// Alpha is true for a field its markers or doc comment call alpha

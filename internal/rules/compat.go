@@ -163,6 +163,13 @@ var FieldTypeChanged = &Rule{
 			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
 			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
 			shape, dropped := compareShapesDropped(base, head)
+			from, to := fd.Base.Type, fd.Head.Type
+			if from == to && bt != ht {
+				// The same spelling names types of two packages (Cluster
+				// API's capierrors.ClusterStatusError moved from
+				// sigs.k8s.io/cluster-api/errors to .../api/deprecated/errors).
+				from, to = bt, ht
+			}
 			switch {
 			case shape == shapeSame && fd.Base.Type == fd.Head.Type:
 				// The same type name now denotes another type of the same
@@ -175,27 +182,27 @@ var FieldTypeChanged = &Rule{
 			case shape == shapeSame:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged (Go clients break, the wire does not)", name, from, to),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeSuperset:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, from, to),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeUnknown:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s; a type outside the repository could not be resolved (its module is not in the module cache), so the wire shapes were not compared",
-						name, fd.Base.Type, fd.Head.Type),
+					Message: fmt.Sprintf("type of %s changed from %s to %s; a type outside the API groups could not be resolved (in a package of the repository that is not an API group, or a module that is not in the module cache), so the wire shapes were not compared",
+						name, from, to),
 					Hint: "confirm the wire shape is unchanged (e.g. a named string for a string), or run `go mod download` so apicheck can resolve the type",
 				})
 			case shape == shapeDropsReserved:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
 					Message: fmt.Sprintf("type of %s changed from %s to %s, which drops %s under a tombstone (a deliberate removal) and keeps the rest of the wire shape",
-						name, fd.Base.Type, fd.Head.Type, quoteList(dropped)),
+						name, from, to, quoteList(dropped)),
 					Hint: "confirm that clients could not set the dropped members (e.g. validation always rejected them); otherwise keep " + fd.Base.Type,
 				})
 			case fd.Base.Type == fd.Head.Type:
@@ -205,7 +212,7 @@ var FieldTypeChanged = &Rule{
 				})
 			default:
 				c.Field(fd, Report{
-					Message: fmt.Sprintf("type of %s changed from %s to %s", name, fd.Base.Type, fd.Head.Type),
+					Message: fmt.Sprintf("type of %s changed from %s to %s", name, from, to),
 					Hint:    fmt.Sprintf("restore type %s; add a new field for the new type", fd.Base.Type),
 				})
 			}
@@ -265,7 +272,7 @@ var TypeUnderlyingChanged = &Rule{
 					r.Hint = ""
 				case shape == shapeUnknown:
 					r.Severity = finding.Warning
-					r.Message = what + "; a type outside the repository could not be resolved (not in the module cache), so the wire shapes were not compared"
+					r.Message = what + "; a type outside the API groups could not be resolved (in a package of the repository that is not an API group, or a module that is not in the module cache), so the wire shapes were not compared"
 				case shape == shapeSame || shape == shapeSuperset:
 					r.Severity = finding.Warning
 					r.Message = what + "; the wire shape is unchanged (Go clients break, the wire does not)"
@@ -360,7 +367,8 @@ var FieldBecameRequired = &Rule{
 	Judges:       []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
 	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
-		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty.",
+		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (info for an optional member of a kind's " +
+		"status, which only the controller writes).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
 		"Marking a field required that already was (no optional form at base) changes nothing and is not reported.",
 	Fix:    "Keep the field optional with omitempty.",
@@ -394,6 +402,15 @@ var FieldBecameRequired = &Rule{
 				r.Severity = finding.Info
 				r.Message += " (explicitly marked required: the API server validates this group in Go code, which stays authoritative; the schema now documents it)"
 				r.Hint = "confirm the hand-written validation already required the field"
+			} else if len(what) == 1 && hc.Presence == model.Optional && statusMember(c.fieldAPIPath(fd)) {
+				// Only the serialisation changed, of a member of a kind's
+				// status: the controller writes status (through the status
+				// subresource), and readers decode an explicit zero as the
+				// absent value they got before.
+				r.Severity = finding.Info
+				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (omitempty/omitzero removed); it stays optional, "+
+					"and as a member of the status only the controller writes it", fd.Type.Name(), fd.Name())
+				r.Hint = ""
 			} else if fd.Head.Required() && bc.Omit == hc.Omit {
 				// An explicit +required that changes only the schema is a
 				// deliberate decision, usually documenting what validation
@@ -405,6 +422,13 @@ var FieldBecameRequired = &Rule{
 			c.Field(fd, r)
 		}
 	},
+}
+
+// statusMember reports an API path that names a direct member of a
+// kind's status ("JobSet.status.restarts").
+func statusMember(apiPath string) bool {
+	parts := strings.Split(apiPath, ".")
+	return len(parts) == 3 && parts[1] == "status"
 }
 
 // requiredWhy says what makes a field required.
@@ -508,11 +532,13 @@ var PatchStrategyChanged = &Rule{
 	ID:           "PATCH_STRATEGY_CHANGED",
 	ReleasedOnly: true,
 	Alpha:        finding.Info,
+	Relax:        patchInert,
 	Category:     CatCompat,
 	Severity:     finding.Error,
 	Judges:       []model.Attr{model.AttrPatchStrategy, model.AttrPatchMergeKey},
 	ReleaseNote:  fixedNote("patch strategy changed"),
-	Summary:      "`patchStrategy` or `patchMergeKey` (tag or marker) changed on an existing field.",
+	Summary: "`patchStrategy` or `patchMergeKey` (tag or marker) changed on an existing field (info under the crd profile: " +
+		"the API server accepts no strategic merge patch of custom resources, and server-side apply reads `+listType`).",
 	Why: "Strategic merge patch uses them to merge lists: clients built against the old metadata send " +
 		"patches that now replace or merge differently.",
 	Fix:    "Keep the patch metadata; to support a new merge key use a recommended merge key that starts with the old one.",

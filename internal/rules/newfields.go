@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -10,14 +11,16 @@ import (
 )
 
 var NewFieldNotPointer = &Rule{
-	ID:       "NEW_FIELD_NOT_POINTER",
-	Alpha:    finding.Info,
-	Category: CatNewFields,
-	Severity: finding.Error,
-	Relax:    relaxedToInfo,
+	ID:                  "NEW_FIELD_NOT_POINTER",
+	ReleasedVersionOnly: true,
+	Alpha:               finding.Info,
+	Category:            CatNewFields,
+	Severity:            finding.Error,
+	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has a non-nillable type. The kubernetes profile accepts an optional " +
 		"string, number or bool with omitempty (its zero value means unset); the crd profile accepts a value whose " +
-		"validation rules out the zero value, and a struct with omitzero (kube-api-linter's optionalfields).",
+		"validation rules out the zero value, a struct with omitzero (kube-api-linter's optionalfields), and a field " +
+		"marked +required (its requiredfields; NEW_FIELD_NOT_OPTIONAL reports that it is required).",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
 		"the object write the zero value back.",
@@ -25,13 +28,25 @@ var NewFieldNotPointer = &Rule{
 	Before: "Replicas int32 `json:\"replicas,omitempty\"`",
 	After:  "Replicas *int32 `json:\"replicas,omitempty\"`",
 	Check: func(c *Context) {
-		unknown := 0
+		unknown, maybePromoted := 0, 0
 		defer func() {
 			if unknown > 0 {
 				c.Note(fmt.Sprintf("%s could not judge %d new field(s) whose type it could not resolve; "+
 					"they are reported as UNCLASSIFIED_CHANGE (info) and do not fail the check", c.Rule().ID, unknown))
 			}
+			if maybePromoted > 0 {
+				c.Note(fmt.Sprintf("the new-field rules could not judge %d added field(s) of structs that stopped embedding a type "+
+					"whose members could not be resolved; they are reported as UNCLASSIFIED_CHANGE (info) and do not fail the check", maybePromoted))
+			}
 		}()
+		for fd := range c.Diff.AddedFields() {
+			if emb := unresolvedDroppedEmbedding(fd.Type); emb != "" && InNewFieldScope(fd.Type, fd.Head) {
+				maybePromoted++
+				c.CannotJudge(fd, fmt.Sprintf("%s.%s may be a member of %s, which %s embedded inline at base and no longer does; "+
+					"its members could not be resolved (module not in the module cache), so whether the field is new is unknown",
+					fd.Type.Name(), fd.Head.Name, emb, fd.Type.Name()))
+			}
+		}
 		for fd := range newFieldsInScope(c.Diff) {
 			f := fd.Head
 			switch f.Nillable {
@@ -56,11 +71,12 @@ var NewFieldNotPointer = &Rule{
 }
 
 var NewFieldNotOptional = &Rule{
-	ID:       "NEW_FIELD_NOT_OPTIONAL",
-	Alpha:    finding.Info,
-	Category: CatNewFields,
-	Severity: finding.Error,
-	Relax:    relaxedToInfo,
+	ID:                  "NEW_FIELD_NOT_OPTIONAL",
+	ReleasedVersionOnly: true,
+	Alpha:               finding.Info,
+	Category:            CatNewFields,
+	Severity:            finding.Error,
+	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has no `+optional` marker (a warning when omitempty makes it optional " +
 		"in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation).",
 	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
@@ -101,12 +117,13 @@ var NewFieldNotOptional = &Rule{
 }
 
 var NewFieldNoOmitempty = &Rule{
-	ID:       "NEW_FIELD_NO_OMITEMPTY",
-	Alpha:    finding.Info,
-	Category: CatNewFields,
-	Severity: finding.Error,
-	Relax:    relaxedToInfo,
-	Summary:  "A field added to an existing API struct has no `omitempty` in its json tag.",
+	ID:                  "NEW_FIELD_NO_OMITEMPTY",
+	ReleasedVersionOnly: true,
+	Alpha:               finding.Info,
+	Category:            CatNewFields,
+	Severity:            finding.Error,
+	Relax:               relaxedToInfo,
+	Summary:             "A field added to an existing API struct has no `omitempty` in its json tag.",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
 	Fix:    "Add `,omitempty` to the json tag (or `,omitzero`).",
@@ -153,7 +170,7 @@ var OptionalWithoutOmitempty = &Rule{
 					continue // omitempty would omit nothing; omitzero is a style choice
 				}
 				// Fields added to existing structs are NEW_FIELD_NO_OMITEMPTY's.
-				if td.Base != nil && InNewFieldScope(td, f) {
+				if td.Base != nil && (InNewFieldScope(td, f) || promotedAtBase(td, f)) {
 					continue
 				}
 				if copiedFromSibling(c.Diff, td, f) {
@@ -168,19 +185,37 @@ var OptionalWithoutOmitempty = &Rule{
 	},
 }
 
-// copiedFromSibling reports whether a field of a struct in a version
-// package new in head already existed, with the same json tag, in the
-// same-named struct of another version of the group at base: a new
-// version copied from a sibling does not make its fields new.
+// copiedFromSibling reports whether a field of a struct new in head
+// already existed, with the same json tag, in the same-named struct of
+// another package of the API group at base: a new version copied from a
+// sibling version, or a struct that moved to another directory of the same
+// group version (Cluster API merged exp/api/v1beta1 into
+// api/core/v1beta1), does not make its fields new.
 func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 	pd := td.Pkg
-	if pd.Base != nil || pd.Group.Base == nil {
+	if td.Base != nil || pd.Group.Base == nil && pd.Group.Head == nil {
 		return false
 	}
-	for _, p := range pd.Group.Base.Packages() {
-		if t := p.Type(td.Name()); t != nil {
-			if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
-				return true
+	var groups []*model.Group
+	if pd.Group.Base != nil {
+		groups = append(groups, pd.Group.Base)
+	}
+	if name := pd.Group.Head.Name; name != "" && d.Base != nil {
+		for _, g := range d.Base.Groups {
+			if g.Name == name && g != pd.Group.Base {
+				groups = append(groups, g)
+			}
+		}
+	}
+	for _, g := range groups {
+		for _, p := range g.Packages() {
+			if pd.Base != nil && p == pd.Base {
+				continue // the struct is new in its own package
+			}
+			if t := p.Type(td.Name()); t != nil {
+				if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
+					return true
+				}
 			}
 		}
 	}
@@ -191,6 +226,9 @@ func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 // conventions accept.
 func acceptedValue(pol Policy, f *model.Field) bool {
 	c := contractOf(f)
+	if pol.RequiredValues && f.Required() {
+		return true // required at all: NEW_FIELD_NOT_OPTIONAL's; a pointer is no fix
+	}
 	if c.Presence != model.Optional {
 		return false // a required new field is NEW_FIELD_NOT_OPTIONAL's
 	}
@@ -210,24 +248,42 @@ func acceptedValue(pol Policy, f *model.Field) bool {
 }
 
 // zeroRuledOut reports validation that rejects a kind's zero value: a
-// minimum length or minimum above zero, an enum without the zero value,
-// a pattern that needs at least one character.
+// minimum length above zero, an enum without the zero value, a minimum
+// above zero or a maximum below it (or a bound of zero made exclusive by
+// +kubebuilder:validation:ExclusiveMinimum/ExclusiveMaximum, which are
+// flags on the bound in OpenAPI v3.0).
 func zeroRuledOut(k model.ValueKind, cs []model.Constraint) bool {
+	var exclMin, exclMax bool
+	var minimum, maximum *big.Rat
 	for _, c := range cs {
 		switch c.Kind {
 		case "minLength":
 			if k == model.KindString && c.Value != "0" {
 				return true
 			}
-		case "minimum", "exclusiveMinimum":
-			if k == model.KindNumber && !strings.HasPrefix(c.Value, "-") && (c.Value != "0" || c.Kind == "exclusiveMinimum") {
-				return true
-			}
 		case "enum":
 			if k == model.KindString && !slices.Contains(strings.Split(c.Value, ";"), "") {
 				return true
 			}
+		case "minimum", "maximum":
+			if r, ok := new(big.Rat).SetString(c.Value); ok {
+				if c.Kind == "minimum" {
+					minimum = r
+				} else {
+					maximum = r
+				}
+			}
+		case "exclusiveMinimum":
+			exclMin = c.Value != "false"
+		case "exclusiveMaximum":
+			exclMax = c.Value != "false"
 		}
 	}
-	return false
+	if k != model.KindNumber {
+		return false
+	}
+	if minimum != nil && (minimum.Sign() > 0 || minimum.Sign() == 0 && exclMin) {
+		return true
+	}
+	return maximum != nil && (maximum.Sign() < 0 || maximum.Sign() == 0 && exclMax)
 }

@@ -32,6 +32,10 @@ type Policy struct {
 	// its validation rules out the zero value (kube-api-linter's
 	// optionalfields), or a struct with omitzero.
 	ZeroRuledOut bool
+	// RequiredValues: a new field explicitly marked required may be a
+	// value (kube-api-linter's requiredfields asks required fields not to
+	// be pointers); that it is required at all is NEW_FIELD_NOT_OPTIONAL's.
+	RequiredValues bool
 	// DefaultsAreDocumentation: default markers document defaulting done
 	// in Go code (built-in types); adding one is info.
 	DefaultsAreDocumentation bool
@@ -59,7 +63,7 @@ var Policies = map[model.Profile]Policy{
 	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
 		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true},
-	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, OptionalMarker: true},
+	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, RequiredValues: true, OptionalMarker: true},
 }
 
 // PolicyOf is a profile's policy (Gardener's for an unknown one).

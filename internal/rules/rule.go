@@ -95,6 +95,12 @@ type Rule struct {
 	// nothing outside the repository depends on it. Without release
 	// history every finding keeps its severity.
 	ReleasedOnly bool
+	// ReleasedVersionOnly: the rule protects the versions a release
+	// shipped. A finding about a field of a version package that the
+	// release before base did not have (a version under development, such
+	// as Cluster API's v1beta2 before v1.11) is information. Without
+	// release history every finding keeps its severity.
+	ReleasedVersionOnly bool
 	// Last makes the engine run the rule after every other rule (the meta
 	// rule, which reports what no rule judged).
 	Last bool
@@ -147,6 +153,9 @@ func (r *Rule) Doc() finding.RuleDoc {
 	if r.ReleasedOnly {
 		why += " A finding about a field that the release before base did not contain (never released) is info."
 	}
+	if r.ReleasedVersionOnly {
+		why += " A finding about a version that the release before base did not have (under development) is info."
+	}
 	return finding.RuleDoc{
 		ID: r.ID, Category: string(r.Category), CategoryTitle: r.Category.Title(), Severity: r.Severity,
 		Summary: r.Summary, Why: why, Fix: r.Fix, Before: r.Before, After: r.After,
@@ -187,6 +196,12 @@ var (
 	// read from files, so protobuf tags there, often copied from built-in
 	// types, reach no client.
 	protobufInert = map[model.Profile]finding.Severity{model.ProfileCRD: finding.Info, model.ProfileComponentConfig: finding.Info}
+	// patchInert: the API server refuses strategic merge patches of custom
+	// resources (415 Unsupported Media Type; they are decoded as
+	// unstructured, without the Go tags), and server-side apply merges by
+	// +listType/+listMapKey, so patchStrategy and patchMergeKey on CRD
+	// types reach no server.
+	patchInert = map[model.Profile]finding.Severity{model.ProfileCRD: finding.Info}
 )
 
 // Options configure a run of the engine.
@@ -311,6 +326,9 @@ func (c *Context) FieldAt(fd *model.FieldDiff, pos model.Pos, r Report) {
 // releasedOnly makes a finding of a ReleasedOnly rule about a field that
 // base has but the release before base did not information.
 func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
+	if c.rule.ReleasedVersionOnly {
+		r = c.releasedVersionOnly(fd.Type.Pkg, r)
+	}
 	if !c.rule.ReleasedOnly || fd.Base == nil || c.analyses.Release == nil {
 		return r
 	}
@@ -327,6 +345,29 @@ func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
 	}
 	r.Severity = finding.Info
 	r.Message += fmt.Sprintf(" (never released: release %s did not have the field)", rel.Newest.Name)
+	return r
+}
+
+// releasedVersionOnly makes a finding of a ReleasedVersionOnly rule about
+// a version package that the release before base did not have
+// information.
+func (c *Context) releasedVersionOnly(pd *model.PackageDiff, r Report) Report {
+	if c.analyses.Release == nil || !pd.External() {
+		return r
+	}
+	if sev := r.Severity; sev != 0 && sev <= finding.Info || sev == 0 && c.rule.Severity <= finding.Info {
+		return r
+	}
+	rel, problem := c.analyses.Release.Release()
+	if problem != "" {
+		return r
+	}
+	released, err := c.analyses.Release.VersionReleased(pd)
+	if err != nil || released {
+		return r
+	}
+	r.Severity = finding.Info
+	r.Message += fmt.Sprintf(" (version under development: release %s did not have %s)", rel.Newest.Name, pd.Version)
 	return r
 }
 
@@ -676,11 +717,45 @@ func Lookup(rs []*Rule, id string) *Rule {
 func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 	return func(yield func(*model.FieldDiff) bool) {
 		for fd := range d.AddedFields() {
-			if InNewFieldScope(fd.Type, fd.Head) && !yield(fd) {
+			if InNewFieldScope(fd.Type, fd.Head) && !promotedAtBase(fd.Type, fd.Head) && unresolvedDroppedEmbedding(fd.Type) == "" && !yield(fd) {
 				return
 			}
 		}
 	}
+}
+
+// promotedAtBase reports whether base's struct already had f's json name
+// through an inline embedded struct: a field written out where the struct
+// used to embed its type (Karpenter replaced an embedded
+// v1.NodeSelectorRequirement by key, operator and values) is not new on
+// the wire.
+func promotedAtBase(td *model.TypeDiff, f *model.Field) bool {
+	if td.Base == nil {
+		return false
+	}
+	for _, bf := range td.Base.Fields {
+		if bf.Embedded && bf.Inline() && slices.Contains(bf.Promoted, f.WireName()) {
+			return true
+		}
+	}
+	return false
+}
+
+// unresolvedDroppedEmbedding names an inline embedded field of base's
+// struct that head no longer has and whose members could not be resolved
+// (a module not in the module cache): the fields head added may be its
+// members written out, so the new-field rules cannot tell whether they
+// are new. "" when there is none.
+func unresolvedDroppedEmbedding(td *model.TypeDiff) string {
+	if td.Base == nil || td.Head == nil {
+		return ""
+	}
+	for _, bf := range td.Base.Fields {
+		if bf.Embedded && bf.Inline() && bf.Promoted == nil && td.Head.Field(bf.Name) == nil {
+			return bf.Type
+		}
+	}
+	return ""
 }
 
 // InNewFieldScope reports whether an added field of an existing struct is

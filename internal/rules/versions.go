@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,12 +11,13 @@ import (
 )
 
 var VersionSkew = &Rule{
-	ID:       "VERSION_SKEW",
-	Alpha:    finding.Info,
-	Category: CatVersions,
-	Severity: finding.Error,
-	Relax:    relaxedToInfo,
-	Summary:  "A field was added to or removed from a type in one version of a group but not in the same-named type of another version that agreed with it at base.",
+	ID:                  "VERSION_SKEW",
+	ReleasedVersionOnly: true,
+	Alpha:               finding.Info,
+	Category:            CatVersions,
+	Severity:            finding.Error,
+	Relax:               relaxedToInfo,
+	Summary:             "A field was added to or removed from a type in one version of a group but not in the same-named type of another version that agreed with it at base.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
 	Fix: "Make the same change in the internal version and every external version of the group (and adapt conversions).",
@@ -324,7 +326,8 @@ var VersionRemoved = &Rule{
 	Summary: "An API version package (or a whole group) present at base is gone at head: deleted, or no longer " +
 		"declaring its group. A version whose every kind was marked deprecated at base is a warning (the removal " +
 		"was announced); an alpha version in a profile that lets alpha APIs break is info. A group moved to another " +
-		"directory with the same group name is not a removal.",
+		"directory with the same group name is not a removal, and a version that head serves, with every kind of it, " +
+		"from another directory of the same group (moved or merged) is info.",
 	Why: "Every client and every stored object of that version stops working; with protobuf, clients still " +
 		"hold its message definitions.",
 	Fix: "Keep serving the version until its deprecation period is over; announce the removal by deprecating its kinds first.",
@@ -345,6 +348,25 @@ var VersionRemoved = &Rule{
 				if gd.Head == nil {
 					r.Message = what + " was removed together with its group (" + pd.Base.Dir + ")"
 				}
+				if gd.Base != nil && gd.Base.Name != "" {
+					// The same group version may still be served from
+					// another directory: its kinds moved (Cluster API merged
+					// exp/api/v1beta1 into api/core/v1beta1). Only kinds
+					// that head serves nowhere are removed.
+					if dirs, missing := servedElsewhere(c.Diff.Head, gd.Base.Name, pd.Base); len(dirs) > 0 {
+						if len(missing) == 0 {
+							c.Package(pd, versionPos(gd, pd), Report{
+								Severity: finding.Info,
+								Message: fmt.Sprintf("%s left %s; head still serves it, with every kind of it, from %s",
+									what, pd.Base.Dir, strings.Join(dirs, ", ")),
+							})
+							continue
+						}
+						r.Message = fmt.Sprintf("%s left %s, and head serves it from %s without kind(s) %s",
+							what, pd.Base.Dir, strings.Join(dirs, ", "), strings.Join(missing, ", "))
+						r.Hint = "keep serving the kinds until their deprecation period is over"
+					}
+				}
 				if pd.Base.Deprecated {
 					r.Severity = finding.Warning
 					r.Message += "; every kind of it was deprecated at base, so the removal was announced"
@@ -354,6 +376,38 @@ var VersionRemoved = &Rule{
 			}
 		}
 	},
+}
+
+// servedElsewhere returns the directories of head's packages of the same
+// group name and version as base package p, and the root kinds of p that
+// none of them has.
+func servedElsewhere(head *model.Model, group string, p *model.Package) (dirs, missing []string) {
+	var pkgs []*model.Package
+	for _, g := range head.Groups {
+		if g.Name != group {
+			continue
+		}
+		for _, hp := range g.Versions {
+			if hp.Version == p.Version {
+				pkgs = append(pkgs, hp)
+				dirs = append(dirs, hp.Dir)
+			}
+		}
+	}
+	if len(pkgs) == 0 {
+		return nil, nil
+	}
+	for _, t := range p.Types {
+		if !t.RootKind {
+			continue
+		}
+		if !slices.ContainsFunc(pkgs, func(hp *model.Package) bool { return hp.Type(t.Name) != nil }) {
+			missing = append(missing, t.Name)
+		}
+	}
+	sort.Strings(dirs)
+	sort.Strings(missing)
+	return dirs, missing
 }
 
 // versionPos is where a removed version is reported: a file of the group

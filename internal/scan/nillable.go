@@ -8,7 +8,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/mod/module"
@@ -81,6 +83,11 @@ func (s *state) resolveNillability(p *model.Package) {
 			f.ValueKind, f.NillableWhy = kind, why
 			f.Nillable = kind.Nillability()
 			f.TypeID = s.res.identity(expr, imports, ctx, map[string]bool{})
+			if f.Embedded && f.Inline() {
+				if names, ok := s.res.members(expr, imports, ctx, map[string]bool{}); ok {
+					f.Promoted = append([]string{}, names...)
+				}
+			}
 		}
 	}
 }
@@ -397,17 +404,24 @@ func indexDecls(p *declPkg, f *ast.File) {
 	}
 }
 
-// declExpr is what the resolver keeps of a type declaration's type: a
-// defined struct or interface type only needs its kind (kind does not
-// look inside), so its members, tags and comments are not kept alive.
-// An alias keeps its expression: its identity is printed from it.
+// declExpr is what the resolver keeps of a type declaration's type: of
+// a defined struct its members' names, types and tags (members reads
+// them; the comments, most of a struct's syntax, are not kept alive), of
+// a defined interface only its kind. An alias keeps its expression: its
+// identity is printed from it.
 func declExpr(e ast.Expr, alias bool) ast.Expr {
 	if alias {
 		return e
 	}
-	switch e.(type) {
+	switch x := e.(type) {
 	case *ast.StructType:
-		return &ast.StructType{Fields: &ast.FieldList{}}
+		slim := &ast.StructType{Fields: &ast.FieldList{}}
+		if x.Fields != nil {
+			for _, f := range x.Fields.List {
+				slim.Fields.List = append(slim.Fields.List, &ast.Field{Names: f.Names, Type: f.Type, Tag: f.Tag})
+			}
+		}
+		return slim
 	case *ast.InterfaceType:
 		return &ast.InterfaceType{Methods: &ast.FieldList{}}
 	}
@@ -478,4 +492,100 @@ func init() {
 		"LeaderElectionConfiguration", "ClientConnectionConfiguration", "DebuggingConfiguration")
 	add("k8s.io/component-base/logs/api/v1", model.KindStructValue, "LoggingConfiguration")
 	add("k8s.io/component-base/logs/api/v1", model.KindString, "Format")
+}
+
+// members returns the json names an embedded struct type e puts at its
+// parent's level: its fields' names, and those of the structs it inlines
+// in turn. ok is false when the type cannot be resolved (a module that
+// is not in the module cache) or is no struct.
+func (r *resolver) members(e ast.Expr, imports map[string]string, pkg *declPkg, seen map[string]bool) (names []string, ok bool) {
+	e = unwrap(e)
+	if s, isPtr := e.(*ast.StarExpr); isPtr {
+		e = unwrap(s.X)
+	}
+	var d *typeDecl
+	switch x := e.(type) {
+	case *ast.StructType:
+		return r.structMembers(x, imports, pkg, seen)
+	case *ast.Ident:
+		if pkg == nil {
+			return nil, false
+		}
+		d, ok = r.decl(pkg, x.Name, seen)
+	case *ast.SelectorExpr:
+		id, isIdent := x.X.(*ast.Ident)
+		ip, found := imports[id.Name]
+		if !isIdent || !found {
+			return nil, false
+		}
+		from := ""
+		if pkg != nil {
+			from = pkg.fromDir
+		}
+		d, ok = r.decl(r.pkgFor(ip, from), x.Sel.Name, seen)
+	}
+	if !ok || d == nil {
+		return nil, false
+	}
+	return r.members(d.expr, d.imports, d.pkg, seen)
+}
+
+// decl finds a named type's declaration, reading the module cache for a
+// package outside the repository; seen stops definition cycles.
+func (r *resolver) decl(pkg *declPkg, name string, seen map[string]bool) (*typeDecl, bool) {
+	if pkg == nil {
+		return nil, false
+	}
+	qual := pkg.path + "." + name
+	if seen[qual] {
+		return nil, false
+	}
+	seen[qual] = true
+	if pkg.dir == "" {
+		r.loadModCache(pkg)
+	}
+	if !pkg.found {
+		return nil, false
+	}
+	d := pkg.decls[name]
+	return d, d != nil
+}
+
+func (r *resolver) structMembers(st *ast.StructType, imports map[string]string, pkg *declPkg, seen map[string]bool) ([]string, bool) {
+	var names []string
+	for _, f := range st.Fields.List {
+		tag := ""
+		if f.Tag != nil {
+			if t, err := strconv.Unquote(f.Tag.Value); err == nil {
+				tag = reflect.StructTag(t).Get("json")
+			}
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" && tag == "-" {
+			continue
+		}
+		if len(f.Names) == 0 {
+			if name == "" { // embedded and inline: its members come up
+				sub, ok := r.members(f.Type, imports, pkg, seen)
+				if !ok {
+					return nil, false
+				}
+				names = append(names, sub...)
+				continue
+			}
+			names = append(names, name)
+			continue
+		}
+		for _, n := range f.Names {
+			if !n.IsExported() {
+				continue
+			}
+			if name != "" {
+				names = append(names, name)
+			} else {
+				names = append(names, n.Name)
+			}
+		}
+	}
+	return names, true
 }

@@ -439,11 +439,17 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 	return g, nil
 }
 
-// IsComponentConfig reports a component-configuration group: a group
-// whose kinds have neither ObjectMeta nor a spec or status (configuration
-// files, not API objects),
-// or one whose directory or group name says so (pkg/<component>/apis/config,
-// pkg/apis/config/<component>, *.config.*).
+// IsComponentConfig reports a component-configuration group: one whose
+// directory or group name says so (pkg/<component>/apis/config,
+// pkg/apis/config/<component>, *.config.*), or whose kinds are all
+// configuration kinds (named Configuration or *Configuration, Kubernetes'
+// component-config convention: KubeletConfiguration, an admission plugin's
+// Configuration) without ObjectMeta, spec or status. Other kinds without
+// ObjectMeta are API that users write into stored objects or send over the
+// wire, not files a component reads: a Gardener extension's provider
+// configuration (InfrastructureConfig, WorkerStatus, embedded in Shoots and
+// extension resources) or Cluster API's runtime-hook requests and
+// responses; they keep the repository's profile.
 func IsComponentConfig(g *model.Group) bool {
 	if strings.Contains(g.Name, ".config.") || strings.HasPrefix(g.Name, "config.") {
 		return true
@@ -461,6 +467,9 @@ func IsComponentConfig(g *model.Group) bool {
 				continue
 			}
 			kinds++
+			if !strings.HasSuffix(t.Name, "Configuration") {
+				return false
+			}
 			for _, f := range t.Fields {
 				// An API object has ObjectMeta, or at least a spec or status.
 				if f.Embedded && strings.HasSuffix(f.Name, "ObjectMeta") || f.Name == "Spec" || f.Name == "Status" {

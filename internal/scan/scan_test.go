@@ -234,6 +234,17 @@ func TestComponentConfigDetection(t *testing.T) {
 		// An admission plugin's configuration: its kind has no ObjectMeta.
 		{"plugin/pkg/shoot/dnsrewriting/apis/dnsrewriting", "dnsrewriting.admission.gardener.cloud",
 			[]*model.Type{kind("Configuration", false)}, true},
+		{"pkg/apis/kubelet", "kubelet.example.io", []*model.Type{kind("KubeletConfiguration", false)}, true},
+		// A Gardener extension's provider configuration: no ObjectMeta, but
+		// users write it into Shoots and it is stored; an API, not a file.
+		{"pkg/apis/aws", "aws.provider.extensions.gardener.cloud",
+			[]*model.Type{kind("InfrastructureConfig", false), kind("WorkerStatus", false)}, false},
+		// Cluster API's runtime hooks: requests and responses on the wire.
+		{"api/runtime/hooks", "hooks.runtime.cluster.x-k8s.io",
+			[]*model.Type{kind("BeforeClusterCreateRequest", false), kind("BeforeClusterCreateResponse", false)}, false},
+		// One configuration kind among others is not enough.
+		{"pkg/apis/mixed", "mixed.example.io",
+			[]*model.Type{kind("Configuration", false), kind("ControlPlaneConfig", false)}, false},
 	} {
 		g := &model.Group{Dir: c.dir, Name: c.group, Versions: []*model.Package{{Version: "v1alpha1", Types: c.kinds}}}
 		if got := scan.IsComponentConfig(g); got != c.want {
