@@ -153,7 +153,7 @@ var OptionalWithoutOmitempty = &Rule{
 					continue // omitempty would omit nothing; omitzero is a style choice
 				}
 				// Fields added to existing structs are NEW_FIELD_NO_OMITEMPTY's.
-				if td.Base != nil && InNewFieldScope(td, f) {
+				if (td.Base != nil || addedToCopy(td, f)) && InNewFieldScope(td, f) {
 					continue
 				}
 				if copiedFromSibling(c.Diff, td, f) {

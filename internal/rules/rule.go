@@ -680,7 +680,75 @@ func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 				return
 			}
 		}
+		for fd := range addedToCopies(d) {
+			if InNewFieldScope(fd.Type, fd.Head) && !yield(fd) {
+				return
+			}
+		}
 	}
+}
+
+// addedToCopies yields the fields that a version package new at head adds
+// to the structs it copied from a sibling: a new version of an existing
+// group is compared against the group's versions at base, so a struct
+// that one of them already had (by name) is not new, and neither are the
+// members it had; a member that no version had at base (by Go name and
+// json name, in any of its structs, so a member moved between structs of
+// the copy is not new either) is a new field of an existing struct.
+func addedToCopies(d *model.Diff) iter.Seq[*model.FieldDiff] {
+	return func(yield func(*model.FieldDiff) bool) {
+		for pd := range d.ExternalPackages() {
+			if pd.Base != nil || pd.Head == nil || pd.Group.Base == nil {
+				continue
+			}
+			sib := siblingsAtBase(pd.Group)
+			if len(sib.structs) == 0 {
+				continue
+			}
+			for _, td := range pd.Types {
+				if td.Head == nil || td.Head.Kind != model.KindStruct || !sib.structs[td.Head.Name] {
+					continue
+				}
+				for _, fd := range td.Fields {
+					if f := fd.Head; f != nil && !sib.members[f.Name+"\x00"+f.WireName()] && !yield(fd) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// addedToCopy reports a field addedToCopies yields.
+func addedToCopy(td *model.TypeDiff, f *model.Field) bool {
+	pd := td.Pkg
+	if pd.Base != nil || pd.Head == nil || pd.Group.Base == nil || !pd.External() || td.Head == nil {
+		return false
+	}
+	sib := siblingsAtBase(pd.Group)
+	return sib.structs[td.Head.Name] && !sib.members[f.Name+"\x00"+f.WireName()]
+}
+
+// siblings are the struct names and members of a group's external
+// versions at base.
+type siblings struct {
+	structs, members map[string]bool
+}
+
+func siblingsAtBase(gd *model.GroupDiff) siblings {
+	s := siblings{structs: map[string]bool{}, members: map[string]bool{}}
+	for _, p := range gd.Base.Versions {
+		for _, t := range p.Types {
+			if t.Kind != model.KindStruct {
+				continue
+			}
+			s.structs[t.Name] = true
+			for _, f := range t.Fields {
+				s.members[f.Name+"\x00"+f.WireName()] = true
+			}
+		}
+	}
+	return s
 }
 
 // InNewFieldScope reports whether an added field of an existing struct is
