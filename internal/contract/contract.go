@@ -88,20 +88,42 @@ func presence(f *model.Field) model.Presence {
 // tag, else the marker; the strategy's parts sorted ("retainKeys,merge"
 // and "merge,retainKeys" are one strategy).
 func patch(f *model.Field, c *model.Contract) (strategy, key string) {
-	strategy = f.EffectivePatchStrategy()
-	if strategy != "" {
-		parts := strings.Split(strategy, ",")
-		for i := range parts {
-			parts[i] = strings.TrimSpace(parts[i])
-		}
-		sort.Strings(parts)
-		strategy = strings.Join(parts, ",")
-	}
+	strategy = normStrategy(f.EffectivePatchStrategy())
 	key = f.EffectivePatchMergeKey()
+	// The struct tag is what strategic merge patch reads, the marker what
+	// kube-openapi publishes: when both are written they must agree.
+	if mv, ok := f.Markers.Get("patchStrategy"); ok && f.PatchStrategy != "" && normStrategy(mv) != strategy {
+		c.Conflicts = append(c.Conflicts, fmt.Sprintf("struct tag patchStrategy:%q disagrees with marker +patchStrategy=%s", f.PatchStrategy, mv))
+	}
+	if mv, ok := f.Markers.Get("patchMergeKey"); ok && f.PatchMergeKey != "" && mv != f.PatchMergeKey {
+		c.Conflicts = append(c.Conflicts, fmt.Sprintf("struct tag patchMergeKey:%q disagrees with marker +patchMergeKey=%s", f.PatchMergeKey, mv))
+	}
 	if key != "" && !strings.Contains(strategy, "merge") {
-		c.Conflicts = append(c.Conflicts, fmt.Sprintf("patchMergeKey %q without patchStrategy merge", key))
+		src := "marker +patchMergeKey"
+		if f.PatchMergeKey != "" {
+			src = "struct tag patchMergeKey"
+		}
+		without := "no patchStrategy"
+		if strategy != "" {
+			without = fmt.Sprintf("patchStrategy %q", strategy)
+		}
+		c.Conflicts = append(c.Conflicts, fmt.Sprintf("patchMergeKey %q without patchStrategy merge (%s; %s)", key, src, without))
 	}
 	return strategy, key
+}
+
+// normStrategy is a patch strategy with its parts trimmed and sorted
+// ("retainKeys,merge" and "merge, retainKeys" are one strategy).
+func normStrategy(s string) string {
+	if s == "" {
+		return ""
+	}
+	parts := strings.Split(s, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
 }
 
 // isList reports whether the field is a list on the wire: a slice or
@@ -129,6 +151,9 @@ func listSemantics(f *model.Field, c *model.Contract, inListKind bool) *model.Li
 		return nil
 	}
 	lt, hasLT := markerValue(f.Markers, "listType", "k8s:listType")
+	if forms := listTypeForms(f.Markers); len(forms) > 1 {
+		c.Conflicts = append(c.Conflicts, "list type written twice with different values: "+strings.Join(forms, " and "))
+	}
 	keys := markerValues(f.Markers, "listMapKey", "k8s:listMapKey")
 	sort.Strings(keys)
 	keys = slices.Compact(keys)
@@ -373,6 +398,23 @@ func hasDocPrefix(key string) bool {
 		}
 	}
 	return false
+}
+
+// listTypeForms are the distinct list types the +listType and
+// +k8s:listType markers of a field write, each as its marker; one or none
+// when they agree.
+func listTypeForms(m model.Markers) []string {
+	var forms []string
+	seen := map[string]bool{}
+	for _, k := range []string{"listType", "k8s:listType"} {
+		for _, v := range m.All(k) {
+			if v = strings.TrimSpace(v); !seen[v] {
+				seen[v] = true
+				forms = append(forms, "+"+k+"="+v)
+			}
+		}
+	}
+	return forms
 }
 
 func markerValue(m model.Markers, keys ...string) (string, bool) {
