@@ -53,6 +53,7 @@ func Field(f *model.Field, p *model.Package, inListKind bool) *model.Contract {
 		c.Name = f.WireName()
 	}
 	c.Omit = f.JSON.OmitZero || (f.JSON.OmitEmpty && f.ValueKind != model.KindStructValue && f.ValueKind != model.KindArray)
+	c.Quoted = f.JSON.String && quotable(f, p)
 	if !c.Inline {
 		c.Presence = presence(f) // an inline field's members carry their own
 	}
@@ -69,6 +70,35 @@ func Field(f *model.Field, p *model.Package, inListKind bool) *model.Contract {
 	c.Validation = constraints(f.Markers, typeMarkers)
 	c.Unknown = unknownMarkers(f.Markers)
 	return c
+}
+
+// quotable reports a field encoding/json applies the ",string" option
+// to: a string, number or bool, or a pointer to one (a pointer to a
+// package-local named type is followed to its declaration).
+func quotable(f *model.Field, p *model.Package) bool {
+	switch f.ValueKind {
+	case model.KindString, model.KindNumber, model.KindBool:
+		return true
+	case model.KindPointer:
+	default:
+		return false
+	}
+	t := f.TypeID
+	if t == "" {
+		t = f.Type
+	}
+	elem, ok := strings.CutPrefix(t, "*")
+	if !ok {
+		return false
+	}
+	if nt := p.Type(elem); nt != nil && nt.Kind == model.KindOther && !nt.Alias {
+		elem = nt.Underlying
+	}
+	switch elem {
+	case "string", "bool", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "float32", "float64":
+		return true
+	}
+	return false
 }
 
 // presence is how kube-openapi and controller-gen mark the field: an

@@ -125,6 +125,7 @@ const (
 	AttrGoName        Attr = "go name"
 	AttrJSONName      Attr = "json name"
 	AttrOmitEmpty     Attr = "omission of empty values"
+	AttrQuoted        Attr = "json string encoding (,string)"
 	AttrInline        Attr = "json inline"
 	AttrProtoNumber   Attr = "protobuf number"
 	AttrProtoWire     Attr = "protobuf wire type"

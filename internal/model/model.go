@@ -336,6 +336,9 @@ type JSONTag struct {
 	OmitEmpty bool   `json:"omitempty,omitempty"`
 	OmitZero  bool   `json:"omitzero,omitempty"`
 	Inline    bool   `json:"inline,omitempty"`
+	// String is the ",string" option: encoding/json writes a string,
+	// number or bool value (or a pointer to one) as a JSON string.
+	String bool `json:"string,omitempty"`
 }
 
 // WireName returns the json name the field is serialised under, applying

@@ -83,6 +83,21 @@ var JSONNameChanged = &Rule{
 	},
 }
 
+// quotedReport is the finding for a field whose value started (quoted)
+// or stopped travelling as a JSON string.
+func quotedReport(name string, quoted bool) Report {
+	if quoted {
+		return Report{
+			Message: fmt.Sprintf("JSON encoding of %s changed: json:\",string\" now writes its value as a JSON string (\"5\" where clients send and stored objects hold 5)", name),
+			Hint:    "remove the ,string option from the json tag",
+		}
+	}
+	return Report{
+		Message: fmt.Sprintf("JSON encoding of %s changed: without json:\",string\" its value is no longer a JSON string (5 where clients send and stored objects hold \"5\")", name),
+		Hint:    "restore the ,string option in the json tag",
+	}
+}
+
 // kindOf is the root kind a root-kind type of p stands for: the type
 // itself, or for a List kind the kind it lists; nil for other types.
 func kindOf(p *model.Package, t *model.Type) *model.Type {
@@ -133,24 +148,30 @@ var FieldTypeChanged = &Rule{
 	Alpha:        finding.Info,
 	Category:     CatCompat,
 	Severity:     finding.Error,
-	Judges:       []model.Attr{model.AttrGoType, model.AttrEmbedded},
+	Judges:       []model.Attr{model.AttrGoType, model.AttrEmbedded, model.AttrQuoted},
 	ReleaseNote: func(fd *model.FieldDiff) string {
 		if fd == nil {
 			return "type changed"
 		}
+		if !fd.Has(model.AttrGoType) {
+			return "JSON encoding changed (`,string` option)"
+		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",
 	After:   "Replicas *int32 // as at base",
 	Check: func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
+			name := fd.Type.Name() + "." + fd.Name()
+			if fd.Has(model.AttrQuoted) {
+				c.Field(fd, quotedReport(name, contractOf(fd.Head).Quoted))
+			}
 			if !fd.Has(model.AttrGoType) && !fd.Has(model.AttrEmbedded) {
 				continue
 			}
-			name := fd.Type.Name() + "." + fd.Name()
 			if !fd.Has(model.AttrGoType) { // embedding only
 				c.Field(fd, Report{
 					Severity: finding.Warning,

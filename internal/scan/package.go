@@ -496,6 +496,8 @@ func parseJSONTag(v string) model.JSONTag {
 			jt.OmitZero = true
 		case "inline":
 			jt.Inline = true
+		case "string":
+			jt.String = true
 		}
 	}
 	if v == "-" {
