@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
@@ -768,7 +769,8 @@ var EnumValueRemoved = &Rule{
 	ReleaseNote: fixedNote("enum value removed"),
 	Relax:       relaxedToInfo,
 	Summary: "A value of a named API string/int type at base is gone at head: no constant of the type has it any more " +
-		"(a constant renamed while its value stays is no removal). Condition types are open sets and exempt. " +
+		"(a constant removed, or kept with another value; a constant renamed while its value stays, or the value respelled " +
+		"(`\"A\"` as a raw string, `1_000` as `1000`), is no removal). Condition types are open sets and exempt. " +
 		"Info for a value documented as available only below a version (\"Only available for Kubernetes versions < v1.30.\").",
 	Why: "Stored objects and clients may still use the value; Go clients referring to the constant break.",
 	Fix: "Keep the constant (deprecated) while the value can still be stored.",
@@ -779,23 +781,32 @@ var EnumValueRemoved = &Rule{
 			}
 			values := map[string]bool{} // type + value at head
 			for _, k := range pd.Head.Consts {
-				values[k.Type+"\x00"+k.Value] = true
+				values[k.Type+"\x00"+constValue(k.Value)] = true
 			}
+			reported := map[string]bool{} // a value two constants had is one removal
 			for _, cd := range pd.Consts {
-				if cd.Base == nil || cd.Head != nil {
+				if cd.Base == nil {
 					continue
 				}
 				t := pd.Head.Type(cd.Base.Type)
 				if t == nil {
 					continue // the type itself was removed: TYPE_REMOVED
 				}
-				if values[cd.Base.Type+"\x00"+cd.Base.Value] || strings.HasSuffix(cd.Base.Type, "ConditionType") {
+				v := cd.Base.Type + "\x00" + constValue(cd.Base.Value)
+				if values[v] || reported[v] || strings.HasSuffix(cd.Base.Type, "ConditionType") {
 					continue
 				}
+				reported[v] = true
 				r := Report{
 					Message: fmt.Sprintf("constant %s (%s = %s) was removed", cd.Base.Name, cd.Base.Type, cd.Base.Value),
 					Hint:    "keep the constant while stored objects may carry the value",
 					Related: []finding.Related{related("base", cd.Base.Pos)},
+				}
+				if cd.Head != nil {
+					// The name stays, the value it stood for is gone.
+					r.Message = fmt.Sprintf("constant %s (%s) changed its value from %s to %s: no constant of %s has %s any more",
+						cd.Base.Name, cd.Base.Type, cd.Base.Value, cd.Head.Value, cd.Base.Type, cd.Base.Value)
+					r.Hint = "keep the old value (add a constant for the new one) while stored objects may carry it"
 				}
 				if cd.Base.Below != "" {
 					// A value documented as available only below a version
@@ -804,8 +815,26 @@ var EnumValueRemoved = &Rule{
 					r.Message += fmt.Sprintf(" (documented as available only for versions below %s: removed with the support for those versions)", cd.Base.Below)
 					r.Hint = fmt.Sprintf("confirm that no supported version is below %s and that validation rejects the value", cd.Base.Below)
 				}
-				c.Const(cd, t.Pos, r)
+				pos := t.Pos
+				if cd.Head != nil {
+					pos = cd.Head.Pos
+				}
+				c.Const(cd, pos, r)
 			}
 		}
 	},
+}
+
+// constValue is a constant's value as the wire sees it: a string literal
+// by its contents ("Proposed" and `Proposed` are one value), an integer
+// literal in decimal (0x10 and 16 are one value); any other expression as
+// written.
+func constValue(v string) string {
+	if s, err := strconv.Unquote(v); err == nil {
+		return strconv.Quote(s)
+	}
+	if n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 0, 64); err == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	return v
 }
