@@ -23,13 +23,15 @@ import (
 
 // Normalize fills the Contract of every field of every package of m.
 func Normalize(m *model.Model) {
+	var pkgs []*model.Package
 	for _, g := range m.Groups {
-		for _, p := range g.Packages() {
-			for _, t := range p.Types {
-				list := isListKind(t)
-				for _, f := range t.Fields {
-					f.Contract = Field(f, p, list)
-				}
+		pkgs = append(pkgs, g.Packages()...)
+	}
+	for _, p := range append(pkgs, m.Shared...) {
+		for _, t := range p.Types {
+			list := isListKind(t)
+			for _, f := range t.Fields {
+				f.Contract = Field(f, p, list)
 			}
 		}
 	}

@@ -260,6 +260,11 @@ func findPackage(m *model.Model, importPath string) *model.Package {
 			}
 		}
 	}
+	for _, p := range m.Shared {
+		if p.ImportPath == importPath {
+			return p
+		}
+	}
 	return nil
 }
 
