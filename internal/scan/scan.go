@@ -674,6 +674,9 @@ func (s *state) sharedPackages(m *model.Model, opts Options) []*model.Package {
 	}
 	var out []*model.Package
 	visit := func(id string) {
+		if !strings.Contains(id, "/") {
+			return // a local, built-in or standard-library type
+		}
 		for _, q := range qualifiedID.FindAllString(id, -1) {
 			ip := q[:strings.LastIndex(q, ".")]
 			if known[ip] || len(out) >= maxShared {
