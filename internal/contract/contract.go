@@ -264,6 +264,7 @@ var constraintMarkers = map[string]string{
 	"k8s:maxItems":           "maxItems",
 	"k8s:format":             "format",
 	"k8s:immutable":          "immutable",
+	"k8s:update":             "update",
 	"k8s:enum":               "enum",
 	"k8s:unique":             "unique",
 	"k8s:validation:pattern": "pattern",
@@ -394,6 +395,10 @@ var understood = map[string]bool{
 	"unionDiscriminator": true, "union": true, "k8s:ifEnabled": true, "k8s:ifDisabled": true,
 	"k8s:eachVal": true, "k8s:eachKey": true, "k8s:item": true, "k8s:zeroOrOneOfMember": true,
 	"k8s:opaqueType": true, "k8s:declarativeValidationNative": true, "k8s:alpha(since)": true,
+	// k8s.io/api's union documentation (+oneOf=NodeSelection,
+	// +zeroOrOneOf=ResourceSliceType: read by no generator) and the
+	// declarative-validation note that hand-written code checks uniqueness
+	"oneOf": true, "zeroOrOneOf": true, "k8s:customUnique": true,
 }
 
 // docPrefixes are marker families that never change the wire.
