@@ -170,8 +170,10 @@ var OptionalWithoutOmitempty = &Rule{
 
 // copiedFromSibling reports whether a field of a struct in a version
 // package new in head already existed, with the same json tag, in the
-// same-named struct of another version of the group at base: a new
-// version copied from a sibling does not make its fields new.
+// same-named struct of another version of the group at base, or (a member
+// the copy moved between structs, as addedToCopies matches them) in any
+// struct of a version at base: a new version copied from a sibling does
+// not make its fields new.
 func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 	pd := td.Pkg
 	if pd.Base != nil || pd.Group.Base == nil {
@@ -179,6 +181,16 @@ func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 	}
 	for _, p := range pd.Group.Base.Packages() {
 		if t := p.Type(td.Name()); t != nil {
+			if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
+				return true
+			}
+		}
+	}
+	if td.Head == nil || !siblingsAtBase(pd.Group).structs[td.Head.Name] {
+		return false
+	}
+	for _, p := range pd.Group.Base.Versions {
+		for _, t := range p.Types {
 			if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
 				return true
 			}
