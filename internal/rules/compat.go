@@ -190,10 +190,17 @@ var FieldTypeChanged = &Rule{
 				// The same type name now denotes another type of the same
 				// shape: the name became an alias (type T = v1.T). Code
 				// that names T keeps compiling; the wire is unchanged.
-				c.Field(fd, Report{
+				r := Report{
 					Severity: finding.Info,
 					Message:  fmt.Sprintf("type %s of %s now denotes %s (it became an alias); the wire shape is unchanged", fd.Head.Type, name, ht),
-				})
+				}
+				if from, to, ok := movedPackage(bt, ht); ok {
+					// The import behind the same alias moved (a version
+					// package moved to another directory): the same
+					// declaration under a new import path.
+					r.Message = fmt.Sprintf("type %s of %s now denotes %s: its package moved from %s to %s; the wire shape is unchanged", fd.Head.Type, name, ht, from, to)
+				}
+				c.Field(fd, r)
 			case shape == shapeSame:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
@@ -837,4 +844,15 @@ func constValue(v string) string {
 		return strconv.FormatInt(n, 10)
 	}
 	return v
+}
+
+// movedPackage reports two type identities that name the same type in
+// different packages ("a/v1.T" and "b/v1.T"), with both import paths.
+func movedPackage(base, head string) (from, to string, ok bool) {
+	base, head = strings.TrimLeft(base, "*"), strings.TrimLeft(head, "*")
+	bi, hi := strings.LastIndex(base, "."), strings.LastIndex(head, ".")
+	if bi < 0 || hi < 0 || base[bi:] != head[hi:] || base[:bi] == head[:hi] || strings.ContainsAny(base+head, "[]") {
+		return "", "", false
+	}
+	return base[:bi], head[:hi], true
 }
