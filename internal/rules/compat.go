@@ -799,6 +799,18 @@ var EnumValueRemoved = &Rule{
 				if t == nil {
 					continue // the type itself was removed: TYPE_REMOVED
 				}
+				if cd.Head != nil {
+					// The name stays: its value went only when both values
+					// are literals that differ. A value written as another
+					// constant (v1.ClusterScope) cannot be evaluated here,
+					// and the same value under a renamed type is the type's
+					// business (TYPE_* rules), not a removed value.
+					bv, ok1 := literalValue(cd.Base.Value)
+					hv, ok2 := literalValue(cd.Head.Value)
+					if !ok1 || !ok2 || bv == hv {
+						continue
+					}
+				}
 				v := cd.Base.Type + "\x00" + constValue(cd.Base.Value)
 				if values[v] || reported[v] || strings.HasSuffix(cd.Base.Type, "ConditionType") {
 					continue
@@ -830,6 +842,18 @@ var EnumValueRemoved = &Rule{
 			}
 		}
 	},
+}
+
+// literalValue is constValue of a string or integer literal; ok is false
+// for any other expression.
+func literalValue(v string) (string, bool) {
+	c := constValue(v)
+	return c, c != v || strings.HasPrefix(v, "\"") && strings.HasSuffix(v, "\"") || isDecimal(v)
+}
+
+func isDecimal(v string) bool {
+	_, err := strconv.ParseInt(v, 10, 64)
+	return err == nil
 }
 
 // constValue is a constant's value as the wire sees it: a string literal

@@ -692,9 +692,12 @@ func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 // to the structs it copied from a sibling: a new version of an existing
 // group is compared against the group's versions at base, so a struct
 // that one of them already had (by name) is not new, and neither are the
-// members it had; a member that no version had at base (by Go name and
-// json name, in any of its structs, so a member moved between structs of
-// the copy is not new either) is a new field of an existing struct.
+// members it had. A member is the sibling's when the same-named struct of
+// a version at base has a field with its Go name, its json name or its
+// protobuf number (a field renamed in the copy, as the pairing ladder
+// pairs renames), or when any struct of a version at base has a field
+// with its Go name and json name (a member moved between structs of the
+// copy). Any other member is a new field of an existing struct.
 func addedToCopies(d *model.Diff) iter.Seq[*model.FieldDiff] {
 	return func(yield func(*model.FieldDiff) bool) {
 		for pd := range d.ExternalPackages() {
@@ -710,7 +713,7 @@ func addedToCopies(d *model.Diff) iter.Seq[*model.FieldDiff] {
 					continue
 				}
 				for _, fd := range td.Fields {
-					if f := fd.Head; f != nil && !sib.members[f.Name+"\x00"+f.WireName()] && !yield(fd) {
+					if f := fd.Head; f != nil && !sib.known(td.Head.Name, f) && !yield(fd) {
 						return
 					}
 				}
@@ -726,17 +729,21 @@ func addedToCopy(td *model.TypeDiff, f *model.Field) bool {
 		return false
 	}
 	sib := siblingsAtBase(pd.Group)
-	return sib.structs[td.Head.Name] && !sib.members[f.Name+"\x00"+f.WireName()]
+	return sib.structs[td.Head.Name] && !sib.known(td.Head.Name, f)
 }
 
 // siblings are the struct names and members of a group's external
 // versions at base.
 type siblings struct {
-	structs, members map[string]bool
+	structs map[string]bool
+	// members are "Go name, json name" of every struct's fields;
+	// byStruct "struct, key" with key one of "go:Name", "json:name",
+	// "pb:N".
+	members, byStruct map[string]bool
 }
 
 func siblingsAtBase(gd *model.GroupDiff) siblings {
-	s := siblings{structs: map[string]bool{}, members: map[string]bool{}}
+	s := siblings{structs: map[string]bool{}, members: map[string]bool{}, byStruct: map[string]bool{}}
 	for _, p := range gd.Base.Versions {
 		for _, t := range p.Types {
 			if t.Kind != model.KindStruct {
@@ -745,10 +752,40 @@ func siblingsAtBase(gd *model.GroupDiff) siblings {
 			s.structs[t.Name] = true
 			for _, f := range t.Fields {
 				s.members[f.Name+"\x00"+f.WireName()] = true
+				for _, k := range memberKeys(f) {
+					s.byStruct[t.Name+"\x00"+k] = true
+				}
 			}
 		}
 	}
 	return s
+}
+
+// memberKeys are the names a field is recognised by in the same-named
+// struct of a sibling version.
+func memberKeys(f *model.Field) []string {
+	keys := []string{"go:" + f.Name}
+	if w := f.WireName(); w != "" && w != "-" {
+		keys = append(keys, "json:"+w)
+	}
+	if f.Proto != nil {
+		keys = append(keys, fmt.Sprintf("pb:%d", f.Proto.Number))
+	}
+	return keys
+}
+
+// known reports whether a member of struct typ in a new version package
+// was the sibling's (see addedToCopies).
+func (s siblings) known(typ string, f *model.Field) bool {
+	if s.members[f.Name+"\x00"+f.WireName()] {
+		return true
+	}
+	for _, k := range memberKeys(f) {
+		if s.byStruct[typ+"\x00"+k] {
+			return true
+		}
+	}
+	return false
 }
 
 // InNewFieldScope reports whether an added field of an existing struct is
