@@ -693,9 +693,9 @@ func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 // group is compared against the group's versions at base, so a struct
 // that one of them already had (by name) is not new, and neither are the
 // members it had. A member is the sibling's when the same-named struct of
-// a version at base has a field with its Go name, its json name or its
-// protobuf number (a field renamed in the copy, as the pairing ladder
-// pairs renames), or when any struct of a version at base has a field
+// a version at base has a field with its Go name, its json name, or its
+// protobuf number, wire type and Go type (a field renamed in the copy, as
+// the pairing ladder pairs renames), or when any struct of a version at base has a field
 // with its Go name and json name (a member moved between structs of the
 // copy). Any other member is a new field of an existing struct.
 func addedToCopies(d *model.Diff) iter.Seq[*model.FieldDiff] {
@@ -769,7 +769,10 @@ func memberKeys(f *model.Field) []string {
 		keys = append(keys, "json:"+w)
 	}
 	if f.Proto != nil {
-		keys = append(keys, fmt.Sprintf("pb:%d", f.Proto.Number))
+		// As the pairing ladder's last step: the number with the same
+		// wire type and Go type (a number alone is reused freely across
+		// versions).
+		keys = append(keys, fmt.Sprintf("pb:%d:%s:%s", f.Proto.Number, f.Proto.Wire, f.Type))
 	}
 	return keys
 }
