@@ -210,7 +210,7 @@ var FieldTypeChanged = &Rule{
 			case shape == shapeSuperset:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged for existing objects: the new type has the old members plus optional ones (Go clients break, the wire does not)", name, fd.Base.Type, fd.Head.Type),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeUnknown:
