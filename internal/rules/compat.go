@@ -184,7 +184,7 @@ var FieldTypeChanged = &Rule{
 			bt, ht := contractOf(fd.Base).Type, contractOf(fd.Head).Type
 			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
 			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
-			shape, dropped := compareShapesDropped(base, head)
+			shape, dropped, why := compareShapesDropped(base, head)
 			switch {
 			case shape == shapeSame && fd.Base.Type == fd.Head.Type:
 				// The same type name now denotes another type of the same
@@ -229,12 +229,12 @@ var FieldTypeChanged = &Rule{
 				})
 			case fd.Base.Type == fd.Head.Type:
 				c.Field(fd, Report{
-					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape", fd.Head.Type, name, ht),
+					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape%s", fd.Head.Type, name, ht, because(why)),
 					Hint:    fmt.Sprintf("keep %s as it was at base; declare a new type for the new shape", fd.Base.Type),
 				})
 			default:
 				c.Field(fd, Report{
-					Message: fmt.Sprintf("type of %s changed from %s to %s", name, fd.Base.Type, fd.Head.Type),
+					Message: fmt.Sprintf("type of %s changed from %s to %s%s", name, fd.Base.Type, fd.Head.Type, because(why)),
 					Hint:    fmt.Sprintf("restore type %s; add a new field for the new type", fd.Base.Type),
 				})
 			}
@@ -879,4 +879,12 @@ func movedPackage(base, head string) (from, to string, ok bool) {
 		return "", "", false
 	}
 	return base[:bi], head[:hi], true
+}
+
+// because is "; <why>" for a finding's message, or "" without a reason.
+func because(why string) string {
+	if why == "" {
+		return ""
+	}
+	return "; on the wire " + why
 }
