@@ -222,6 +222,13 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 			}
 		}
 	}
+	changes := false
+	for _, m := range moved {
+		changes = changes || len(m) > 0
+	}
+	if !changes {
+		return // no field added or removed anywhere in the group: no skew
+	}
 	mergeByPath(c, byName)
 	order := map[*model.PackageDiff]int{}
 	for i, pd := range gd.Packages {
