@@ -23,13 +23,15 @@ import (
 
 // Normalize fills the Contract of every field of every package of m.
 func Normalize(m *model.Model) {
+	var pkgs []*model.Package
 	for _, g := range m.Groups {
-		for _, p := range g.Packages() {
-			for _, t := range p.Types {
-				list := isListKind(t)
-				for _, f := range t.Fields {
-					f.Contract = Field(f, p, list)
-				}
+		pkgs = append(pkgs, g.Packages()...)
+	}
+	for _, p := range append(pkgs, m.Shared...) {
+		for _, t := range p.Types {
+			list := isListKind(t)
+			for _, f := range t.Fields {
+				f.Contract = Field(f, p, list)
 			}
 		}
 	}
@@ -53,6 +55,7 @@ func Field(f *model.Field, p *model.Package, inListKind bool) *model.Contract {
 		c.Name = f.WireName()
 	}
 	c.Omit = f.JSON.OmitZero || (f.JSON.OmitEmpty && f.ValueKind != model.KindStructValue && f.ValueKind != model.KindArray)
+	c.Quoted = f.JSON.String && quotable(f, p)
 	if !c.Inline {
 		c.Presence = presence(f) // an inline field's members carry their own
 	}
@@ -69,6 +72,35 @@ func Field(f *model.Field, p *model.Package, inListKind bool) *model.Contract {
 	c.Validation = constraints(f.Markers, typeMarkers)
 	c.Unknown = unknownMarkers(f.Markers)
 	return c
+}
+
+// quotable reports a field encoding/json applies the ",string" option
+// to: a string, number or bool, or a pointer to one (a pointer to a
+// package-local named type is followed to its declaration).
+func quotable(f *model.Field, p *model.Package) bool {
+	switch f.ValueKind {
+	case model.KindString, model.KindNumber, model.KindBool:
+		return true
+	case model.KindPointer:
+	default:
+		return false
+	}
+	t := f.TypeID
+	if t == "" {
+		t = f.Type
+	}
+	elem, ok := strings.CutPrefix(t, "*")
+	if !ok {
+		return false
+	}
+	if nt := p.Type(elem); nt != nil && nt.Kind == model.KindOther && !nt.Alias {
+		elem = nt.Underlying
+	}
+	switch elem {
+	case "string", "bool", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "float32", "float64":
+		return true
+	}
+	return false
 }
 
 // presence is how kube-openapi and controller-gen mark the field: an
@@ -88,20 +120,42 @@ func presence(f *model.Field) model.Presence {
 // tag, else the marker; the strategy's parts sorted ("retainKeys,merge"
 // and "merge,retainKeys" are one strategy).
 func patch(f *model.Field, c *model.Contract) (strategy, key string) {
-	strategy = f.EffectivePatchStrategy()
-	if strategy != "" {
-		parts := strings.Split(strategy, ",")
-		for i := range parts {
-			parts[i] = strings.TrimSpace(parts[i])
-		}
-		sort.Strings(parts)
-		strategy = strings.Join(parts, ",")
-	}
+	strategy = normStrategy(f.EffectivePatchStrategy())
 	key = f.EffectivePatchMergeKey()
+	// The struct tag is what strategic merge patch reads, the marker what
+	// kube-openapi publishes: when both are written they must agree.
+	if mv, ok := f.Markers.Get("patchStrategy"); ok && f.PatchStrategy != "" && normStrategy(mv) != strategy {
+		c.Conflicts = append(c.Conflicts, fmt.Sprintf("struct tag patchStrategy:%q disagrees with marker +patchStrategy=%s", f.PatchStrategy, mv))
+	}
+	if mv, ok := f.Markers.Get("patchMergeKey"); ok && f.PatchMergeKey != "" && mv != f.PatchMergeKey {
+		c.Conflicts = append(c.Conflicts, fmt.Sprintf("struct tag patchMergeKey:%q disagrees with marker +patchMergeKey=%s", f.PatchMergeKey, mv))
+	}
 	if key != "" && !strings.Contains(strategy, "merge") {
-		c.Conflicts = append(c.Conflicts, fmt.Sprintf("patchMergeKey %q without patchStrategy merge", key))
+		src := "marker +patchMergeKey"
+		if f.PatchMergeKey != "" {
+			src = "struct tag patchMergeKey"
+		}
+		without := "no patchStrategy"
+		if strategy != "" {
+			without = fmt.Sprintf("patchStrategy %q", strategy)
+		}
+		c.Conflicts = append(c.Conflicts, fmt.Sprintf("patchMergeKey %q without patchStrategy merge (%s; %s)", key, src, without))
 	}
 	return strategy, key
+}
+
+// normStrategy is a patch strategy with its parts trimmed and sorted
+// ("retainKeys,merge" and "merge, retainKeys" are one strategy).
+func normStrategy(s string) string {
+	if s == "" {
+		return ""
+	}
+	parts := strings.Split(s, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
 }
 
 // isList reports whether the field is a list on the wire: a slice or
@@ -129,6 +183,9 @@ func listSemantics(f *model.Field, c *model.Contract, inListKind bool) *model.Li
 		return nil
 	}
 	lt, hasLT := markerValue(f.Markers, "listType", "k8s:listType")
+	if forms := listTypeForms(f.Markers); len(forms) > 1 {
+		c.Conflicts = append(c.Conflicts, "list type written twice with different values: "+strings.Join(forms, " and "))
+	}
 	keys := markerValues(f.Markers, "listMapKey", "k8s:listMapKey")
 	sort.Strings(keys)
 	keys = slices.Compact(keys)
@@ -207,6 +264,7 @@ var constraintMarkers = map[string]string{
 	"k8s:maxItems":           "maxItems",
 	"k8s:format":             "format",
 	"k8s:immutable":          "immutable",
+	"k8s:update":             "update",
 	"k8s:enum":               "enum",
 	"k8s:unique":             "unique",
 	"k8s:validation:pattern": "pattern",
@@ -337,6 +395,10 @@ var understood = map[string]bool{
 	"unionDiscriminator": true, "union": true, "k8s:ifEnabled": true, "k8s:ifDisabled": true,
 	"k8s:eachVal": true, "k8s:eachKey": true, "k8s:item": true, "k8s:zeroOrOneOfMember": true,
 	"k8s:opaqueType": true, "k8s:declarativeValidationNative": true, "k8s:alpha(since)": true,
+	// k8s.io/api's union documentation (+oneOf=NodeSelection,
+	// +zeroOrOneOf=ResourceSliceType: read by no generator) and the
+	// declarative-validation note that hand-written code checks uniqueness
+	"oneOf": true, "zeroOrOneOf": true, "k8s:customUnique": true,
 }
 
 // docPrefixes are marker families that never change the wire.
@@ -373,6 +435,23 @@ func hasDocPrefix(key string) bool {
 		}
 	}
 	return false
+}
+
+// listTypeForms are the distinct list types the +listType and
+// +k8s:listType markers of a field write, each as its marker; one or none
+// when they agree.
+func listTypeForms(m model.Markers) []string {
+	var forms []string
+	seen := map[string]bool{}
+	for _, k := range []string{"listType", "k8s:listType"} {
+		for _, v := range m.All(k) {
+			if v = strings.TrimSpace(v); !seen[v] {
+				seen[v] = true
+				forms = append(forms, "+"+k+"="+v)
+			}
+		}
+	}
+	return forms
 }
 
 func markerValue(m model.Markers, keys ...string) (string, bool) {

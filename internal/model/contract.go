@@ -23,6 +23,10 @@ type Contract struct {
 	// number or bool, or omitzero. omitempty on a struct value omits
 	// nothing.
 	Omit bool `json:"omit,omitempty"`
+	// Quoted is true when the value travels as a JSON string: the
+	// json:",string" option on a string, number or bool (or a pointer to
+	// one); encoding/json ignores the option on other types.
+	Quoted bool `json:"quoted,omitempty"`
 	// List is the list semantics server-side apply uses; nil for a field
 	// that is not a list (a []byte is a string on the wire).
 	List *ListSemantics `json:"list,omitempty"`
@@ -100,6 +104,7 @@ func ContractAttrs(b, h *Contract, renames map[string]string) []Attr {
 	add(b.Name != h.Name && !b.Inline && !h.Inline, AttrJSONName)
 	add(b.Inline != h.Inline, AttrInline)
 	add(b.Omit != h.Omit, AttrOmitEmpty)
+	add(b.Quoted != h.Quoted, AttrQuoted)
 	switch {
 	case (b.Proto == nil) != (h.Proto == nil):
 		add(true, AttrProtoPresence)

@@ -41,6 +41,9 @@ type PackageDiff struct {
 	Group      *GroupDiff
 	Version    string
 	Base, Head *Package
+	// MovedFrom is base's directory when the version moved to another
+	// group directory (paired by API group name and version); "" otherwise.
+	MovedFrom string
 	// Types pairs the types, sorted by head name (base name for removed).
 	Types  []*TypeDiff
 	Consts []*ConstDiff
@@ -122,6 +125,7 @@ const (
 	AttrGoName        Attr = "go name"
 	AttrJSONName      Attr = "json name"
 	AttrOmitEmpty     Attr = "omission of empty values"
+	AttrQuoted        Attr = "json string encoding (,string)"
 	AttrInline        Attr = "json inline"
 	AttrProtoNumber   Attr = "protobuf number"
 	AttrProtoWire     Attr = "protobuf wire type"
@@ -171,9 +175,10 @@ func Compare(base, head *Model) *Diff {
 		gd.Head = g
 	}
 	pairMovedGroups(dirs)
+	movedIn, movedOut := pairMovedVersions(dirs)
 	for _, gd := range dirs {
 		d.Groups = append(d.Groups, gd)
-		comparePackages(gd)
+		comparePackages(gd, movedIn[gd], movedOut)
 	}
 	sort.Slice(d.Groups, func(i, j int) bool { return d.Groups[i].Dir < d.Groups[j].Dir })
 	return d
@@ -266,7 +271,80 @@ func pairMovedGroups(dirs map[string]*GroupDiff) {
 	}
 }
 
-func comparePackages(gd *GroupDiff) {
+// pairMovedVersions pairs a version package that base has in one group
+// directory and head no longer has there with one that head has in another
+// group directory and base did not have there, when both declare the same
+// API group name and version: a version moved out of a group directory
+// whose other packages stay (Gardener keeping the internal package in
+// pkg/<component>/apis/config while v1alpha1 moved to
+// pkg/apis/config/<component>/v1alpha1, a kubebuilder project moving to
+// the multi-group layout one version at a time) is one version, not a
+// removal and an addition. Ambiguous candidates (two of either side with
+// the same name and version) are not paired. It returns the base packages
+// each group diff takes over and the base packages that left their group.
+func pairMovedVersions(dirs map[string]*GroupDiff) (map[*GroupDiff][]*Package, map[*Package]bool) {
+	key := func(g *Group, p *Package) string {
+		name := p.GroupName
+		if name == "" {
+			name = g.Name
+		}
+		if name == "" || p.Version == "" {
+			return ""
+		}
+		return name + "\x00" + p.Version
+	}
+	has := func(g *Group, version string) bool {
+		if g == nil {
+			return false
+		}
+		for _, p := range g.Versions {
+			if p.Version == version {
+				return true
+			}
+		}
+		return false
+	}
+	type side struct {
+		gd *GroupDiff
+		p  *Package
+	}
+	gone, came := map[string][]side{}, map[string][]side{}
+	for _, gd := range dirs {
+		if gd.Base != nil {
+			for _, p := range gd.Base.Versions {
+				if k := key(gd.Base, p); k != "" && !has(gd.Head, p.Version) {
+					gone[k] = append(gone[k], side{gd, p})
+				}
+			}
+		}
+		if gd.Head != nil {
+			for _, p := range gd.Head.Versions {
+				if k := key(gd.Head, p); k != "" && !has(gd.Base, p.Version) {
+					came[k] = append(came[k], side{gd, p})
+				}
+			}
+		}
+	}
+	var movedIn map[*GroupDiff][]*Package
+	var movedOut map[*Package]bool
+	for k, from := range gone {
+		to := came[k]
+		if len(from) != 1 || len(to) != 1 {
+			continue
+		}
+		if movedIn == nil {
+			movedIn, movedOut = map[*GroupDiff][]*Package{}, map[*Package]bool{}
+		}
+		movedIn[to[0].gd] = append(movedIn[to[0].gd], from[0].p)
+		movedOut[from[0].p] = true
+	}
+	return movedIn, movedOut
+}
+
+// comparePackages pairs the packages of a group by version; movedIn are
+// base packages of other group directories that moved here, movedOut base
+// packages of this one that moved away.
+func comparePackages(gd *GroupDiff, movedIn []*Package, movedOut map[*Package]bool) {
 	byVer := map[string]*PackageDiff{}
 	var order []string
 	add := func(p *Package, isHead bool) {
@@ -284,8 +362,14 @@ func comparePackages(gd *GroupDiff) {
 	}
 	if gd.Base != nil {
 		for _, p := range gd.Base.Packages() {
-			add(p, false)
+			if !movedOut[p] {
+				add(p, false)
+			}
 		}
+	}
+	for _, p := range movedIn {
+		add(p, false)
+		byVer[p.Version].MovedFrom = p.Dir
 	}
 	if gd.Head != nil {
 		for _, p := range gd.Head.Packages() {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,5 +147,63 @@ func TestCompareIsLinear(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %v", took)
+	}
+}
+
+// versionPairs lists every version pair of d as "dir:version base>head"
+// (base and head package directories, "-" when absent).
+func versionPairs(d *Diff) []string {
+	var out []string
+	for _, gd := range d.Groups {
+		for _, pd := range gd.Packages {
+			b, h := "-", "-"
+			if pd.Base != nil {
+				b = pd.Base.Dir
+			}
+			if pd.Head != nil {
+				h = pd.Head.Dir
+			}
+			out = append(out, gd.Dir+":"+pd.Version+" "+b+">"+h)
+		}
+	}
+	return out
+}
+
+func TestCompareMovedVersions(t *testing.T) {
+	pkg := func(dir, group string) *Package {
+		return &Package{Dir: dir, Version: dir[strings.LastIndex(dir, "/")+1:], GroupName: group}
+	}
+	group := func(dir string, ps ...*Package) *Group {
+		return &Group{Dir: dir, Name: ps[0].GroupName, Versions: ps}
+	}
+	cases := []struct {
+		name       string
+		base, head []*Group
+		want       []string
+	}{
+		{"a version moves out of a group that stays",
+			[]*Group{group("old", pkg("old/v1alpha1", "x.io"), pkg("old/v1beta1", "x.io"))},
+			[]*Group{group("old", pkg("old/v1alpha1", "x.io")), group("new", pkg("new/v1beta1", "x.io"))},
+			[]string{"new:v1beta1 old/v1beta1>new/v1beta1", "old:v1alpha1 old/v1alpha1>old/v1alpha1"}},
+		{"another group name is a removal and an addition",
+			[]*Group{group("old", pkg("old/v1alpha1", "x.io"), pkg("old/v1beta1", "x.io"))},
+			[]*Group{group("old", pkg("old/v1alpha1", "x.io")), group("new", pkg("new/v1beta1", "y.io"))},
+			[]string{"new:v1beta1 ->new/v1beta1", "old:v1alpha1 old/v1alpha1>old/v1alpha1", "old:v1beta1 old/v1beta1>-"}},
+		{"two candidates are not guessed between",
+			[]*Group{group("old", pkg("old/v1alpha1", "x.io"), pkg("old/v1beta1", "x.io"))},
+			[]*Group{group("old", pkg("old/v1alpha1", "x.io")), group("a", pkg("a/v1beta1", "x.io")), group("b", pkg("b/v1beta1", "x.io"))},
+			[]string{"a:v1beta1 ->a/v1beta1", "b:v1beta1 ->b/v1beta1", "old:v1alpha1 old/v1alpha1>old/v1alpha1", "old:v1beta1 old/v1beta1>-"}},
+		{"no group name: never paired",
+			[]*Group{group("old", pkg("old/v1alpha1", ""), pkg("old/v1", ""))},
+			[]*Group{group("old", pkg("old/v1alpha1", "")), group("new", pkg("new/v1", ""))},
+			[]string{"new:v1 ->new/v1", "old:v1 old/v1>-", "old:v1alpha1 old/v1alpha1>old/v1alpha1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := Compare(&Model{Groups: c.base}, &Model{Groups: c.head})
+			if diff := cmp.Diff(c.want, versionPairs(d)); diff != "" {
+				t.Errorf("version pairs (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -73,6 +73,12 @@ type Model struct {
 	Profile Profile `json:"profile,omitempty"`
 	// Groups are sorted by Dir.
 	Groups []*Group `json:"groups"`
+	// Shared are the packages of the repository outside the API groups
+	// whose types fields of the groups use, directly or through each
+	// other (a type moved to pkg/apis/common): read so that wire shapes
+	// compare through them; sorted by import path. Rules judge no change
+	// inside them.
+	Shared []*Package `json:"shared,omitempty"`
 	// Notes are statements of the scanner about what it did not read
 	// (e.g. a struct above the field limit), sorted.
 	Notes []string `json:"notes,omitempty"`
@@ -340,6 +346,9 @@ type JSONTag struct {
 	OmitEmpty bool   `json:"omitempty,omitempty"`
 	OmitZero  bool   `json:"omitzero,omitempty"`
 	Inline    bool   `json:"inline,omitempty"`
+	// String is the ",string" option: encoding/json writes a string,
+	// number or bool value (or a pointer to one) as a JSON string.
+	String bool `json:"string,omitempty"`
 }
 
 // WireName returns the json name the field is serialised under, applying

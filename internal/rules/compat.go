@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
@@ -83,6 +84,21 @@ var JSONNameChanged = &Rule{
 	},
 }
 
+// quotedReport is the finding for a field whose value started (quoted)
+// or stopped travelling as a JSON string.
+func quotedReport(name string, quoted bool) Report {
+	if quoted {
+		return Report{
+			Message: fmt.Sprintf("JSON encoding of %s changed: json:\",string\" now writes its value as a JSON string (\"5\" where clients send and stored objects hold 5)", name),
+			Hint:    "remove the ,string option from the json tag",
+		}
+	}
+	return Report{
+		Message: fmt.Sprintf("JSON encoding of %s changed: without json:\",string\" its value is no longer a JSON string (5 where clients send and stored objects hold \"5\")", name),
+		Hint:    "restore the ,string option in the json tag",
+	}
+}
+
 // kindOf is the root kind a root-kind type of p stands for: the type
 // itself, or for a List kind the kind it lists; nil for other types.
 func kindOf(p *model.Package, t *model.Type) *model.Type {
@@ -133,24 +149,30 @@ var FieldTypeChanged = &Rule{
 	Alpha:        finding.Info,
 	Category:     CatCompat,
 	Severity:     finding.Error,
-	Judges:       []model.Attr{model.AttrGoType, model.AttrEmbedded},
+	Judges:       []model.Attr{model.AttrGoType, model.AttrEmbedded, model.AttrQuoted},
 	ReleaseNote: func(fd *model.FieldDiff) string {
 		if fd == nil {
 			return "type changed"
 		}
+		if !fd.Has(model.AttrGoType) {
+			return "JSON encoding changed (`,string` option)"
+		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",
 	After:   "Replicas *int32 // as at base",
 	Check: func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
+			name := fd.Type.Name() + "." + fd.Name()
+			if fd.Has(model.AttrQuoted) {
+				c.Field(fd, quotedReport(name, contractOf(fd.Head).Quoted))
+			}
 			if !fd.Has(model.AttrGoType) && !fd.Has(model.AttrEmbedded) {
 				continue
 			}
-			name := fd.Type.Name() + "." + fd.Name()
 			if !fd.Has(model.AttrGoType) { // embedding only
 				c.Field(fd, Report{
 					Severity: finding.Warning,
@@ -162,7 +184,7 @@ var FieldTypeChanged = &Rule{
 			bt, ht := contractOf(fd.Base).Type, contractOf(fd.Head).Type
 			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
 			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
-			shape, dropped := compareShapesDropped(base, head)
+			shape, dropped, why := compareShapesDropped(base, head)
 			from, to := fd.Base.Type, fd.Head.Type
 			if from == to && bt != ht {
 				// The same spelling names types of two packages (Cluster
@@ -175,10 +197,24 @@ var FieldTypeChanged = &Rule{
 				// The same type name now denotes another type of the same
 				// shape: the name became an alias (type T = v1.T). Code
 				// that names T keeps compiling; the wire is unchanged.
-				c.Field(fd, Report{
+				r := Report{
 					Severity: finding.Info,
 					Message:  fmt.Sprintf("type %s of %s now denotes %s (it became an alias); the wire shape is unchanged", fd.Head.Type, name, ht),
-				})
+				}
+				if from, to, ok := movedPackage(bt, ht); ok {
+					// The import behind the same alias moved: the same
+					// declaration under a new import path. A version
+					// package of a group that moved is the group's move
+					// (paired, and judged as such); any other package's
+					// move breaks the Go clients that import it.
+					r.Message = fmt.Sprintf("type %s of %s now denotes %s: its package moved from %s to %s; the wire shape is unchanged", fd.Head.Type, name, ht, from, to)
+					if !isGroupPackage(c.Diff.Head, to) {
+						r.Severity = finding.Warning
+						r.Message += fmt.Sprintf(" (Go clients that import %s break, the wire does not)", from)
+						r.Hint = fmt.Sprintf("keep the type in %s (e.g. as an alias of the moved one) unless the change is intended for Go clients", from)
+					}
+				}
+				c.Field(fd, r)
 			case shape == shapeSame:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
@@ -188,15 +224,15 @@ var FieldTypeChanged = &Rule{
 			case shape == shapeSuperset:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the new type has the old wire shape plus optional members (Go clients break, the wire does not)", name, from, to),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged for existing objects: the new type has the old members plus optional ones (Go clients break, the wire does not)", name, from, to),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeUnknown:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s; a type outside the API groups could not be resolved (in a package of the repository that is not an API group, or a module that is not in the module cache), so the wire shapes were not compared",
+					Message: fmt.Sprintf("type of %s changed from %s to %s; a type declared outside the repository was not resolved (apicheck compares the wire shapes of the repository's own types and of well-known Kubernetes types), so the wire shapes were not compared",
 						name, from, to),
-					Hint: "confirm the wire shape is unchanged (e.g. a named string for a string), or run `go mod download` so apicheck can resolve the type",
+					Hint: "confirm the wire shape is unchanged (e.g. a named string for a string)",
 				})
 			case shape == shapeDropsReserved:
 				c.Field(fd, Report{
@@ -207,12 +243,12 @@ var FieldTypeChanged = &Rule{
 				})
 			case fd.Base.Type == fd.Head.Type:
 				c.Field(fd, Report{
-					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape", fd.Head.Type, name, ht),
+					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape%s", fd.Head.Type, name, ht, because(why)),
 					Hint:    fmt.Sprintf("keep %s as it was at base; declare a new type for the new shape", fd.Base.Type),
 				})
 			default:
 				c.Field(fd, Report{
-					Message: fmt.Sprintf("type of %s changed from %s to %s", name, from, to),
+					Message: fmt.Sprintf("type of %s changed from %s to %s%s", name, from, to, because(why)),
 					Hint:    fmt.Sprintf("restore type %s; add a new field for the new type", fd.Base.Type),
 				})
 			}
@@ -773,7 +809,8 @@ var EnumValueRemoved = &Rule{
 	ReleaseNote: fixedNote("enum value removed"),
 	Relax:       relaxedToInfo,
 	Summary: "A value of a named API string/int type at base is gone at head: no constant of the type has it any more " +
-		"(a constant renamed while its value stays is no removal). Condition types are open sets and exempt. " +
+		"(a constant removed, or kept with another value; a constant renamed while its value stays, or the value respelled " +
+		"(`\"A\"` as a raw string, `1_000` as `1000`), is no removal). Condition types are open sets and exempt. " +
 		"Info for a value documented as available only below a version (\"Only available for Kubernetes versions < v1.30.\").",
 	Why: "Stored objects and clients may still use the value; Go clients referring to the constant break.",
 	Fix: "Keep the constant (deprecated) while the value can still be stored.",
@@ -784,23 +821,44 @@ var EnumValueRemoved = &Rule{
 			}
 			values := map[string]bool{} // type + value at head
 			for _, k := range pd.Head.Consts {
-				values[k.Type+"\x00"+k.Value] = true
+				values[k.Type+"\x00"+constValue(k.Value)] = true
 			}
+			reported := map[string]bool{} // a value two constants had is one removal
 			for _, cd := range pd.Consts {
-				if cd.Base == nil || cd.Head != nil {
+				if cd.Base == nil {
 					continue
 				}
 				t := pd.Head.Type(cd.Base.Type)
 				if t == nil {
 					continue // the type itself was removed: TYPE_REMOVED
 				}
-				if values[cd.Base.Type+"\x00"+cd.Base.Value] || strings.HasSuffix(cd.Base.Type, "ConditionType") {
+				if cd.Head != nil {
+					// The name stays: its value went only when both values
+					// are literals that differ. A value written as another
+					// constant (v1.ClusterScope) cannot be evaluated here,
+					// and the same value under a renamed type is the type's
+					// business (TYPE_* rules), not a removed value.
+					bv, ok1 := literalValue(cd.Base.Value)
+					hv, ok2 := literalValue(cd.Head.Value)
+					if !ok1 || !ok2 || bv == hv {
+						continue
+					}
+				}
+				v := cd.Base.Type + "\x00" + constValue(cd.Base.Value)
+				if values[v] || reported[v] || strings.HasSuffix(cd.Base.Type, "ConditionType") {
 					continue
 				}
+				reported[v] = true
 				r := Report{
 					Message: fmt.Sprintf("constant %s (%s = %s) was removed", cd.Base.Name, cd.Base.Type, cd.Base.Value),
 					Hint:    "keep the constant while stored objects may carry the value",
 					Related: []finding.Related{related("base", cd.Base.Pos)},
+				}
+				if cd.Head != nil {
+					// The name stays, the value it stood for is gone.
+					r.Message = fmt.Sprintf("constant %s (%s) changed its value from %s to %s: no constant of %s has %s any more",
+						cd.Base.Name, cd.Base.Type, cd.Base.Value, cd.Head.Value, cd.Base.Type, cd.Base.Value)
+					r.Hint = "keep the old value (add a constant for the new one) while stored objects may carry it"
 				}
 				if cd.Base.Below != "" {
 					// A value documented as available only below a version
@@ -809,8 +867,73 @@ var EnumValueRemoved = &Rule{
 					r.Message += fmt.Sprintf(" (documented as available only for versions below %s: removed with the support for those versions)", cd.Base.Below)
 					r.Hint = fmt.Sprintf("confirm that no supported version is below %s and that validation rejects the value", cd.Base.Below)
 				}
-				c.Const(cd, t.Pos, r)
+				pos := t.Pos
+				if cd.Head != nil {
+					pos = cd.Head.Pos
+				}
+				c.Const(cd, pos, r)
 			}
 		}
 	},
+}
+
+// literalValue is constValue of a string or integer literal; ok is false
+// for any other expression.
+func literalValue(v string) (string, bool) {
+	c := constValue(v)
+	return c, c != v || strings.HasPrefix(v, "\"") && strings.HasSuffix(v, "\"") || isDecimal(v)
+}
+
+func isDecimal(v string) bool {
+	_, err := strconv.ParseInt(v, 10, 64)
+	return err == nil
+}
+
+// constValue is a constant's value as the wire sees it: a string literal
+// by its contents ("Proposed" and `Proposed` are one value), an integer
+// literal in decimal (0x10 and 16 are one value); any other expression as
+// written.
+func constValue(v string) string {
+	if s, err := strconv.Unquote(v); err == nil {
+		return strconv.Quote(s)
+	}
+	if n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 0, 64); err == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	return v
+}
+
+// movedPackage reports two type identities that name the same type in
+// different packages ("a/v1.T" and "b/v1.T"), with both import paths.
+func movedPackage(base, head string) (from, to string, ok bool) {
+	base, head = strings.TrimLeft(base, "*"), strings.TrimLeft(head, "*")
+	bi, hi := strings.LastIndex(base, "."), strings.LastIndex(head, ".")
+	if bi < 0 || hi < 0 || base[bi:] != head[hi:] || base[:bi] == head[:hi] || strings.ContainsAny(base+head, "[]") {
+		return "", "", false
+	}
+	return base[:bi], head[:hi], true
+}
+
+// isGroupPackage reports whether importPath is a package of an API group
+// of m (a version or the internal version).
+func isGroupPackage(m *model.Model, importPath string) bool {
+	if m == nil {
+		return false
+	}
+	for _, g := range m.Groups {
+		for _, p := range g.Packages() {
+			if p.ImportPath == importPath {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// because is "; <why>" for a finding's message, or "" without a reason.
+func because(why string) string {
+	if why == "" {
+		return ""
+	}
+	return "; on the wire " + why
 }

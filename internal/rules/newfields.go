@@ -170,7 +170,7 @@ var OptionalWithoutOmitempty = &Rule{
 					continue // omitempty would omit nothing; omitzero is a style choice
 				}
 				// Fields added to existing structs are NEW_FIELD_NO_OMITEMPTY's.
-				if td.Base != nil && (InNewFieldScope(td, f) || promotedAtBase(td, f)) {
+				if (td.Base != nil || addedToCopy(td, f)) && InNewFieldScope(td, f) || td.Base != nil && promotedAtBase(td, f) {
 					continue
 				}
 				if copiedFromSibling(c.Diff, td, f) {
@@ -187,10 +187,13 @@ var OptionalWithoutOmitempty = &Rule{
 
 // copiedFromSibling reports whether a field of a struct new in head
 // already existed, with the same json tag, in the same-named struct of
-// another package of the API group at base: a new version copied from a
-// sibling version, or a struct that moved to another directory of the same
-// group version (Cluster API merged exp/api/v1beta1 into
-// api/core/v1beta1), does not make its fields new.
+// another package of the API group at base (a new version copied from a
+// sibling version, or a struct that moved to another directory of the
+// same group version: Cluster API merged exp/api/v1beta1 into
+// api/core/v1beta1), or, for a struct of a version package new in head
+// (a member the copy moved between structs, as addedToCopies matches
+// them), in any struct of a version at base: a copy does not make its
+// fields new.
 func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 	pd := td.Pkg
 	if td.Base != nil || pd.Group.Base == nil && pd.Group.Head == nil {
@@ -200,7 +203,8 @@ func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 	if pd.Group.Base != nil {
 		groups = append(groups, pd.Group.Base)
 	}
-	if name := pd.Group.Head.Name; name != "" && d.Base != nil {
+	if pd.Group.Head != nil && pd.Group.Head.Name != "" && d.Base != nil {
+		name := pd.Group.Head.Name
 		for _, g := range d.Base.Groups {
 			if g.Name == name && g != pd.Group.Base {
 				groups = append(groups, g)
@@ -216,6 +220,16 @@ func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 				if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
 					return true
 				}
+			}
+		}
+	}
+	if pd.Group.Base == nil || td.Head == nil || !siblingsAtBase(pd.Group).structs[td.Head.Name] {
+		return false
+	}
+	for _, p := range pd.Group.Base.Versions {
+		for _, t := range p.Types {
+			if bf := t.Field(f.Name); bf != nil && bf.JSON == f.JSON {
+				return true
 			}
 		}
 	}

@@ -721,6 +721,11 @@ func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 				return
 			}
 		}
+		for fd := range addedToCopies(d) {
+			if InNewFieldScope(fd.Type, fd.Head) && !yield(fd) {
+				return
+			}
+		}
 	}
 }
 
@@ -735,6 +740,109 @@ func promotedAtBase(td *model.TypeDiff, f *model.Field) bool {
 	}
 	for _, bf := range td.Base.Fields {
 		if bf.Embedded && bf.Inline() && slices.Contains(bf.Promoted, f.WireName()) {
+			return true
+		}
+	}
+	return false
+}
+
+// addedToCopies yields the fields that a version package new at head adds
+// to the structs it copied from a sibling: a new version of an existing
+// group is compared against the group's versions at base, so a struct
+// that one of them already had (by name) is not new, and neither are the
+// members it had. A member is the sibling's when the same-named struct of
+// a version at base has a field with its Go name, its json name, or its
+// protobuf number, wire type and Go type (a field renamed in the copy, as
+// the pairing ladder pairs renames), or when any struct of a version at base has a field
+// with its Go name and json name (a member moved between structs of the
+// copy). Any other member is a new field of an existing struct.
+func addedToCopies(d *model.Diff) iter.Seq[*model.FieldDiff] {
+	return func(yield func(*model.FieldDiff) bool) {
+		for pd := range d.ExternalPackages() {
+			if pd.Base != nil || pd.Head == nil || pd.Group.Base == nil {
+				continue
+			}
+			sib := siblingsAtBase(pd.Group)
+			if len(sib.structs) == 0 {
+				continue
+			}
+			for _, td := range pd.Types {
+				if td.Head == nil || td.Head.Kind != model.KindStruct || !sib.structs[td.Head.Name] {
+					continue
+				}
+				for _, fd := range td.Fields {
+					if f := fd.Head; f != nil && !sib.known(td.Head.Name, f) && !yield(fd) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// addedToCopy reports a field addedToCopies yields.
+func addedToCopy(td *model.TypeDiff, f *model.Field) bool {
+	pd := td.Pkg
+	if pd.Base != nil || pd.Head == nil || pd.Group.Base == nil || !pd.External() || td.Head == nil {
+		return false
+	}
+	sib := siblingsAtBase(pd.Group)
+	return sib.structs[td.Head.Name] && !sib.known(td.Head.Name, f)
+}
+
+// siblings are the struct names and members of a group's external
+// versions at base.
+type siblings struct {
+	structs map[string]bool
+	// members are "Go name, json name" of every struct's fields;
+	// byStruct "struct, key" with key one of "go:Name", "json:name",
+	// "pb:N".
+	members, byStruct map[string]bool
+}
+
+func siblingsAtBase(gd *model.GroupDiff) siblings {
+	s := siblings{structs: map[string]bool{}, members: map[string]bool{}, byStruct: map[string]bool{}}
+	for _, p := range gd.Base.Versions {
+		for _, t := range p.Types {
+			if t.Kind != model.KindStruct {
+				continue
+			}
+			s.structs[t.Name] = true
+			for _, f := range t.Fields {
+				s.members[f.Name+"\x00"+f.WireName()] = true
+				for _, k := range memberKeys(f) {
+					s.byStruct[t.Name+"\x00"+k] = true
+				}
+			}
+		}
+	}
+	return s
+}
+
+// memberKeys are the names a field is recognised by in the same-named
+// struct of a sibling version.
+func memberKeys(f *model.Field) []string {
+	keys := []string{"go:" + f.Name}
+	if w := f.WireName(); w != "" && w != "-" {
+		keys = append(keys, "json:"+w)
+	}
+	if f.Proto != nil {
+		// As the pairing ladder's last step: the number with the same
+		// wire type and Go type (a number alone is reused freely across
+		// versions).
+		keys = append(keys, fmt.Sprintf("pb:%d:%s:%s", f.Proto.Number, f.Proto.Wire, f.Type))
+	}
+	return keys
+}
+
+// known reports whether a member of struct typ in a new version package
+// was the sibling's (see addedToCopies).
+func (s siblings) known(typ string, f *model.Field) bool {
+	if s.members[f.Name+"\x00"+f.WireName()] {
+		return true
+	}
+	for _, k := range memberKeys(f) {
+		if s.byStruct[typ+"\x00"+k] {
 			return true
 		}
 	}

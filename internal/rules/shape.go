@@ -41,22 +41,37 @@ type typeSide struct {
 
 // compareShapes compares the wire shapes of a base and a head type.
 func compareShapes(b, h typeSide) shapeMatch {
-	m, _ := compareShapesDropped(b, h)
+	m, _, _ := compareShapesDropped(b, h)
 	return m
 }
 
 // compareShapesDropped is compareShapes that also names the members head
-// dropped under tombstones (for shapeDropsReserved), sorted.
-func compareShapesDropped(b, h typeSide) (shapeMatch, []string) {
+// dropped under tombstones (for shapeDropsReserved), sorted, and for
+// shapeDifferent the first difference found, in a few words.
+func compareShapesDropped(b, h typeSide) (shapeMatch, []string, string) {
 	s := &shaper{seen: map[[2]string]bool{}}
 	m := s.compare(b, h)
 	slices.Sort(s.dropped)
-	return m, slices.Compact(s.dropped)
+	why := ""
+	if m == shapeDifferent {
+		why = s.why
+	}
+	return m, slices.Compact(s.dropped), why
 }
 
 type shaper struct {
 	seen    map[[2]string]bool // pairs being compared (recursive types)
 	dropped []string           // members dropped under a tombstone
+	why     string             // the first difference found
+}
+
+// differ records why two shapes differ (the first reason wins: the
+// innermost, as comparisons return on the first difference).
+func (s *shaper) differ(format string, args ...any) shapeMatch {
+	if s.why == "" {
+		s.why = fmt.Sprintf(format, args...)
+	}
+	return shapeDifferent
 }
 
 func (s *shaper) compare(b, h typeSide) shapeMatch {
@@ -72,7 +87,7 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	// Containers compare element-wise.
 	for _, pre := range []string{"[]", "map["} {
 		if strings.HasPrefix(b.id, pre) != strings.HasPrefix(h.id, pre) {
-			return shapeDifferent
+			return s.differ("%s became %s", b.id, h.id)
 		}
 	}
 	if strings.HasPrefix(b.id, "[]") {
@@ -82,7 +97,7 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		bk, bv, ok1 := splitMap(b.id)
 		hk, hv, ok2 := splitMap(h.id)
 		if !ok1 || !ok2 || s.compare(b.with(bk), h.with(hk)) != shapeSame {
-			return shapeDifferent
+			return s.differ("map key %s became %s", bk, hk)
 		}
 		return s.compare(b.with(bv), h.with(hv))
 	}
@@ -99,12 +114,12 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 			if kb == kh {
 				return shapeSame
 			}
-			return shapeDifferent
+			return s.differ("%s (a JSON %s) became %s (a JSON %s)", bs, kb, hs, kh)
 		}
 		if unresolvedNamed(bs) || unresolvedNamed(hs) {
 			return shapeUnknown
 		}
-		return shapeDifferent
+		return s.differ("%s became %s", bs, hs)
 	case bt == nil || ht == nil:
 		// A named non-struct type against its underlying type.
 		if bt == nil && ht.t.Kind == model.KindOther && !ht.t.Alias {
@@ -116,11 +131,11 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		if unresolvedNamed(bs) || unresolvedNamed(hs) {
 			return shapeUnknown
 		}
-		return shapeDifferent
+		return s.differ("%s became %s", b.id, h.id)
 	}
 	if bt.t.Kind != model.KindStruct || ht.t.Kind != model.KindStruct {
 		if bt.t.Kind == model.KindStruct || ht.t.Kind == model.KindStruct {
-			return shapeDifferent
+			return s.differ("%s became %s", b.id, h.id)
 		}
 		return s.compare(bt.with(underlyingID(bt.t)), ht.with(underlyingID(ht.t)))
 	}
@@ -133,14 +148,14 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		hf, ok := hm[name]
 		if !ok {
 			if !reserves(ht.t, name) {
-				return shapeDifferent
+				return s.differ("member %q is gone", name)
 			}
 			s.dropped = append(s.dropped, name)
 			result = min(result, shapeDropsReserved)
 			continue
 		}
 		if bf.presence != hf.presence && hf.presence == model.Required {
-			return shapeDifferent
+			return s.differ("member %q became required", name)
 		}
 		result = min(result, s.compare(bf.side, hf.side))
 		if result == shapeDifferent {
@@ -150,7 +165,7 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	for name, hf := range hm {
 		if _, ok := bm[name]; !ok {
 			if hf.presence == model.Required {
-				return shapeDifferent
+				return s.differ("new member %q is required", name)
 			}
 			result = min(result, shapeSuperset)
 		}
@@ -258,6 +273,11 @@ func findPackage(m *model.Model, importPath string) *model.Package {
 			if p.ImportPath == importPath {
 				return p
 			}
+		}
+	}
+	for _, p := range m.Shared {
+		if p.ImportPath == importPath {
+			return p
 		}
 	}
 	return nil

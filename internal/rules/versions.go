@@ -17,7 +17,8 @@ var VersionSkew = &Rule{
 	Category:            CatVersions,
 	Severity:            finding.Error,
 	Relax:               relaxedToInfo,
-	Summary:             "A field was added to or removed from a type in one version of a group but not in the same-named type of another version that agreed with it at base.",
+	Summary: "A field was added to or removed from a type in one version of a group but not in the type of another version " +
+		"that agreed with it at base: the same-named type, or the struct at the same JSON path from the kind.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
 	Fix: "Make the same change in the internal version and every external version of the group (and adapt conversions).",
@@ -95,6 +96,105 @@ func (m changedFields) get(td *model.TypeDiff, name string, added bool) *model.F
 	return idx[name][1]
 }
 
+// mergeByPath joins to a type's versions the differently named struct
+// that holds the same JSON path from the kind in a version lacking a type
+// of that name (v1beta1's Kubernetes is v1's KubernetesSettings when both
+// are Shoot.spec.kubernetes): VERSION_SKEW compares what the wire sees,
+// not Go type names. Paths are compared ignoring case, so the internal
+// version (Go names, no json tags) matches too. A struct joins only when
+// it is the one struct at that path in its version and its own name never
+// appears beside the type's name in one version (then both are types of
+// their own); the joined name's entries move under the type's name.
+func mergeByPath(c *Context, byName map[string][]skewPV) {
+	pathOf := func(x skewPV) string {
+		if p, ok := c.apiPaths(x.pd.Head)[x.td.Head.Name]; ok {
+			return strings.ToLower(p)
+		}
+		return ""
+	}
+	// The entries per version and path; a path two structs of one version
+	// share is ambiguous.
+	type pkgPath struct {
+		pd   *model.PackageDiff
+		path string
+	}
+	at := map[pkgPath]string{}
+	byPath := map[string][]pkgPath{}
+	for n, pvs := range byName {
+		for _, x := range pvs {
+			if p := pathOf(x); p != "" {
+				k := pkgPath{x.pd, p}
+				if _, dup := at[k]; dup {
+					at[k] = ""
+				} else {
+					at[k] = n
+					byPath[p] = append(byPath[p], k)
+				}
+			}
+		}
+	}
+	var names []string
+	for n := range byName {
+		names = append(names, n)
+	}
+	// The name with more versions absorbs the other (ties by name), so the
+	// result does not depend on map order.
+	sort.Slice(names, func(i, j int) bool {
+		if li, lj := len(byName[names[i]]), len(byName[names[j]]); li != lj {
+			return li > lj
+		}
+		return names[i] < names[j]
+	})
+	for _, n := range names {
+		pvs := byName[n]
+		if len(pvs) == 0 {
+			continue // absorbed
+		}
+		in := map[*model.PackageDiff]bool{}
+		paths := map[string]bool{}
+		for _, x := range pvs {
+			in[x.pd] = true
+			if p := pathOf(x); p != "" {
+				paths[p] = true
+			}
+		}
+		if len(paths) == 0 {
+			continue
+		}
+		var join []string
+		for p := range paths {
+			for _, k := range byPath[p] {
+				if m := at[k]; m != "" && m != n && !in[k.pd] && !slices.Contains(join, m) {
+					join = append(join, m)
+				}
+			}
+		}
+		sort.Strings(join)
+		for _, m := range join {
+			other := byName[m]
+			ok := len(other) > 0
+			for _, y := range other {
+				if in[y.pd] {
+					ok = false // both names in one version: two types
+				}
+			}
+			if !ok {
+				continue
+			}
+			for _, y := range other {
+				in[y.pd] = true
+			}
+			byName[n] = append(byName[n], other...)
+			byName[m] = nil
+		}
+	}
+	for n, pvs := range byName {
+		if len(pvs) == 0 {
+			delete(byName, n)
+		}
+	}
+}
+
 func checkSkew(c *Context, gd *model.GroupDiff) {
 	// Struct types present at both revisions, by name, in package order.
 	type pv = skewPV
@@ -122,6 +222,21 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 				byName[td.Head.Name] = append(byName[td.Head.Name], pv{pd, td})
 			}
 		}
+	}
+	changes := false
+	for _, m := range moved {
+		changes = changes || len(m) > 0
+	}
+	if !changes {
+		return // no field added or removed anywhere in the group: no skew
+	}
+	mergeByPath(c, byName)
+	order := map[*model.PackageDiff]int{}
+	for i, pd := range gd.Packages {
+		order[pd] = i
+	}
+	for _, pvs := range byName {
+		sort.SliceStable(pvs, func(i, j int) bool { return order[pvs[i].pd] < order[pvs[j].pd] })
 	}
 	var names []string
 	for n, pvs := range byName {
@@ -190,7 +305,11 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 				label := func(xs []pv) string {
 					var out []string
 					for _, x := range xs {
-						out = append(out, x.pd.Pkg().Label())
+						l := x.pd.Pkg().Label()
+						if n := x.td.Head.Name; n != got[0].td.Head.Name {
+							l += " (in " + n + ")"
+						}
+						out = append(out, l)
 					}
 					return strings.Join(out, ", ")
 				}
@@ -201,7 +320,7 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 				first := got[0]
 				fd := changed.get(first.td, fname, added)
 				r := Report{
-					Message: fmt.Sprintf("field %s.%s was %s %s but not %s %s", typ, fname, verb, label(got), prep, label(missed)),
+					Message: fmt.Sprintf("field %s.%s was %s %s but not %s %s", first.td.Head.Name, fname, verb, label(got), prep, label(missed)),
 					Hint:    fmt.Sprintf("make the same change in %s (and adapt conversions)", label(missed)),
 				}
 				if fd != nil {

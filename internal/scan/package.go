@@ -33,6 +33,7 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		typ string
 	}
 	var consts []pendingConst
+	constGroup := "" // const GroupName = "..." (register.go), for a package without +groupName
 	name := s.packageName(dir)
 	for _, fp := range s.goFiles[dir] {
 		pf := s.parsed[fp]
@@ -93,6 +94,9 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 						}
 					}
 					if lastType == "" {
+						if g, ok := groupNameConst(vs); ok && constGroup == "" {
+							constGroup = g
+						}
 						continue
 					}
 					for i, n := range vs.Names {
@@ -108,6 +112,9 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 				}
 			}
 		}
+	}
+	if pkg.GroupName == "" {
+		pkg.GroupName = constGroup
 	}
 	// Keep constants of the package's own named non-struct types: those
 	// are the enum values of the API.
@@ -497,6 +504,8 @@ func parseJSONTag(v string) model.JSONTag {
 			jt.OmitZero = true
 		case "inline":
 			jt.Inline = true
+		case "string":
+			jt.String = true
 		}
 	}
 	if v == "-" {
@@ -594,4 +603,21 @@ func propagateAlpha(pkg *model.Package) {
 			}
 		}
 	}
+}
+
+// groupNameConst is the API group a version package names in register.go
+// when its doc comment has no +groupName (k8s.io/api's apps, autoscaling,
+// batch, policy): an untyped `const GroupName = "autoscaling"`.
+func groupNameConst(vs *ast.ValueSpec) (string, bool) {
+	for i, n := range vs.Names {
+		if n.Name != "GroupName" || i >= len(vs.Values) {
+			continue
+		}
+		if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			if v, err := strconv.Unquote(lit.Value); err == nil {
+				return v, true
+			}
+		}
+	}
+	return "", false
 }

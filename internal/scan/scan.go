@@ -382,6 +382,7 @@ func (s *state) run(opts Options) (*model.Model, error) {
 			s.resolveNillability(p)
 		}
 	}
+	m.Shared = s.sharedPackages(m, opts)
 	clear(s.parsed)
 	m.Sort()
 	contract.Normalize(m)
@@ -732,4 +733,67 @@ func parseOne(p string, src []byte) (*parsedFile, error) {
 		return nil, nil
 	}
 	return &parsedFile{path: p, fset: fset, file: f, src: src}, nil
+}
+
+// maxShared bounds how many packages outside the API groups a scan reads
+// for wire shapes.
+const maxShared = 64
+
+// qualifiedID matches the package-qualified names in a type identity
+// ("example.com/api/pkg/apis/common.DNSProvider" in "*[]...").
+var qualifiedID = regexp.MustCompile(`[\w.~-]+(?:/[\w.~-]+)*\.[A-Za-z_]\w*`)
+
+// sharedPackages reads the packages of the repository outside the API
+// groups whose types the groups' fields use (and the ones those use in
+// turn), so that a type moved to a shared package compares by its wire
+// shape. A package that does not build is left out: it only loses the
+// comparison.
+func (s *state) sharedPackages(m *model.Model, opts Options) []*model.Package {
+	known := map[string]bool{}
+	var queue []*model.Package
+	for _, g := range m.Groups {
+		for _, p := range g.Packages() {
+			known[p.ImportPath] = true
+			queue = append(queue, p)
+		}
+	}
+	var out []*model.Package
+	visit := func(id string) {
+		if !strings.Contains(id, "/") {
+			return // a local, built-in or standard-library type
+		}
+		for _, q := range qualifiedID.FindAllString(id, -1) {
+			ip := q[:strings.LastIndex(q, ".")]
+			if known[ip] || len(out) >= maxShared {
+				continue
+			}
+			known[ip] = true
+			dir, ok := s.mods.dirFor(ip)
+			if !ok || len(s.goFiles[dir]) == 0 || Excluded(dir, opts.Exclude) {
+				continue
+			}
+			if err := s.parseFiles(s.goFiles[dir]); err != nil {
+				continue
+			}
+			pkg, err := s.buildPackage(dir, "")
+			if err != nil || len(pkg.Types) == 0 {
+				continue
+			}
+			s.resolveNillability(pkg)
+			out = append(out, pkg)
+			queue = append(queue, pkg)
+		}
+	}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, t := range p.Types {
+			visit(t.UnderlyingID)
+			for _, f := range t.Fields {
+				visit(f.TypeID)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ImportPath < out[j].ImportPath })
+	return out
 }
