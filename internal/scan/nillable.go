@@ -46,6 +46,15 @@ type typeDecl struct {
 	imports map[string]string
 	pkg     *declPkg
 	alias   bool
+	// members are a defined struct type's members, read when it was
+	// indexed (its syntax is not kept: see declExpr).
+	members []declMember
+}
+
+// declMember is a member of a struct declaration as members needs it.
+type declMember struct {
+	name     string   // the json name ("" for an inline embedded struct)
+	embedded ast.Expr // the type of an inline embedded field: its members come up
 }
 
 func newResolver(s *state) *resolver {
@@ -399,33 +408,70 @@ func indexDecls(p *declPkg, f *ast.File) {
 		for _, spec := range gd.Specs {
 			ts := spec.(*ast.TypeSpec)
 			alias := ts.Assign.IsValid()
-			p.decls[ts.Name.Name] = &typeDecl{expr: declExpr(ts.Type, alias), imports: imports, pkg: p, alias: alias}
+			d := &typeDecl{expr: declExpr(ts.Type, alias), imports: imports, pkg: p, alias: alias}
+			if st, ok := ts.Type.(*ast.StructType); ok && !alias {
+				d.members = structDeclMembers(st)
+			}
+			p.decls[ts.Name.Name] = d
 		}
 	}
 }
 
 // declExpr is what the resolver keeps of a type declaration's type: of
-// a defined struct its members' names, types and tags (members reads
-// them; the comments, most of a struct's syntax, are not kept alive), of
-// a defined interface only its kind. An alias keeps its expression: its
-// identity is printed from it.
+// a defined struct or interface type only its kind (kind does not look
+// inside; a struct's members are kept as typeDecl.members), so their
+// fields and comments, most of a package's syntax, are not kept alive.
+// An alias keeps its expression: its identity is printed from it.
 func declExpr(e ast.Expr, alias bool) ast.Expr {
 	if alias {
 		return e
 	}
-	switch x := e.(type) {
+	switch e.(type) {
 	case *ast.StructType:
-		slim := &ast.StructType{Fields: &ast.FieldList{}}
-		if x.Fields != nil {
-			for _, f := range x.Fields.List {
-				slim.Fields.List = append(slim.Fields.List, &ast.Field{Names: f.Names, Type: f.Type, Tag: f.Tag})
-			}
-		}
-		return slim
+		return &ast.StructType{Fields: &ast.FieldList{}}
 	case *ast.InterfaceType:
 		return &ast.InterfaceType{Methods: &ast.FieldList{}}
 	}
 	return e
+}
+
+// structDeclMembers lists the members of a struct type: the json name of
+// each exported field (its Go name without one), fields skipped by json
+// left out, and for an embedded field without a json name its type, whose
+// members come up to this level.
+func structDeclMembers(st *ast.StructType) []declMember {
+	out := []declMember{}
+	for _, f := range st.Fields.List {
+		tag := ""
+		if f.Tag != nil {
+			if t, err := strconv.Unquote(f.Tag.Value); err == nil {
+				tag = reflect.StructTag(t).Get("json")
+			}
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" && tag == "-" {
+			continue
+		}
+		if len(f.Names) == 0 {
+			if name == "" { // embedded and inline: its members come up
+				out = append(out, declMember{embedded: f.Type})
+			} else {
+				out = append(out, declMember{name: name})
+			}
+			continue
+		}
+		for _, n := range f.Names {
+			if !n.IsExported() {
+				continue
+			}
+			if name != "" {
+				out = append(out, declMember{name: name})
+			} else {
+				out = append(out, declMember{name: n.Name})
+			}
+		}
+	}
+	return out
 }
 
 // wellKnown answers for common types of Kubernetes and the standard
@@ -514,8 +560,11 @@ func (r *resolver) members(e ast.Expr, imports map[string]string, pkg *declPkg, 
 		d, ok = r.decl(pkg, x.Name, seen)
 	case *ast.SelectorExpr:
 		id, isIdent := x.X.(*ast.Ident)
+		if !isIdent {
+			return nil, false
+		}
 		ip, found := imports[id.Name]
-		if !isIdent || !found {
+		if !found {
 			return nil, false
 		}
 		from := ""
@@ -526,6 +575,9 @@ func (r *resolver) members(e ast.Expr, imports map[string]string, pkg *declPkg, 
 	}
 	if !ok || d == nil {
 		return nil, false
+	}
+	if d.members != nil {
+		return r.declMembers(d.members, d.imports, d.pkg, seen)
 	}
 	return r.members(d.expr, d.imports, d.pkg, seen)
 }
@@ -552,40 +604,23 @@ func (r *resolver) decl(pkg *declPkg, name string, seen map[string]bool) (*typeD
 }
 
 func (r *resolver) structMembers(st *ast.StructType, imports map[string]string, pkg *declPkg, seen map[string]bool) ([]string, bool) {
+	return r.declMembers(structDeclMembers(st), imports, pkg, seen)
+}
+
+// declMembers resolves the json names of members: inline embedded
+// structs contribute theirs.
+func (r *resolver) declMembers(members []declMember, imports map[string]string, pkg *declPkg, seen map[string]bool) ([]string, bool) {
 	var names []string
-	for _, f := range st.Fields.List {
-		tag := ""
-		if f.Tag != nil {
-			if t, err := strconv.Unquote(f.Tag.Value); err == nil {
-				tag = reflect.StructTag(t).Get("json")
-			}
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "-" && tag == "-" {
+	for _, m := range members {
+		if m.embedded == nil {
+			names = append(names, m.name)
 			continue
 		}
-		if len(f.Names) == 0 {
-			if name == "" { // embedded and inline: its members come up
-				sub, ok := r.members(f.Type, imports, pkg, seen)
-				if !ok {
-					return nil, false
-				}
-				names = append(names, sub...)
-				continue
-			}
-			names = append(names, name)
-			continue
+		sub, ok := r.members(m.embedded, imports, pkg, seen)
+		if !ok {
+			return nil, false
 		}
-		for _, n := range f.Names {
-			if !n.IsExported() {
-				continue
-			}
-			if name != "" {
-				names = append(names, name)
-			} else {
-				names = append(names, n.Name)
-			}
-		}
+		names = append(names, sub...)
 	}
 	return names, true
 }
