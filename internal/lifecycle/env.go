@@ -294,19 +294,29 @@ func (e *History) ReleaseModel() (*model.Model, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.whole == nil {
-		opts := e.in.Scan
-		opts.Parses = nil
-		if opts.Profile == "" && e.in.BaseModel != nil {
-			opts.Profile = e.in.BaseModel.Profile
-		}
-		m, err := scan.Scan(r.snap, opts)
+		m, err := e.scanRelease(r.snap, nil)
 		if err != nil {
-			rel, _ := e.Release()
-			return nil, fmt.Errorf("cannot scan release %s: %w", rel.Newest.Name, err)
+			return nil, err
 		}
 		r.whole = m
 	}
 	return r.whole, nil
+}
+
+// scanRelease scans the groups in dirs of the release (all when dirs is
+// empty) with the profile base was judged by.
+func (e *History) scanRelease(snap git.Snapshot, dirs []string) (*model.Model, error) {
+	opts := e.in.Scan
+	opts.Only, opts.Parses = dirs, nil
+	if opts.Profile == "" && e.in.BaseModel != nil {
+		opts.Profile = e.in.BaseModel.Profile
+	}
+	m, err := scan.Scan(snap, opts)
+	if err != nil {
+		rel, _ := e.Release()
+		return nil, fmt.Errorf("cannot scan release %s: %w", rel.Newest.Name, err)
+	}
+	return m, nil
 }
 
 // ReleaseGroup returns the group in directory dir as the newest release
@@ -329,15 +339,9 @@ func (e *History) ReleaseGroup(dir string) (*model.Group, error) {
 	if r.whole != nil {
 		return r.whole.Group(dir), nil
 	}
-	opts := e.in.Scan
-	opts.Only, opts.Parses = []string{dir}, nil
-	if opts.Profile == "" && e.in.BaseModel != nil {
-		opts.Profile = e.in.BaseModel.Profile
-	}
-	m, err := scan.Scan(r.snap, opts)
+	m, err := e.scanRelease(r.snap, []string{dir})
 	if err != nil {
-		rel, _ := e.Release()
-		return nil, fmt.Errorf("cannot scan release %s: %w", rel.Newest.Name, err)
+		return nil, err
 	}
 	g := m.Group(dir)
 	r.groups[dir] = g

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
 )
@@ -329,14 +330,11 @@ func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
 	if c.rule.ReleasedVersionOnly {
 		r = c.releasedVersionOnly(fd.Type.Pkg, r)
 	}
-	if !c.rule.ReleasedOnly || fd.Base == nil || c.analyses.Release == nil {
+	if !c.rule.ReleasedOnly || fd.Base == nil {
 		return r
 	}
-	if sev := r.Severity; sev != 0 && sev <= finding.Info || sev == 0 && c.rule.Severity <= finding.Info {
-		return r
-	}
-	rel, problem := c.analyses.Release.Release()
-	if problem != "" {
+	rel, ok := c.releaseToJudge(r)
+	if !ok {
 		return r
 	}
 	released, err := c.analyses.Release.Released(fd)
@@ -348,18 +346,29 @@ func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
 	return r
 }
 
+// releaseToJudge returns the release history when finding r, above info,
+// may be relaxed by what the release before base had; ok is false when r
+// is info already or there is no release to ask.
+func (c *Context) releaseToJudge(r Report) (lifecycle.Release, bool) {
+	if c.analyses.Release == nil {
+		return lifecycle.Release{}, false
+	}
+	if sev := r.Severity; sev != 0 && sev <= finding.Info || sev == 0 && c.rule.Severity <= finding.Info {
+		return lifecycle.Release{}, false
+	}
+	rel, problem := c.analyses.Release.Release()
+	return rel, problem == ""
+}
+
 // releasedVersionOnly makes a finding of a ReleasedVersionOnly rule about
 // a version package that the release before base did not have
 // information.
 func (c *Context) releasedVersionOnly(pd *model.PackageDiff, r Report) Report {
-	if c.analyses.Release == nil || !pd.External() {
+	if !pd.External() {
 		return r
 	}
-	if sev := r.Severity; sev != 0 && sev <= finding.Info || sev == 0 && c.rule.Severity <= finding.Info {
-		return r
-	}
-	rel, problem := c.analyses.Release.Release()
-	if problem != "" {
+	rel, ok := c.releaseToJudge(r)
+	if !ok {
 		return r
 	}
 	released, err := c.analyses.Release.VersionReleased(pd)
