@@ -758,10 +758,12 @@ func (s *state) sharedPackages(m *model.Model, opts Options) []*model.Package {
 		}
 	}
 	var out []*model.Package
+	visited := map[string]bool{} // type identities, which many fields share
 	visit := func(id string) {
-		if !strings.Contains(id, "/") {
-			return // a local, built-in or standard-library type
+		if !strings.Contains(id, "/") || visited[id] {
+			return // a local, built-in or standard-library type, or seen
 		}
+		visited[id] = true
 		for _, q := range qualifiedID.FindAllString(id, -1) {
 			ip := q[:strings.LastIndex(q, ".")]
 			if known[ip] || len(out) >= maxShared {
