@@ -169,17 +169,24 @@ func TestSHA256Repository(t *testing.T) {
 	}
 }
 
+// partialClone clones a one-commit repository with --filter=filter and
+// returns the clone, the commit and the state of its .git.
+func partialClone(t *testing.T, filter string) (clone, sha string, before map[string]string) {
+	t.Helper()
+	src := fastrepo.New(t)
+	shas := src.Import([]map[string]string{{"api/v1/types.go": "package v1\n", "README": "hi\n"}}, nil)
+	src.AppendConfig("[uploadpack]\n\tallowFilter = true\n")
+	clone = filepath.Join(filepath.Dir(src.Dir), "clone")
+	src.Git("clone", "-q", "--filter="+filter, "--no-checkout", "file://"+src.Dir, clone)
+	return clone, shas[0], fastrepo.TreeState(t, filepath.Join(clone, ".git"))
+}
+
 // TestPartialClone: a blob a blob:none clone lacks is a clear error naming
 // the file and the fetch that brings it; nothing is fetched and nothing
 // under .git changes.
 func TestPartialClone(t *testing.T) {
 	t.Parallel()
-	src := fastrepo.New(t)
-	shas := src.Import([]map[string]string{{"api/v1/types.go": "package v1\n", "README": "hi\n"}}, nil)
-	src.AppendConfig("[uploadpack]\n\tallowFilter = true\n")
-	clone := filepath.Join(filepath.Dir(src.Dir), "clone")
-	src.Git("clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src.Dir, clone)
-	before := fastrepo.TreeState(t, filepath.Join(clone, ".git"))
+	clone, sha, before := partialClone(t, "blob:none")
 
 	r := openRepo(t, clone)
 	s := openSnapshot(t, r, "origin/main")
@@ -188,10 +195,10 @@ func TestPartialClone(t *testing.T) {
 	}
 	_, err := s.ReadFiles([]string{"api/v1/types.go"})
 	var me *git.MissingObjectError
-	if !errors.As(err, &me) || !me.Partial || me.Path != "api/v1/types.go" || me.Remote != "origin" || me.Commit != shas[0] {
+	if !errors.As(err, &me) || !me.Partial || me.Path != "api/v1/types.go" || me.Remote != "origin" || me.Commit != sha {
 		t.Fatalf("ReadFiles in a partial clone: error = %#v (%v)", err, err)
 	}
-	for _, want := range []string{"api/v1/types.go", me.OID, "partial clone", "git fetch --refetch --no-filter origin " + shas[0], "clone without --filter"} {
+	for _, want := range []string{"api/v1/types.go", me.OID, "partial clone", "git fetch --refetch --no-filter origin " + sha, "clone without --filter"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
@@ -209,20 +216,15 @@ func TestPartialClone(t *testing.T) {
 // that brings them, and nothing is fetched.
 func TestPartialCloneWithoutTrees(t *testing.T) {
 	t.Parallel()
-	src := fastrepo.New(t)
-	shas := src.Import([]map[string]string{{"api/v1/types.go": "package v1\n", "README": "hi\n"}}, nil)
-	src.AppendConfig("[uploadpack]\n\tallowFilter = true\n")
-	clone := filepath.Join(filepath.Dir(src.Dir), "clone")
-	src.Git("clone", "-q", "--filter=tree:0", "--no-checkout", "file://"+src.Dir, clone)
-	before := fastrepo.TreeState(t, filepath.Join(clone, ".git"))
+	clone, sha, before := partialClone(t, "tree:0")
 
 	r := openRepo(t, clone)
 	_, err := r.Snapshot("origin/main")
 	var me *git.MissingObjectError
-	if !errors.As(err, &me) || !me.Partial || me.Remote != "origin" || me.Commit != shas[0] || me.OID == "" {
+	if !errors.As(err, &me) || !me.Partial || me.Remote != "origin" || me.Commit != sha || me.OID == "" {
 		t.Fatalf("Snapshot in a tree:0 clone: error = %#v (%v)", err, err)
 	}
-	for _, want := range []string{me.OID, "partial clone", "git fetch --refetch --no-filter origin " + shas[0]} {
+	for _, want := range []string{me.OID, "partial clone", "git fetch --refetch --no-filter origin " + sha} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
