@@ -414,7 +414,7 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 			g.Name = pkg.GroupName
 		}
 		for _, fp := range pkg.Files {
-			if pf := s.parsed[fp]; pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:")) {
+			if pf := s.parsed[fp]; !s.kubebuilder && pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:")) {
 				s.kubebuilder = true
 			}
 		}
