@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
@@ -246,4 +248,101 @@ func before2(r *git.Repo, c string) ([]git.ReleaseTag, error) {
 		return nil, err
 	}
 	return rs.Before(c)
+}
+
+// mapMemo is a git.Memo in memory that counts what it answers and keeps.
+type mapMemo struct {
+	mu         sync.Mutex
+	m          map[string][]byte
+	hits, puts map[string]int // by kind
+}
+
+func newMapMemo() *mapMemo {
+	return &mapMemo{m: map[string][]byte{}, hits: map[string]int{}, puts: map[string]int{}}
+}
+
+func (m *mapMemo) Get(kind, key string) []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.m[kind+"\x00"+key]
+	if ok {
+		m.hits[kind]++
+	}
+	return v
+}
+
+func (m *mapMemo) Put(kind, key string, v []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.puts[kind]++
+	m.m[kind+"\x00"+key] = v
+}
+
+// TestReleaseTagsMemo: with a memo, a second reading of unchanged tags
+// peels no tag and reads no commit graph (nothing is computed, so
+// nothing is kept again) and answers as the first; a moved tag, a new
+// commit or a damaged entry is computed again, with the answers of a
+// reading without memo.
+func TestReleaseTagsMemo(t *testing.T) {
+	t.Parallel()
+	f, r := branchy(t)
+	f.Git("tag", "-a", "-m", "tag of a tag", "v1.3.0-again", "v1.2.0")
+	commits := []string{f.Commits["m3"], f.Commits["p12b"], f.Commits["f1"], f.Commits["m9"]}
+	read := func(memo git.Memo) string {
+		t.Helper()
+		rs, err := r.ReleaseTagsMemo(releasePattern.MatchString, memo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := rs.Before(commits...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, tg := range rs.Tags {
+			fmt.Fprintf(&b, "%s=%s@%s,", tg.Name, tg.Commit[:7], tg.Date.Format(time.RFC3339))
+		}
+		for _, g := range got {
+			fmt.Fprintf(&b, " before:%s", g.Name)
+		}
+		return b.String()
+	}
+	want := read(nil)
+	memo := newMapMemo()
+	if got := read(memo); got != want {
+		t.Fatalf("first reading with a memo:\n%s\nwant\n%s", got, want)
+	}
+	if memo.puts["release-tags"] != 1 || memo.puts["release-before"] != 1 {
+		t.Fatalf("first reading kept %v, want one entry of each kind", memo.puts)
+	}
+	memo.puts = map[string]int{}
+	if got := read(memo); got != want {
+		t.Errorf("second reading:\n%s\nwant\n%s", got, want)
+	}
+	if len(memo.puts) != 0 || memo.hits["release-tags"] != 1 || memo.hits["release-before"] != 1 {
+		t.Errorf("second reading computed %v (memo answered %v), want nothing computed", memo.puts, memo.hits)
+	}
+
+	// Damaged entries are computed again.
+	for k := range memo.m {
+		memo.m[k] = []byte("v9.9.9 0000000 garbage\n")
+	}
+	memo.puts = map[string]int{}
+	if got := read(memo); got != want {
+		t.Errorf("with damaged entries:\n%s\nwant\n%s", got, want)
+	}
+	if memo.puts["release-tags"] != 1 || memo.puts["release-before"] != 1 {
+		t.Errorf("damaged entries: computed %v, want both again", memo.puts)
+	}
+
+	// A moved tag changes the key: the memo cannot answer for it.
+	f.Git("tag", "-f", "v1.2.0", f.Commits["m3"])
+	memo.puts = map[string]int{}
+	fresh := read(nil)
+	if got := read(memo); got != fresh || got == want {
+		t.Errorf("after moving v1.2.0:\n%s\nwant\n%s (and not the old answer)", got, fresh)
+	}
+	if memo.puts["release-tags"] != 1 || memo.puts["release-before"] != 1 {
+		t.Errorf("after moving a tag: computed %v, want both again", memo.puts)
+	}
 }

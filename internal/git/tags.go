@@ -3,6 +3,7 @@ package git
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -171,6 +172,7 @@ func (t ReleaseTag) Line() string { return semver.MajorMinor(t.Version) }
 // grouped into release lines (major.minor).
 type ReleaseTags struct {
 	repo *Repo
+	memo Memo // may be nil
 	// Tags are the release tags, highest version first (ties: by name).
 	Tags []ReleaseTag
 	// Total is how many tags the repository has; Matched how many the
@@ -195,13 +197,33 @@ type releaseLine struct {
 // of the accepted tags only (peeling annotated tags and tags of tags to
 // their commit, and taking the tag's date).
 func (r *Repo) ReleaseTags(match func(name string) bool) (*ReleaseTags, error) {
-	out, err := r.run("for-each-ref", "--format=%(refname)", "refs/tags")
+	return r.ReleaseTagsMemo(match, nil)
+}
+
+// Memo keeps, across runs, answers that are pure functions of their key
+// (the key names every input: object ids, commit shas). Get returns nil
+// on a miss; Put may drop the value. A Memo must be safe for concurrent
+// use.
+type Memo interface {
+	Get(kind, key string) []byte
+	Put(kind, key string, value []byte)
+}
+
+// ReleaseTagsMemo is ReleaseTags with a memo: the accepted tags' names
+// and object ids (what for-each-ref prints from the refs, without reading
+// any object) key their peeled commits and dates, and the release-line
+// answers of Before, so a run whose tags did not change reads no tag
+// object and no commit graph. memo may be nil.
+func (r *Repo) ReleaseTagsMemo(match func(name string) bool, memo Memo) (*ReleaseTags, error) {
+	out, err := r.run("for-each-ref", "--format=%(refname) %(objectname)", "refs/tags")
 	if err != nil {
 		return nil, fmt.Errorf("list tags: %w", err)
 	}
-	rs := &ReleaseTags{repo: r}
+	rs := &ReleaseTags{repo: r, memo: memo}
 	var names []string
-	for _, ref := range strings.Split(string(out), "\n") {
+	var key strings.Builder // the accepted tags and their objects
+	for _, line := range strings.Split(string(out), "\n") {
+		ref, oid, _ := strings.Cut(line, " ")
 		name, ok := strings.CutPrefix(ref, "refs/tags/")
 		if !ok || name == "" {
 			continue
@@ -216,11 +238,15 @@ func (r *Repo) ReleaseTags(match func(name string) bool) (*ReleaseTags, error) {
 			continue
 		}
 		names = append(names, name)
+		key.WriteString(name + " " + oid + "\n")
 	}
 	sort.Strings(rs.NotVersions)
-	tags, err := r.peelTags(names)
-	if err != nil {
-		return nil, err
+	tags, ok := decodeTags(memoGet(memo, memoTags, key.String()))
+	if !ok {
+		if tags, err = r.peelTags(names); err != nil {
+			return nil, err
+		}
+		memoPut(memo, memoTags, key.String(), encodeTags(tags))
 	}
 	for _, t := range tags {
 		v, _ := TagVersion(t.Name)
@@ -422,7 +448,30 @@ func (rs *ReleaseTags) Before(commits ...string) ([]ReleaseTag, error) {
 		}
 		shas[i] = sha
 	}
-	open := make([]int, len(commits)) // commits without an answer yet
+	// The answers depend on the commits and on the tags (names, commits)
+	// only: the graph below them never changes.
+	var key strings.Builder
+	key.WriteString(strings.Join(shas, " ") + "\n")
+	for _, t := range rs.Tags {
+		key.WriteString(t.Name + " " + t.Commit + "\n")
+	}
+	if ans, ok := rs.decodeBefore(memoGet(rs.memo, memoBefore, key.String()), len(shas)); ok {
+		return ans, nil
+	}
+	if err := rs.before(shas, out); err != nil {
+		return nil, err
+	}
+	var val strings.Builder
+	for _, t := range out {
+		val.WriteString(t.Name + "\n")
+	}
+	memoPut(rs.memo, memoBefore, key.String(), []byte(val.String()))
+	return out, nil
+}
+
+// before fills out with the answers of Before for the commits shas.
+func (rs *ReleaseTags) before(shas []string, out []ReleaseTag) error {
+	open := make([]int, len(shas)) // commits without an answer yet
 	for i := range open {
 		open[i] = i
 	}
@@ -436,7 +485,7 @@ func (rs *ReleaseTags) Before(commits ...string) ([]ReleaseTag, error) {
 		}
 		answers, err := rs.beforeIn(lo, hi, targets)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var still []int
 		for k, i := range open {
@@ -448,7 +497,92 @@ func (rs *ReleaseTags) Before(commits ...string) ([]ReleaseTag, error) {
 		}
 		open = still
 	}
-	return out, nil
+	return nil
+}
+
+// decodeBefore reads Before's memoised answers: one tag name (or an
+// empty line) per commit, each a name among rs.Tags.
+func (rs *ReleaseTags) decodeBefore(val []byte, n int) ([]ReleaseTag, bool) {
+	if val == nil {
+		return nil, false
+	}
+	names := strings.Split(string(val), "\n")
+	if len(names) != n+1 || names[n] != "" {
+		return nil, false
+	}
+	out := make([]ReleaseTag, n)
+	for i, name := range names[:n] {
+		if name == "" {
+			continue
+		}
+		k := slices.IndexFunc(rs.Tags, func(t ReleaseTag) bool { return t.Name == name })
+		if k < 0 {
+			return nil, false
+		}
+		out[i] = rs.Tags[k]
+	}
+	return out, true
+}
+
+// Kinds of memo entries.
+const (
+	memoTags   = "release-tags" // accepted tags and objects -> peeled tags
+	memoBefore = "release-before"
+)
+
+func memoGet(m Memo, kind, key string) []byte {
+	if m == nil {
+		return nil
+	}
+	return m.Get(kind, key)
+}
+
+func memoPut(m Memo, kind, key string, val []byte) {
+	if m != nil {
+		m.Put(kind, key, val)
+	}
+}
+
+// encodeTags renders peeled tags, a line each: name, commit, date
+// (RFC 3339, "-" when none).
+func encodeTags(tags []Tag) []byte {
+	var b strings.Builder
+	for _, t := range tags {
+		d := "-"
+		if !t.Date.IsZero() {
+			d = t.Date.Format(time.RFC3339)
+		}
+		b.WriteString(t.Name + " " + t.Commit + " " + d + "\n")
+	}
+	return []byte(b.String())
+}
+
+// decodeTags reads encodeTags' output; any flaw is a miss.
+func decodeTags(val []byte) ([]Tag, bool) {
+	if val == nil {
+		return nil, false
+	}
+	lines := strings.Split(string(val), "\n")
+	if lines[len(lines)-1] != "" {
+		return nil, false
+	}
+	tags := make([]Tag, 0, len(lines)-1)
+	for _, l := range lines[:len(lines)-1] {
+		f := strings.Split(l, " ")
+		if len(f) != 3 || f[0] == "" || !isFullSHA(f[1]) {
+			return nil, false
+		}
+		t := Tag{Name: f[0], Commit: f[1]}
+		if f[2] != "-" {
+			d, err := time.Parse(time.RFC3339, f[2])
+			if err != nil {
+				return nil, false
+			}
+			t.Date = d
+		}
+		tags = append(tags, t)
+	}
+	return tags, true
 }
 
 // beforeIn judges release lines lo..hi-1 (highest first) for each target

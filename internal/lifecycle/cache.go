@@ -330,6 +330,16 @@ func (c *blobCache) put(oid string, structs map[string]decl) {
 	if err != nil || len(data) > cacheEntryMax {
 		return
 	}
+	c.write(oid, data)
+}
+
+// write stores the data of entry name (a lowercase hex id) atomically in
+// its shard.
+func (c *blobCache) write(name string, data []byte) {
+	p := c.entryName(name)
+	if p == "" {
+		return
+	}
 	shard := filepath.Dir(p)
 	c.mu.Lock()
 	made := c.shards[shard]
@@ -406,4 +416,70 @@ func trimShard(dir string, budget int64) {
 			total -= e.size
 		}
 	}
+}
+
+// Memo entries keep answers that are pure functions of their key (tags
+// and their objects, commit shas, tree ids): the peeled release tags,
+// the release before a commit, the trees of a directory at the releases,
+// the files of a tree. An entry lives in the same shards as the struct
+// entries, under the SHA-256 of its kind and key; it carries its own
+// format line, the kind and that hash, and a checksum, and any flaw is a
+// miss. It implements git.Memo.
+const memoFormat = "apicheck memo 1"
+
+// memoMax is the largest memo entry kept.
+const memoMax = cacheEntryMax
+
+func memoName(kind, key string) string {
+	h := sha256.Sum256([]byte(kind + "\x00" + key))
+	return hex.EncodeToString(h[:])
+}
+
+// Get returns the value of the entry of (kind, key), nil on a miss.
+func (c *blobCache) Get(kind, key string) []byte {
+	name := memoName(kind, key)
+	p := c.entryName(name)
+	if p == "" {
+		return nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > memoMax {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, memoMax+1))
+	if err != nil {
+		return nil
+	}
+	parts := bytes.SplitN(data, []byte("\n"), 4)
+	head := kind + " " + name
+	if len(parts) != 4 || string(parts[0]) != memoFormat || string(parts[1]) != head || string(parts[2]) != memoSum(head, parts[3]) {
+		return nil
+	}
+	return parts[3]
+}
+
+// Put stores the entry of (kind, key) atomically; a failure only costs
+// the work again later.
+func (c *blobCache) Put(kind, key string, value []byte) {
+	name := memoName(kind, key)
+	head := kind + " " + name
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n%s\n%s\n", memoFormat, head, memoSum(head, value))
+	b.Write(value)
+	if b.Len() > memoMax {
+		return
+	}
+	c.write(name, b.Bytes())
+}
+
+func memoSum(head string, body []byte) string {
+	h := sha256.New()
+	io.WriteString(h, memoFormat+"\n"+head+"\n")
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
 }

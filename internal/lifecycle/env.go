@@ -105,6 +105,7 @@ func (e *History) Close() {
 	if e == nil {
 		return
 	}
+	e.structs.close()
 	if e.tagSnap != nil {
 		e.tagSnap.Close()
 		e.tagSnap = nil
@@ -174,7 +175,10 @@ type Release struct {
 // Release returns the release history, or a problem saying why there is
 // none (no tag matches, no release before base, a shallow clone, a bad
 // pattern).
-func (e *History) Release() (Release, string) { return e.release() }
+func (e *History) Release() (Release, string) {
+	e.asked.Store(true)
+	return e.release()
+}
 
 // Used returns the release history when a rule asked for it and it was
 // found: the report names the releases a run used.
@@ -187,7 +191,6 @@ func (e *History) Used() (Release, bool) {
 }
 
 func (e *History) findRelease() (Release, string) {
-	e.asked.Store(true)
 	re, err := config.CompileTagPattern(e.opts.TagPattern)
 	if err != nil {
 		return Release{}, err.Error()
@@ -201,7 +204,7 @@ func (e *History) findRelease() (Release, string) {
 	} else if shallow {
 		return Release{}, "this is a shallow clone, whose history and release tags are incomplete: run `git fetch --unshallow --tags` and retry"
 	}
-	rs, err := e.in.Repo.ReleaseTags(re.MatchString)
+	rs, err := e.in.Repo.ReleaseTagsMemo(re.MatchString, e.cache())
 	if err != nil {
 		return Release{}, fmt.Sprintf("cannot read release tags: %v", err)
 	}

@@ -235,6 +235,49 @@ func hasMessage(res *check.Result, rule, text string) bool {
 	return false
 }
 
+// TestHistoryMemo: a second History with the same cache reads no
+// release tree and no release file from git, and answers as the first.
+func TestHistoryMemo(t *testing.T) {
+	t.Parallel()
+	_, fx := fixture(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
+	repo, err := git.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := repo.Snapshot(fx.Commits["base"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Close()
+	const dir = "pkg/apis/core/v1beta1"
+	structs := map[string][]string{dir: {"Shoot", "ShootSpec"}}
+	cache := t.TempDir()
+	run := func(cacheDir string) (string, int) {
+		t.Helper()
+		h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Options: lifecycle.Options{CacheDir: cacheDir}})
+		defer h.Close()
+		pn, err := h.ProtoHistory(structs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, typ := range []string{"Shoot", "ShootSpec"} {
+			for _, n := range pn.Numbers(dir, typ) {
+				fmt.Fprintf(&b, "%s.%d=%v ", typ, n, pn.Holders(dir, typ, n))
+			}
+		}
+		return b.String(), lifecycle.GitReads(h)
+	}
+	want, uncached := run("-")
+	first, reads := run(cache)
+	if first != want || reads != uncached || reads == 0 {
+		t.Fatalf("first run: %s (%d reads), want %s (%d reads, more than none)", first, reads, want, uncached)
+	}
+	if again, reads := run(cache); again != want || reads != 0 {
+		t.Errorf("second run: %s (%d reads from git), want %s from the cache alone", again, reads, want)
+	}
+}
+
 // TestProtoHistorySets: one History answers ProtoHistory for every set
 // of structs it is asked about (the rules ask for some, the fixes for
 // others), each as a History of its own would.

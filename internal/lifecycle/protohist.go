@@ -1,9 +1,11 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/git"
@@ -19,7 +21,10 @@ import (
 //     every release tag (Release.All) and package directory asked for,
 //     straight to the directory's tree object (a struct is followed by
 //     package directory and type name, so moving a type between files
-//     does not matter);
+//     does not matter); the trees found, and the Go files of each, are
+//     kept in a memo entry of the on-disk cache keyed by the directory
+//     and the tags' commits (cache.go), so a later run with the same
+//     releases reads no tree;
 //  2. each distinct tree is judged once per struct: most directories are
 //     the same from one release to the next;
 //  3. to judge a tree, its Go files (blobs) are read, each once, and
@@ -117,8 +122,43 @@ type structHistory struct {
 	files    map[string][]treeFile // tree oid -> Go files
 	decls    map[declKey]decl      // what a tree says about a type
 	cache    *blobCache            // on-disk cache of decls
-	reads    int                   // blobs read from git (for tests)
+	reads    int                   // trees and blobs read from git (for tests)
 	hists    map[histKey]StructHistory
+
+	// reader is the cat-file process of the release reads, started on
+	// the first read and stopped by History.Close.
+	reader *git.ObjectReader
+	closed bool
+	// blobs are release files read by FieldDecl, by "<commit>:<path>".
+	blobs map[string][]byte
+}
+
+// objects returns the release reads' cat-file process, starting it on
+// first use.
+func (sh *structHistory) objects(repo *git.Repo) (*git.ObjectReader, error) {
+	if sh.closed {
+		return nil, errors.New("the release history is closed")
+	}
+	if sh.reader == nil {
+		o, err := repo.NewObjectReader()
+		if err != nil {
+			return nil, err
+		}
+		sh.reader = o
+	}
+	return sh.reader, nil
+}
+
+// close stops the cat-file process, if one was started.
+func (sh *structHistory) close() {
+	if sh == nil {
+		return
+	}
+	sh.closed = true
+	if sh.reader != nil {
+		sh.reader.Close()
+		sh.reader = nil
+	}
 }
 
 type histKey struct {
@@ -243,10 +283,6 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	type span struct {
-		dir      string
-		from, to int // tag indexes to read
-	}
 	var todo []span
 	for _, d := range dirs {
 		if sh.trees[d] == nil {
@@ -260,61 +296,14 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int
 	if n == 0 {
 		return nil
 	}
-	var objects *git.ObjectReader
-	reader := func() (*git.ObjectReader, error) {
-		var err error
-		if objects == nil {
-			objects, err = repo.NewObjectReader()
-		}
-		return objects, err
-	}
-	defer func() {
-		if objects != nil {
-			objects.Close()
-		}
-	}()
+	reader := func() (*git.ObjectReader, error) { return sh.objects(repo) }
 
-	// 1. Each new (tag, dir) to its tree, and the Go files of new trees.
+	// 1. Each new (tag, dir) to its tree, and the Go files of new trees:
+	// from the memo (a commit's directory and a tree never change), else
+	// from git.
 	if len(todo) > 0 {
-		var names []string
-		type at struct {
-			dir string
-			tag int
-		}
-		var ats []at
-		for _, sp := range todo {
-			for i := sp.from; i < sp.to; i++ {
-				names = append(names, sh.tags[i].Commit+":"+sp.dir)
-				ats = append(ats, at{sp.dir, i})
-			}
-		}
-		o, err := reader()
-		if err != nil {
+		if err := sh.readTrees(reader, todo); err != nil {
 			return err
-		}
-		trees, err := o.Get(names)
-		if err != nil {
-			return fmt.Errorf("reading release trees: %w", err)
-		}
-		for k, o := range trees {
-			if o.Missing || o.Type != "tree" {
-				continue
-			}
-			sh.trees[ats[k].dir][ats[k].tag] = o.OID
-			if _, ok := sh.files[o.OID]; ok {
-				continue
-			}
-			entries, err := git.ParseTree(o.Data, len(o.OID)/2)
-			if err != nil {
-				return fmt.Errorf("tree %s: %w", o.OID, err)
-			}
-			fs := []treeFile{}
-			for _, en := range entries {
-				if (en.Mode == "100644" || en.Mode == "100755") && scan.Scannable(en.Name) {
-					fs = append(fs, treeFile{name: en.Name, oid: en.OID})
-				}
-			}
-			sh.files[o.OID] = fs
 		}
 	}
 
@@ -388,6 +377,193 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int
 	}
 	sh.cache.trim()
 	return nil
+}
+
+// span is a directory's trees to read at tags from..to-1.
+type span struct {
+	dir      string
+	from, to int
+}
+
+// memoRelTrees is the kind of the memo entries (see cache.go) of a
+// directory at some release commits: the tree per commit and the Go
+// files of each tree (a commit's directory and a tree never change).
+const memoRelTrees = "release-trees"
+
+// readTrees finds the tree of each span's directory at each of its tags
+// and the Go files of every tree found: from the memo, else from git.
+func (sh *structHistory) readTrees(reader func() (*git.ObjectReader, error), todo []span) error {
+	var names []string // <commit>:<dir> to read from git
+	type at struct {
+		dir string
+		tag int
+	}
+	var ats []at
+	var fresh []span // spans read from git, to memoise
+	for _, sp := range todo {
+		if sh.memoTrees(sp) {
+			continue
+		}
+		fresh = append(fresh, sp)
+		for i := sp.from; i < sp.to; i++ {
+			names = append(names, sh.tags[i].Commit+":"+sp.dir)
+			ats = append(ats, at{sp.dir, i})
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	o, err := reader()
+	if err != nil {
+		return err
+	}
+	trees, err := o.Get(names)
+	if err != nil {
+		return fmt.Errorf("reading release trees: %w", err)
+	}
+	sh.reads += len(names)
+	for k, o := range trees {
+		if o.Missing || o.Type != "tree" {
+			continue
+		}
+		sh.trees[ats[k].dir][ats[k].tag] = o.OID
+		if _, ok := sh.files[o.OID]; ok {
+			continue
+		}
+		entries, err := git.ParseTree(o.Data, len(o.OID)/2)
+		if err != nil {
+			return fmt.Errorf("tree %s: %w", o.OID, err)
+		}
+		fs := []treeFile{}
+		for _, en := range entries {
+			if (en.Mode == "100644" || en.Mode == "100755") && scan.Scannable(en.Name) {
+				fs = append(fs, treeFile{name: en.Name, oid: en.OID})
+			}
+		}
+		sh.files[o.OID] = fs
+	}
+	for _, sp := range fresh {
+		key, val := sh.encodeTrees(sp)
+		sh.cache.Put(memoRelTrees, key, val)
+	}
+	return nil
+}
+
+// treesKey names a span: its directory and its tags' commits.
+func (sh *structHistory) treesKey(sp span) string {
+	var key strings.Builder
+	key.WriteString(sp.dir + "\n")
+	for i := sp.from; i < sp.to; i++ {
+		key.WriteString(sh.tags[i].Commit + "\n")
+	}
+	return key.String()
+}
+
+// encodeTrees renders what a span's trees are: a line per tag with its
+// tree id ("-" for none), then each file of those trees once ("f", id,
+// Go-quoted name), then each tree once ("t", id, the numbers of its
+// files in that list).
+func (sh *structHistory) encodeTrees(sp span) (key string, val []byte) {
+	var b strings.Builder
+	seenTree := map[string]bool{}
+	fileNum := map[treeFile]int{}
+	var trees []string
+	var files []treeFile
+	for _, t := range sh.trees[sp.dir][sp.from:sp.to] {
+		if t == "" {
+			b.WriteString("-\n")
+			continue
+		}
+		b.WriteString(t + "\n")
+		if seenTree[t] {
+			continue
+		}
+		seenTree[t] = true
+		trees = append(trees, t)
+		for _, f := range sh.files[t] {
+			if _, ok := fileNum[f]; !ok {
+				fileNum[f] = len(files)
+				files = append(files, f)
+			}
+		}
+	}
+	for _, f := range files {
+		b.WriteString("f " + f.oid + " " + strconv.Quote(f.name) + "\n")
+	}
+	for _, t := range trees {
+		b.WriteString("t " + t)
+		for _, f := range sh.files[t] {
+			b.WriteString(" " + strconv.Itoa(fileNum[f]))
+		}
+		b.WriteString("\n")
+	}
+	return sh.treesKey(sp), []byte(b.String())
+}
+
+// memoTrees fills a span's trees and their files from the memo; false
+// (nothing filled) on a miss or any flaw.
+func (sh *structHistory) memoTrees(sp span) bool {
+	val := sh.cache.Get(memoRelTrees, sh.treesKey(sp))
+	if val == nil {
+		return false
+	}
+	lines := strings.Split(string(val), "\n")
+	n := sp.to - sp.from
+	if len(lines) < n+1 || lines[len(lines)-1] != "" {
+		return false
+	}
+	lines = lines[:len(lines)-1]
+	ids := make([]string, n)
+	need := map[string]bool{}
+	for i, l := range lines[:n] {
+		if l == "-" {
+			continue
+		}
+		if !validOID(l) {
+			return false
+		}
+		ids[i], need[l] = l, true
+	}
+	var files []treeFile
+	fileList := map[string][]treeFile{}
+	for _, l := range lines[n:] {
+		kind, rest, _ := strings.Cut(l, " ")
+		switch kind {
+		case "f":
+			oid, q, _ := strings.Cut(rest, " ")
+			name, err := strconv.Unquote(q)
+			if err != nil || !validOID(oid) || name == "" {
+				return false
+			}
+			files = append(files, treeFile{name: name, oid: oid})
+		case "t":
+			f := strings.Split(rest, " ")
+			if !need[f[0]] || fileList[f[0]] != nil {
+				return false
+			}
+			fs := make([]treeFile, 0, len(f)-1)
+			for _, num := range f[1:] {
+				k, err := strconv.Atoi(num)
+				if err != nil || k < 0 || k >= len(files) {
+					return false
+				}
+				fs = append(fs, files[k])
+			}
+			fileList[f[0]] = fs
+		default:
+			return false
+		}
+	}
+	if len(fileList) != len(need) {
+		return false
+	}
+	copy(sh.trees[sp.dir][sp.from:sp.to], ids)
+	for t, fs := range fileList {
+		if _, ok := sh.files[t]; !ok {
+			sh.files[t] = fs
+		}
+	}
+	return true
 }
 
 type job struct {
@@ -752,19 +928,27 @@ func (e *History) FieldDecl(tag, dir, typ, field string) (typExpr, structTag str
 	if !ok {
 		return "", "", fmt.Errorf("no struct %s in %s at release %s", typ, dir, tag)
 	}
-	o, err := e.in.Repo.NewObjectReader()
-	if err != nil {
-		return "", "", err
+	name := rel.All[i].Commit + ":" + file
+	data, ok := sh.blobs[name]
+	if !ok {
+		o, err := sh.objects(e.in.Repo)
+		if err != nil {
+			return "", "", err
+		}
+		objs, err := o.Get([]string{name})
+		if err != nil {
+			return "", "", err
+		}
+		if objs[0].Missing || objs[0].Type != "blob" {
+			return "", "", fmt.Errorf("%s is missing at release %s", file, tag)
+		}
+		if sh.blobs == nil {
+			sh.blobs = map[string][]byte{}
+		}
+		data = objs[0].Data
+		sh.blobs[name] = data
 	}
-	defer o.Close()
-	objs, err := o.Get([]string{rel.All[i].Commit + ":" + file})
-	if err != nil {
-		return "", "", err
-	}
-	if objs[0].Missing || objs[0].Type != "blob" {
-		return "", "", fmt.Errorf("%s is missing at release %s", file, tag)
-	}
-	t, st, ok := fieldDecl(objs[0].Data, typ, field)
+	t, st, ok := fieldDecl(data, typ, field)
 	if !ok {
 		return "", "", fmt.Errorf("struct %s has no tagged field %s at release %s", typ, field, tag)
 	}
