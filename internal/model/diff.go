@@ -458,6 +458,39 @@ func compareTypes(pd *PackageDiff) {
 	sort.Slice(pd.Types, func(i, j int) bool { return pd.Types[i].Name() < pd.Types[j].Name() })
 }
 
+// AliasTarget follows t through the aliases of package p to a type of p
+// that is not an alias (type A = B, type B = C: A is C); "" when t is no
+// alias of a type declared in p.
+func AliasTarget(p *Package, t *Type) string {
+	name := ""
+	for range 8 {
+		if t == nil || !t.Alias || !isIdent(t.Underlying) {
+			break
+		}
+		name = t.Underlying
+		t = p.Type(name)
+		if t == nil {
+			return ""
+		}
+	}
+	if t == nil || t.Alias {
+		return ""
+	}
+	return name
+}
+
+func isIdent(s string) bool {
+	if s == "" || !isIdentStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isIdentPart(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // shapeKey is equal for two types exactly when they have the same shape:
 // the same kind and underlying type, and the same fields on the wire (json
 // names, protobuf numbers, Go types) in the same order.
@@ -602,6 +635,35 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 				pair(b, cand)
 			}
 		}
+	}
+	// 5. Embedded fields with the same protobuf number, name, wire type
+	// and label and the same json treatment: the embedded type was
+	// renamed (Kubernetes 1.23 renamed Probe's embedded Handler to
+	// ProbeHandler); one field on the wire. Unique matches only.
+	embedKey := func(f *Field) (string, bool) {
+		if !f.Embedded || f.Proto == nil || f.Proto.Name == "" {
+			return "", false
+		}
+		return fmt.Sprintf("%d\x00%s\x00%s\x00%s\x00%t", f.Proto.Number, f.Proto.Name, protoWire(f), f.WireName(), f.Inline()), true
+	}
+	embedded := map[string][]*Field{}
+	for _, h := range hf {
+		if k, ok := embedKey(h); ok && !usedH[h] {
+			embedded[k] = append(embedded[k], h)
+		}
+	}
+	baseEmbedded := map[string]int{}
+	for _, b := range bf {
+		if k, ok := embedKey(b); ok && !usedB[b] {
+			baseEmbedded[k]++
+		}
+	}
+	for _, b := range bf {
+		k, ok := embedKey(b)
+		if !ok || usedB[b] || tombstoned[b.Name] || baseEmbedded[k] != 1 || len(embedded[k]) != 1 {
+			continue
+		}
+		pair(b, embedded[k][0])
 	}
 	for _, b := range bf {
 		if !usedB[b] {

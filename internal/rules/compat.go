@@ -215,6 +215,14 @@ var FieldTypeChanged = &Rule{
 					}
 				}
 				c.Field(fd, r)
+			case shape == shapeSame && aliasedAtHead(fd):
+				// Head keeps the old name as an alias of the new one
+				// (type IPFamilyPolicyType = IPFamilyPolicy): one Go type.
+				c.Field(fd, Report{
+					Severity: finding.Info,
+					Message: fmt.Sprintf("type of %s changed from %s to %s; head keeps the old name as an alias of the new one, so Go clients and the wire are unchanged",
+						name, from, to),
+				})
 			case shape == shapeSame:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
@@ -254,6 +262,23 @@ var FieldTypeChanged = &Rule{
 			}
 		}
 	},
+}
+
+// aliasedAtHead reports whether base's spelling of fd's type denotes
+// head's type through the aliases of head's package (type A = B): the
+// type was renamed and the old name kept for Go clients.
+func aliasedAtHead(fd *model.FieldDiff) bool {
+	p := fd.Type.Pkg.Head
+	if p == nil || fd.Base.Type == fd.Head.Type {
+		return false
+	}
+	aliases := map[string]string{}
+	for _, t := range p.Types {
+		if target := model.AliasTarget(p, t); target != "" {
+			aliases[t.Name] = target
+		}
+	}
+	return len(aliases) > 0 && model.RenameType(fd.Base.Type, aliases) == fd.Head.Type
 }
 
 var TypeUnderlyingChanged = &Rule{
@@ -844,7 +869,13 @@ var EnumValueRemoved = &Rule{
 						continue
 					}
 				}
-				v := cd.Base.Type + "\x00" + constValue(cd.Base.Value)
+				// A type head keeps as an alias of another (type A = B)
+				// has B's values.
+				typ := cd.Base.Type
+				if target := model.AliasTarget(pd.Head, t); target != "" {
+					typ = target
+				}
+				v := typ + "\x00" + constValue(cd.Base.Value)
 				if values[v] || reported[v] || strings.HasSuffix(cd.Base.Type, "ConditionType") {
 					continue
 				}
