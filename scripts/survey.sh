@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Run apicheck over the real history of Gardener and k8s.io/api and count
+# what it reports: the survey a change to a rule or to the scan is judged
+# by (read every finding at warning or above; a false one is a defect).
+#
+#   scripts/survey.sh [-b BINARY] [-j JOBS] OUTDIR GARDENER_CLONE [K8S_API_CLONE]
+#
+# The clones are any clones of github.com/gardener/gardener and
+# github.com/kubernetes/api with their tags (bare, or without a checkout:
+# apicheck reads git objects only). Runs:
+#   gardener  release pairs vX.Y.0 -> vX.Y+1.0 of the newest 30 minors, and
+#             the first-parent commits of the last 18 months that touch a
+#             directory named apis (each against its first parent);
+#   k8sapi    release pairs v0.Y.0 -> v0.Y+1.0 of the newest 16 minors, and
+#             the newest 50 first-parent commits that touch a Go file.
+# Each run is `apicheck check --format text --fail-on none` with a cache
+# directory of its own under OUTDIR (never the user's). OUTDIR gets one
+# report per run (PROJECT/KIND-NAME.txt), runs.tsv (project, kind, name,
+# base, head, exit code, seconds, findings at warning or above) and
+# summary.txt: exit codes, times, and per project the findings at warning
+# or above by rule and severity. Needs bash, git, awk and sort.
+set -euo pipefail
+
+die() { echo "survey.sh: $*" >&2; exit 2; }
+
+BIN=""
+JOBS=2
+while getopts "b:j:" o; do
+	case "$o" in
+	b) BIN=$OPTARG ;;
+	j) JOBS=$OPTARG ;;
+	*) die "usage: survey.sh [-b BINARY] [-j JOBS] OUTDIR GARDENER_CLONE [K8S_API_CLONE]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 2 ] && [ $# -le 3 ] || die "usage: survey.sh [-b BINARY] [-j JOBS] OUTDIR GARDENER_CLONE [K8S_API_CLONE]"
+OUT=$1
+GARDENER=$2
+K8SAPI=${3:-}
+case "$JOBS" in '' | *[!0-9]* | 0) die "-j must be a positive number" ;; esac
+for r in "$GARDENER" $K8SAPI; do
+	git -C "$r" rev-parse --git-dir >/dev/null 2>&1 || die "$r is not a git repository"
+done
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+if [ -z "$BIN" ]; then
+	BIN=$OUT/apicheck
+	(cd "$(dirname "$0")/.." && go build -o "$BIN" ./cmd/apicheck) || die "go build failed"
+fi
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+[ -x "$BIN" ] || die "$BIN is not executable"
+
+# pairs REPO PREFIX N: "vX.Y.0 vX.Y+1.0" for the newest N+1 minors.
+pairs() {
+	git -C "$1" tag -l "$2*" | grep -E "^${2//./\\.}[0-9]+\.0$" | sort -t. -k2,2n | tail -n $(($3 + 1)) |
+		awk 'NR > 1 { print prev, $0 } { prev = $0 }'
+}
+
+jobs_file=$OUT/jobs.tsv
+: >"$jobs_file"
+add() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" >>"$jobs_file"; }
+
+pairs "$GARDENER" v1. 30 | while read -r a b; do add gardener release "$a..$b" "$GARDENER" "$a" "$b"; done
+since=$(git -C "$GARDENER" log -1 --format=%ct HEAD)
+since=$((since - 548 * 86400))
+git -C "$GARDENER" log --first-parent --since="@$since" --format=%H HEAD -- ':(glob)**/apis/**' |
+	while read -r c; do add gardener pr "${c:0:12}" "$GARDENER" "$c~1" "$c"; done
+if [ -n "$K8SAPI" ]; then
+	pairs "$K8SAPI" v0. 16 | while read -r a b; do add k8sapi release "$a..$b" "$K8SAPI" "$a" "$b"; done
+	git -C "$K8SAPI" log --first-parent -n 50 --format=%H HEAD -- '*.go' |
+		while read -r c; do add k8sapi pr "${c:0:12}" "$K8SAPI" "$c~1" "$c"; done
+fi
+total=$(wc -l <"$jobs_file")
+echo "survey: $total runs, $JOBS at a time, reports in $OUT" >&2
+
+run_one() {
+	local project=$1 kind=$2 name=$3 repo=$4 base=$5 head=$6
+	local dir=$OUT/$project report=$OUT/$project/$kind-$name.txt
+	mkdir -p "$dir"
+	local cache
+	cache=$(mktemp -d "$OUT/.cache.XXXXXX")
+	local start end rc=0
+	start=$(date +%s%N)
+	APICHECK_CACHE_DIR=$cache "$BIN" check --repo "$repo" --base "$base" --head "$head" \
+		--format text --fail-on none >"$report" 2>&1 || rc=$?
+	end=$(date +%s%N)
+	rm -rf "$cache"
+	local n
+	n=$(grep -cE '^  [^ ].*: (warning|error) [A-Z0-9_]+ ' "$report" || true)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$project" "$kind" "$name" "$base" "$head" "$rc" \
+		"$(awk -v ns=$((end - start)) 'BEGIN { printf "%.2f", ns / 1e9 }')" "$n"
+}
+export -f run_one
+export OUT BIN
+
+tr '\t' '\n' <"$jobs_file" | xargs -d '\n' -n 6 -P "$JOBS" bash -c 'run_one "$@"' _ |
+	sort >"$OUT/runs.tsv"
+
+{
+	echo "runs: $(wc -l <"$OUT/runs.tsv") (of $total)"
+	echo "exit codes:"
+	cut -f6 "$OUT/runs.tsv" | sort | uniq -c | sed 's/^/  /'
+	echo "seconds (median, p90, max):"
+	cut -f7 "$OUT/runs.tsv" | sort -n |
+		awk '{ t[NR] = $1 } END { if (NR) printf "  %s %s %s\n", t[int((NR + 1) / 2)], t[int(NR * 0.9 + 0.5)], t[NR] }'
+	for project in gardener k8sapi; do
+		[ -d "$OUT/$project" ] || continue
+		echo "$project: findings at warning or above by rule and severity"
+		grep -hoE '^  [^ ].*: (warning|error) [A-Z0-9_]+ ' "$OUT/$project"/*.txt |
+			awk '{ print $(NF), $(NF - 1) }' | sort | uniq -c | sort -rn | sed 's/^/  /' || true
+	done
+	bad=$(awk -F'\t' '$6 != 0 && $6 != 1' "$OUT/runs.tsv")
+	if [ -n "$bad" ]; then
+		echo "runs that failed (exit code 2 or 3):"
+		echo "$bad" | sed 's/^/  /'
+	fi
+} >"$OUT/summary.txt"
+cat "$OUT/summary.txt"
