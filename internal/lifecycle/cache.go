@@ -295,7 +295,22 @@ func decodeField(l string) (relField, error) {
 // get returns what the cache holds about the structs of blob oid (nil
 // on any problem: a miss).
 func (c *blobCache) get(oid string) map[string]decl {
-	p := c.entryName(oid)
+	data := c.readEntry(oid)
+	if data == nil {
+		return nil
+	}
+	m, err := decodeEntry(oid, data)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// readEntry returns the content of entry name (a lowercase hex id), nil
+// when there is none or it is not a regular file of at most
+// cacheEntryMax bytes.
+func (c *blobCache) readEntry(name string) []byte {
+	p := c.entryName(name)
 	if p == "" {
 		return nil
 	}
@@ -312,11 +327,7 @@ func (c *blobCache) get(oid string) map[string]decl {
 	if err != nil {
 		return nil
 	}
-	m, err := decodeEntry(oid, data)
-	if err != nil {
-		return nil
-	}
-	return m
+	return data
 }
 
 // put stores the entry of blob oid atomically; a failure only costs a
@@ -427,9 +438,6 @@ func trimShard(dir string, budget int64) {
 // miss. It implements git.Memo.
 const memoFormat = "apicheck memo 1"
 
-// memoMax is the largest memo entry kept.
-const memoMax = cacheEntryMax
-
 func memoName(kind, key string) string {
 	h := sha256.Sum256([]byte(kind + "\x00" + key))
 	return hex.EncodeToString(h[:])
@@ -438,21 +446,8 @@ func memoName(kind, key string) string {
 // Get returns the value of the entry of (kind, key), nil on a miss.
 func (c *blobCache) Get(kind, key string) []byte {
 	name := memoName(kind, key)
-	p := c.entryName(name)
-	if p == "" {
-		return nil
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > memoMax {
-		return nil
-	}
-	data, err := io.ReadAll(io.LimitReader(f, memoMax+1))
-	if err != nil {
+	data := c.readEntry(name)
+	if data == nil {
 		return nil
 	}
 	parts := bytes.SplitN(data, []byte("\n"), 4)
@@ -471,7 +466,7 @@ func (c *blobCache) Put(kind, key string, value []byte) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n%s\n%s\n", memoFormat, head, memoSum(head, value))
 	b.Write(value)
-	if b.Len() > memoMax {
+	if b.Len() > cacheEntryMax {
 		return
 	}
 	c.write(name, b.Bytes())

@@ -235,11 +235,11 @@ func hasMessage(res *check.Result, rule, text string) bool {
 	return false
 }
 
-// TestHistoryMemo: a second History with the same cache reads no
-// release tree and no release file from git, and answers as the first.
-func TestHistoryMemo(t *testing.T) {
-	t.Parallel()
-	_, fx := fixture(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
+// fixtureBase opens the repository of a rule fixture and its base
+// revision (closed when the test ends).
+func fixtureBase(t *testing.T, name string) (*git.Repo, git.Snapshot) {
+	t.Helper()
+	_, fx := fixture(t, name)
 	repo, err := git.Open(fx.Dir)
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +248,15 @@ func TestHistoryMemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer base.Close()
+	t.Cleanup(func() { base.Close() })
+	return repo, base
+}
+
+// TestHistoryMemo: a second History with the same cache reads no
+// release tree and no release file from git, and answers as the first.
+func TestHistoryMemo(t *testing.T) {
+	t.Parallel()
+	repo, base := fixtureBase(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
 	const dir = "pkg/apis/core/v1beta1"
 	structs := map[string][]string{dir: {"Shoot", "ShootSpec"}}
 	cache := t.TempDir()
@@ -283,16 +291,7 @@ func TestHistoryMemo(t *testing.T) {
 // others), each as a History of its own would.
 func TestProtoHistorySets(t *testing.T) {
 	t.Parallel()
-	_, fx := fixture(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
-	repo, err := git.Open(fx.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := repo.Snapshot(fx.Commits["base"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer base.Close()
+	repo, base := fixtureBase(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
 	const dir = "pkg/apis/core/v1beta1"
 	numbers := func(h *lifecycle.History, structs map[string][]string) string {
 		t.Helper()

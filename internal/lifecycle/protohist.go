@@ -385,6 +385,21 @@ type span struct {
 	from, to int
 }
 
+// get reads release objects (what names them in errors) through the
+// release reads' cat-file process, counting them.
+func (sh *structHistory) get(reader func() (*git.ObjectReader, error), names []string, what string) ([]git.Object, error) {
+	o, err := reader()
+	if err != nil {
+		return nil, err
+	}
+	objs, err := o.Get(names)
+	if err != nil {
+		return nil, fmt.Errorf("reading release %s: %w", what, err)
+	}
+	sh.reads += len(names)
+	return objs, nil
+}
+
 // memoRelTrees is the kind of the memo entries (see cache.go) of a
 // directory at some release commits: the tree per commit and the Go
 // files of each tree (a commit's directory and a tree never change).
@@ -413,15 +428,10 @@ func (sh *structHistory) readTrees(reader func() (*git.ObjectReader, error), tod
 	if len(names) == 0 {
 		return nil
 	}
-	o, err := reader()
+	trees, err := sh.get(reader, names, "trees")
 	if err != nil {
 		return err
 	}
-	trees, err := o.Get(names)
-	if err != nil {
-		return fmt.Errorf("reading release trees: %w", err)
-	}
-	sh.reads += len(names)
 	for k, o := range trees {
 		if o.Missing || o.Type != "tree" {
 			continue
@@ -623,15 +633,10 @@ func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []
 		if len(toRead) == 0 {
 			return nil
 		}
-		o, err := reader()
+		objs, err := sh.get(reader, toRead, "files")
 		if err != nil {
 			return err
 		}
-		objs, err := o.Get(toRead)
-		if err != nil {
-			return fmt.Errorf("reading release files: %w", err)
-		}
-		sh.reads += len(toRead)
 		judged, err := par.Map(len(objs), func(i int) ([]decl, error) {
 			b, ts := toRead[i], want[toRead[i]]
 			if objs[i].Missing {
