@@ -3,10 +3,16 @@ package lifecycle
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -321,5 +327,56 @@ func TestCacheEntryRoundTrip(t *testing.T) {
 	}
 	if _, err := encodeEntry(testOID, map[string]decl{"not a name": {}}); err == nil {
 		t.Error("a type name with a space was encoded")
+	}
+}
+
+// TestStructRangesRealSources checks structRanges against go/parser on
+// this repository's Go files and part of the standard library's: every
+// top-level struct type declaration, from its name to its closing brace,
+// and nothing else.
+func TestStructRangesRealSources(t *testing.T) {
+	dirs := []string{".."}
+	if root := build.Default.GOROOT; root != "" {
+		dirs = append(dirs, filepath.Join(root, "src", "go"), filepath.Join(root, "src", "net", "http"))
+	}
+	n, structs := 0, 0
+	for _, dir := range dirs {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+				return nil
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.SkipObjectResolution)
+			if err != nil {
+				return nil
+			}
+			n++
+			want := map[string][2]int{}
+			for _, d := range f.Decls {
+				gd, ok := d.(*ast.GenDecl)
+				if !ok || gd.Tok != token.TYPE {
+					continue
+				}
+				for _, s := range gd.Specs {
+					ts := s.(*ast.TypeSpec)
+					if st, ok := ts.Type.(*ast.StructType); ok && !ts.Assign.IsValid() {
+						if _, dup := want[ts.Name.Name]; !dup {
+							want[ts.Name.Name] = [2]int{int(ts.Name.Pos() - f.FileStart), int(st.End() - f.FileStart)}
+						}
+					}
+				}
+			}
+			structs += len(want)
+			if got := structRanges(src); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: structRanges = %v, want %v", p, got, want)
+			}
+			return nil
+		})
+	}
+	if n < 200 || structs < 500 {
+		t.Fatalf("only %d Go files with %d structs compared; the corpus is missing", n, structs)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"go/ast"
 	"go/parser"
-	"go/scanner"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/golex"
 	"github.com/apicheck/apicheck/internal/protobuf"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -234,19 +234,16 @@ func structRanges(src []byte) map[string][2]int {
 // top-level struct declaration whose name want accepts, until found
 // returns false.
 func scanStructs(src []byte, want func(string) bool, found func(name string, start, end int) bool) {
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(src))
-	var s scanner.Scanner
-	s.Init(file, src, func(token.Position, string) {}, 0)
+	l := golex.New(src)
 	depth, group := 0, -1
 	specNext, afterType := false, false
 	for {
-		pos, tok, lit := s.Scan()
-		if tok == token.EOF {
+		tok, start, end := l.Next()
+		if tok == golex.EOF {
 			return
 		}
-		if specNext && tok == token.IDENT && want(lit) {
-			if end, ok := structBody(&s, file); ok && !found(lit, file.Offset(pos), end) {
+		if specNext && tok == golex.Ident && want(string(src[start:end])) {
+			if e, ok := structBody(l); ok && !found(string(src[start:end]), start, e) {
 				return
 			}
 			specNext, afterType = false, false
@@ -256,23 +253,23 @@ func scanStructs(src []byte, want func(string) bool, found func(name string, sta
 		wasType := afterType
 		afterType = false
 		switch tok {
-		case token.TYPE:
-			if depth == 0 {
+		case golex.Keyword:
+			if depth == 0 && l.Keyword() == "type" {
 				specNext, afterType = true, true
 			}
-		case token.LPAREN:
+		case golex.LParen:
 			depth++
 			if wasType {
 				group, specNext = depth, true
 			}
-		case token.LBRACE, token.LBRACK:
+		case golex.LBrace, golex.LBrack:
 			depth++
-		case token.RPAREN, token.RBRACE, token.RBRACK:
-			if tok == token.RPAREN && depth == group {
+		case golex.RParen, golex.RBrace, golex.RBrack:
+			if tok == golex.RParen && depth == group {
 				group = -1
 			}
 			depth--
-		case token.SEMICOLON:
+		case golex.Semicolon:
 			specNext = group >= 0 && depth == group
 		}
 	}
@@ -281,40 +278,40 @@ func scanStructs(src []byte, want func(string) bool, found func(name string, sta
 // structBody reads what follows a type name: optional type parameters,
 // "struct", and the braced field list, returning the offset after the
 // closing brace. On anything else it stops with brackets balanced.
-func structBody(s *scanner.Scanner, file *token.File) (int, bool) {
-	_, tok, _ := s.Scan()
-	if tok == token.LBRACK { // type parameters
-		if !skipBalanced(s, token.LBRACK, token.RBRACK) {
+func structBody(l *golex.Lexer) (int, bool) {
+	tok, _, _ := l.Next()
+	if tok == golex.LBrack { // type parameters
+		if !skipBalanced(l, golex.LBrack, golex.RBrack) {
 			return 0, false
 		}
-		_, tok, _ = s.Scan()
+		tok, _, _ = l.Next()
 	}
-	if tok != token.STRUCT {
+	if tok != golex.Keyword || l.Keyword() != "struct" {
 		switch tok { // keep brackets balanced for the caller
-		case token.LPAREN:
-			skipBalanced(s, token.LPAREN, token.RPAREN)
-		case token.LBRACE:
-			skipBalanced(s, token.LBRACE, token.RBRACE)
-		case token.LBRACK:
-			skipBalanced(s, token.LBRACK, token.RBRACK)
+		case golex.LParen:
+			skipBalanced(l, golex.LParen, golex.RParen)
+		case golex.LBrace:
+			skipBalanced(l, golex.LBrace, golex.RBrace)
+		case golex.LBrack:
+			skipBalanced(l, golex.LBrack, golex.RBrack)
 		}
 		return 0, false
 	}
-	if _, tok, _ = s.Scan(); tok != token.LBRACE {
+	if tok, _, _ = l.Next(); tok != golex.LBrace {
 		return 0, false
 	}
 	depth := 1
 	for depth > 0 {
-		pos, tok, _ := s.Scan()
+		tok, _, end := l.Next()
 		switch tok {
-		case token.EOF:
+		case golex.EOF:
 			return 0, false
-		case token.LBRACE:
+		case golex.LBrace:
 			depth++
-		case token.RBRACE:
+		case golex.RBrace:
 			depth--
 			if depth == 0 {
-				return file.Offset(pos) + 1, true
+				return end, true
 			}
 		}
 	}
@@ -323,11 +320,11 @@ func structBody(s *scanner.Scanner, file *token.File) (int, bool) {
 
 // skipBalanced reads up to the close token matching an open one already
 // read.
-func skipBalanced(s *scanner.Scanner, open, close token.Token) bool {
+func skipBalanced(l *golex.Lexer, open, close golex.Kind) bool {
 	for depth := 1; depth > 0; {
-		_, tok, _ := s.Scan()
+		tok, _, _ := l.Next()
 		switch tok {
-		case token.EOF:
+		case golex.EOF:
 			return false
 		case open:
 			depth++

@@ -1,8 +1,12 @@
 package usage
 
 import (
+	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -179,4 +183,83 @@ func TestNoExecution(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDeclsOnlyRealSources checks declsOnly against go/parser on this
+// repository's Go files and part of the standard library's: the result
+// parses, every function declaration in it has no body, and every other
+// declaration and every signature is the source's text unchanged.
+func TestDeclsOnlyRealSources(t *testing.T) {
+	n := 0
+	for _, p := range goSources(t) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		n++
+		out := declsOnly(src)
+		g, err := parser.ParseFile(token.NewFileSet(), p, out, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: declsOnly's result does not parse: %v", p, err)
+			continue
+		}
+		want, got := declTexts(src, f), declTexts(out, g)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d declarations, want %d", p, len(got), len(want))
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: declaration %d is\n%s\nwant\n%s", p, i, got[i], want[i])
+				break
+			}
+		}
+		for _, d := range g.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				t.Errorf("%s: func %s kept its body", p, fd.Name.Name)
+			}
+		}
+	}
+	if n < 200 {
+		t.Fatalf("only %d Go files compared; the corpus is missing", n)
+	}
+}
+
+// declTexts returns the text of each top-level declaration: whole for a
+// type, var, const or import declaration, the signature for a function.
+func declTexts(src []byte, f *ast.File) []string {
+	var out []string
+	base := f.FileStart
+	for _, d := range f.Decls {
+		end := d.End()
+		if fd, ok := d.(*ast.FuncDecl); ok {
+			end = fd.Type.End()
+		}
+		out = append(out, string(src[d.Pos()-base:end-base]))
+	}
+	return out
+}
+
+// goSources lists this repository's Go files and those of a few standard
+// library packages.
+func goSources(t *testing.T) []string {
+	t.Helper()
+	dirs := []string{"../../.."}
+	if root := build.Default.GOROOT; root != "" {
+		dirs = append(dirs, filepath.Join(root, "src", "go"), filepath.Join(root, "src", "net", "http"), filepath.Join(root, "src", "encoding", "json"))
+	}
+	var out []string
+	for _, dir := range dirs {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
-	"go/scanner"
 	"go/token"
 	"go/types"
 	"path"
@@ -15,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/golex"
 	"github.com/apicheck/apicheck/internal/par"
 )
 
@@ -477,48 +477,45 @@ func (f importerFunc) Import(path string) (*types.Package, error) { return f(pat
 // of such a file is ever reported. A body is the "{" at the top level of
 // a func declaration that does not open a struct or interface type.
 func declsOnly(src []byte) []byte {
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(src))
-	var s scanner.Scanner
-	s.Init(file, src, func(token.Position, string) {}, 0)
+	l := golex.New(src)
 	out := make([]byte, 0, len(src)/2)
 	last := 0
 	depth, nest := 0, 0 // braces; parentheses and brackets
 	inFunc := false
-	prev := token.ILLEGAL
+	prev, prevKw := golex.EOF, "" // EOF: nothing read yet
 	for {
-		pos, tok, _ := s.Scan()
-		if tok == token.EOF {
+		tok, start, _ := l.Next()
+		if tok == golex.EOF {
 			break
 		}
+		kw := l.Keyword()
 		switch tok {
-		case token.FUNC:
+		case golex.Keyword:
 			// A declaration, not a function literal in a var initializer.
-			if depth == 0 && nest == 0 && (prev == token.SEMICOLON || prev == token.ILLEGAL) {
+			if kw == "func" && depth == 0 && nest == 0 && (prev == golex.Semicolon || prev == golex.EOF) {
 				inFunc = true
 			}
-		case token.LPAREN, token.LBRACK:
+		case golex.LParen, golex.LBrack:
 			nest++
-		case token.RPAREN, token.RBRACK:
+		case golex.RParen, golex.RBrack:
 			nest--
-		case token.SEMICOLON:
+		case golex.Semicolon:
 			if depth == 0 && nest == 0 {
 				inFunc = false
 			}
-		case token.LBRACE:
-			if depth == 0 && nest == 0 && inFunc && prev != token.STRUCT && prev != token.INTERFACE {
-				start := file.Offset(pos)
+		case golex.LBrace:
+			if depth == 0 && nest == 0 && inFunc && !(prev == golex.Keyword && (prevKw == "struct" || prevKw == "interface")) {
 				end := -1
 				for d := 1; d > 0; {
-					p, t, _ := s.Scan()
+					t, _, e := l.Next()
 					switch t {
-					case token.EOF:
+					case golex.EOF:
 						d = 0
-					case token.LBRACE:
+					case golex.LBrace:
 						d++
-					case token.RBRACE:
+					case golex.RBrace:
 						if d--; d == 0 {
-							end = file.Offset(p) + 1
+							end = e
 						}
 					}
 				}
@@ -529,14 +526,14 @@ func declsOnly(src []byte) []byte {
 				out = append(out, ';')
 				last = end
 				inFunc = false
-				prev = token.RBRACE
+				prev, prevKw = golex.RBrace, ""
 				continue
 			}
 			depth++
-		case token.RBRACE:
+		case golex.RBrace:
 			depth--
 		}
-		prev = tok
+		prev, prevKw = tok, kw
 	}
 	return append(out, src[last:]...)
 }
