@@ -13,6 +13,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/rules"
 )
 
 var idRe = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
@@ -37,6 +38,11 @@ func TestCatalogueIsComplete(t *testing.T) {
 			if in == "" {
 				t.Errorf("%s: empty input", r.ID)
 			}
+		}
+		// The usage searches start ahead for the revisions the rules
+		// declare; a rule reading usages declares which.
+		if r.Needs(rules.InputUsages) != (len(r.UsagesAt) > 0) {
+			t.Errorf("%s: requires usages %v, but declares the revisions %v", r.ID, r.Needs(rules.InputUsages), r.UsagesAt)
 		}
 		for _, a := range r.Judges {
 			if a == "" || a == model.AttrDeprecated {

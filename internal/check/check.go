@@ -171,6 +171,7 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	res.Diff = model.Compare(res.BaseModel, res.HeadModel) // diff
 	an := analyses(res)
 	defer an.Release.Close()
+	defer an.Usages.Close()    // before the history it reads
 	out, err := judge(res, an) // rules
 	if err != nil {
 		return nil, err

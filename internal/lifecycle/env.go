@@ -122,18 +122,32 @@ func (e *History) Input() Input { return e.in }
 // the release is the newest release before base. label names it for
 // messages ("base", "release v1.2.0").
 func (e *History) Snapshot(rev Rev) (snap git.Snapshot, label string, err error) {
+	return e.snapshot(rev, true)
+}
+
+// SnapshotAhead is Snapshot for work done ahead of a rule's asking (a
+// prefetch): opening the release does not count as a rule using it
+// (Used).
+func (e *History) SnapshotAhead(rev Rev) (snap git.Snapshot, label string, err error) {
+	return e.snapshot(rev, false)
+}
+
+func (e *History) snapshot(rev Rev, asked bool) (snap git.Snapshot, label string, err error) {
 	switch rev {
 	case RevBase:
 		return e.in.Base, string(rev), nil
 	case RevHead:
 		return e.in.Head, string(rev), nil
 	case RevRelease:
-		s, err := e.ReleaseSnapshot()
+		if asked {
+			e.asked.Store(true)
+		}
+		r, err := e.tag()
 		if err != nil {
 			return nil, "", err
 		}
-		rel, _ := e.Release()
-		return s, "release " + rel.Newest.Name, nil
+		rel, _ := e.release()
+		return r.snap, "release " + rel.Newest.Name, nil
 	}
 	return nil, "", fmt.Errorf("unknown revision %q", rev)
 }
@@ -146,7 +160,7 @@ func (e *History) IsBase(rev Rev) bool {
 	case RevBase:
 		return true
 	case RevRelease:
-		rel, prob := e.Release()
+		rel, prob := e.release()
 		return prob == "" && e.in.Base != nil && rel.Newest.Commit != "" && rel.Newest.Commit == e.in.Base.Commit()
 	}
 	return false
@@ -261,6 +275,7 @@ func (e *History) noTags(rs *git.ReleaseTags) string {
 // base is the release's commit (a comparison from a release tag), it is
 // base's snapshot: nothing is read again.
 func (e *History) ReleaseSnapshot() (git.Snapshot, error) {
+	e.asked.Store(true)
 	r, err := e.tag()
 	if err != nil {
 		return nil, err
@@ -269,7 +284,7 @@ func (e *History) ReleaseSnapshot() (git.Snapshot, error) {
 }
 
 func (e *History) openRelease() (*releaseRev, error) {
-	rel, prob := e.Release()
+	rel, prob := e.release()
 	if prob != "" {
 		return nil, errors.New(prob)
 	}
@@ -287,6 +302,7 @@ func (e *History) openRelease() (*releaseRev, error) {
 // ReleaseModel returns the model of the whole release before base,
 // scanned once (base's model when base is the release's commit).
 func (e *History) ReleaseModel() (*model.Model, error) {
+	e.asked.Store(true)
 	r, err := e.tag()
 	if err != nil {
 		return nil, err
@@ -327,6 +343,7 @@ func (e *History) scanRelease(snap git.Snapshot, dirs []string) (*model.Model, e
 // only, once. The release is scanned with the profile base was judged
 // by.
 func (e *History) ReleaseGroup(dir string) (*model.Group, error) {
+	e.asked.Store(true)
 	r, err := e.tag()
 	if err != nil {
 		return nil, err

@@ -144,6 +144,7 @@ var FieldRemovedStillUsed = &Rule{
 	Severity: finding.Error,
 	Relax:    offIn(relaxedToInfo, model.ProfileCRD),
 	Requires: []Input{InputUsages, InputShootStages},
+	UsagesAt: []lifecycle.Rev{lifecycle.RevBase},
 	Summary:  "A field removed from an external version still has usages at base (step 1 of the two-step removal not done).",
 	Why: "Components of the previous release keep running next to an API server that no longer knows the field " +
 		"(gardener-apiserver is upgraded first), so code that still reads or writes it breaks: nil pointers, lost data. " +
@@ -180,6 +181,7 @@ var FieldRemovalNotReleased = &Rule{
 	Severity: finding.Error,
 	Relax:    offIn(relaxedToInfo, model.ProfileCRD),
 	Requires: []Input{InputRelease, InputUsages, InputShootStages},
+	UsagesAt: []lifecycle.Rev{lifecycle.RevBase, lifecycle.RevRelease},
 	Summary:  "A field removed from an external version had usages at the release before base (step 1 not yet released).",
 	Why: "The release that dropped the usages must be the one running before the field disappears; otherwise the " +
 		"previous release's components still use a field the new API server no longer has.",

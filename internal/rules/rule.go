@@ -86,6 +86,11 @@ type Rule struct {
 	// engine runs the rule only when the run can provide all of them and
 	// otherwise says so in a note.
 	Requires []Input
+	// UsagesAt are the revisions whose usages of the removed fields
+	// Check asks for (InputUsages): the engine has the searches start
+	// side by side, before the first rule runs, when the run has removed
+	// fields.
+	UsagesAt []lifecycle.Rev
 	// Judges lists the field attributes whose differences this rule
 	// judges. The union over the whole catalogue (disabled rules included)
 	// is what UNCLASSIFIED_CHANGE does not report.
@@ -672,6 +677,15 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 		} else {
 			first = append(first, r)
 		}
+	}
+	var ahead []lifecycle.Rev
+	for _, r := range first {
+		if opts.Analyses.missing(r.Requires) == "" {
+			ahead = append(ahead, r.UsagesAt...)
+		}
+	}
+	if len(ahead) > 0 {
+		opts.Analyses.Usages.Prefetch(ahead...)
 	}
 	for _, r := range append(first, last...) {
 		c.rule = r

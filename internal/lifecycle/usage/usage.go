@@ -28,11 +28,14 @@ import (
 	"go/parser"
 	"go/token"
 	"path"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
@@ -107,21 +110,73 @@ func (u *Usages) Of(fd *model.FieldDiff) Refs {
 func (u *Usages) Path(fd *model.FieldDiff) string { return pathString(u.paths[KeyOf(fd)]) }
 
 // Finder finds the usages of the removed fields of one comparison at the
-// revisions of its release history, each revision once.
+// revisions of its release history, each revision once. Its methods are
+// safe for concurrent use: Prefetch starts searches in the background and
+// At waits for one under way.
 type Finder struct {
 	hist   *lifecycle.History
 	fields []*model.FieldDiff
-	memo   map[lifecycle.Rev]*usageMemo
+
+	mu       sync.Mutex
+	memo     map[lifecycle.Rev]*usageMemo
+	inFlight sync.WaitGroup
 }
 
 type usageMemo struct {
-	res *Usages
-	err error
+	done chan struct{} // closed once res and err are set
+	res  *Usages
+	err  error
 }
 
 // New prepares the usage search for the removed fields; nothing runs yet.
 func New(h *lifecycle.History, removed []*model.FieldDiff) *Finder {
 	return &Finder{hist: h, fields: removed, memo: map[lifecycle.Rev]*usageMemo{}}
+}
+
+// Prefetch starts the searches at the revisions not searched yet, each in
+// its own goroutine, when there are removed fields: the rules that ask
+// for them later (At) find them done or wait for them. A search of a
+// revision that cannot be opened (no release) ends with that error,
+// which At returns. Close waits for them.
+func (e *Finder) Prefetch(revs ...lifecycle.Rev) {
+	if e == nil || len(e.fields) == 0 {
+		return
+	}
+	for _, rev := range revs {
+		m, fresh := e.entry(rev)
+		if !fresh {
+			continue
+		}
+		e.inFlight.Go(func() {
+			defer close(m.done)
+			defer func() {
+				if p := recover(); p != nil {
+					m.res, m.err = nil, &par.PanicError{In: "usage search at " + string(rev), Value: p, Stack: debug.Stack()}
+				}
+			}()
+			m.res, m.err = e.search(rev, false)
+		})
+	}
+}
+
+// Close waits for the searches Prefetch started.
+func (e *Finder) Close() {
+	if e != nil {
+		e.inFlight.Wait()
+	}
+}
+
+// entry returns the memo entry of a revision; fresh is true when the
+// caller created it and must compute it.
+func (e *Finder) entry(rev lifecycle.Rev) (m *usageMemo, fresh bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if m := e.memo[rev]; m != nil {
+		return m, false
+	}
+	m = &usageMemo{done: make(chan struct{})}
+	e.memo[rev] = m
+	return m, true
 }
 
 // Groups returns the removed fields grouped by Key, in the order of their
@@ -146,25 +201,38 @@ func Groups(fields []*model.FieldDiff) [][]*model.FieldDiff {
 // At returns the usages of the removed fields at a revision (base or the
 // newest release before base).
 func (e *Finder) At(rev lifecycle.Rev) (*Usages, error) {
-	if m := e.memo[rev]; m != nil {
+	m, fresh := e.entry(rev)
+	if !fresh {
+		<-m.done
 		return m.res, m.err
 	}
-	m := &usageMemo{}
-	e.memo[rev] = m
+	defer close(m.done)
+	m.res, m.err = e.search(rev, false)
+	return m.res, m.err
+}
+
+func (e *Finder) snapshot(rev lifecycle.Rev, asked bool) (git.Snapshot, string, error) {
+	if asked {
+		return e.hist.Snapshot(rev)
+	}
+	return e.hist.SnapshotAhead(rev)
+}
+
+// search finds the usages at a revision. asked is true when a rule asks
+// (the release history counts as used); a prefetch is not asking.
+func (e *Finder) search(rev lifecycle.Rev, asked bool) (*Usages, error) {
 	if rev != lifecycle.RevBase && e.hist.IsBase(rev) {
 		// The same commit as base (a comparison from a release tag): the
 		// same usages, under the revision's own name.
 		if b, err := e.At(lifecycle.RevBase); err == nil {
-			if _, label, err := e.hist.Snapshot(rev); err == nil {
+			if _, label, err := e.snapshot(rev, asked); err == nil {
 				u := *b
 				u.Rev = label
-				m.res = &u
-				return m.res, nil
+				return &u, nil
 			}
 		}
 	}
-	m.res, m.err = e.usagesIn(rev)
-	return m.res, m.err
+	return e.usagesIn(rev, asked)
 }
 
 // query is what one search looks for: every removed field of the change.
@@ -251,13 +319,13 @@ type candFile struct {
 	imports map[string]bool // local names of the file's imports
 }
 
-func (e *Finder) usagesIn(rev lifecycle.Rev) (*Usages, error) {
+func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 	fields := e.fields
 	typeInfo := e.hist.Options().TypeInfo != lifecycle.TypeInfoOff
 	if len(fields) == 0 {
 		return &Usages{Rev: string(rev), TypeChecked: typeInfo}, nil
 	}
-	snap, label, err := e.hist.Snapshot(rev)
+	snap, label, err := e.snapshot(rev, asked)
 	if err != nil {
 		return nil, err
 	}

@@ -374,3 +374,77 @@ func f(w wrapper, p plain, _ core.Shoot) {
 		t.Errorf("usages: %v", got)
 	}
 }
+
+// TestPrefetch checks that searches started ahead (Prefetch) give what
+// searches run when asked (At) give, at base and at the release, and
+// that searching ahead does not count as a rule using the release.
+func TestPrefetch(t *testing.T) {
+	head := strings.Index(api, "-- head/")
+	use := func(step, body string) string {
+		return "-- " + step + "/pkg/a/a.go --\npackage a\n\nimport core \"example.com/api/pkg/apis/core/v1beta1\"\n\n" + body
+	}
+	archive := strings.ReplaceAll(api[:head], "-- base/", "-- rel@v1.0.0/") +
+		use("rel@v1.0.0", "func F(p *core.Shoot) string { return p.Spec.Region + p.Spec.Region }\n") +
+		use("base", "func F(p *core.Shoot) string { return p.Spec.Region }\n") +
+		api[head:]
+	fx := gitfixture.FromTxtar(t, []byte(archive))
+	repo, err := git.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(step string) git.Snapshot {
+		s, err := repo.Snapshot(fx.Commits[step])
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	base, hd := open("base"), open("head")
+	bm, err := scan.Scan(base, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm, err := scan.Scan(hd, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := slices.Collect(model.Compare(bm, hm).RemovedFields())
+	run := func(ahead bool) (map[lifecycle.Rev][]string, bool) {
+		h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Head: hd, BaseModel: bm, HeadModel: hm})
+		defer h.Close()
+		f := usage.New(h, removed)
+		if ahead {
+			f.Prefetch(lifecycle.RevBase, lifecycle.RevRelease)
+			f.Close()
+		}
+		used := false
+		if ahead {
+			_, used = h.Used()
+		}
+		out := map[lifecycle.Rev][]string{}
+		for _, rev := range []lifecycle.Rev{lifecycle.RevRelease, lifecycle.RevBase} {
+			u, err := f.At(rev)
+			if err != nil {
+				t.Fatalf("%s: %v", rev, err)
+			}
+			out[rev] = append(out[rev], u.Rev)
+			for _, p := range u.Of(removed[0]).Typed {
+				out[rev] = append(out[rev], p.String())
+			}
+		}
+		f.Close()
+		return out, used
+	}
+	want, _ := run(false)
+	got, used := run(true)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("prefetched usages differ (-asked +prefetched):\n%s", diff)
+	}
+	if len(want[lifecycle.RevRelease]) != 3 || len(want[lifecycle.RevBase]) != 2 {
+		t.Errorf("usages = %v, want two at release v1.0.0 and one at base", want)
+	}
+	if used {
+		t.Error("a prefetch made the release count as used by a rule")
+	}
+}
