@@ -36,7 +36,8 @@ test:
 # there. FUZZTIME=1000x bounds by executions instead of time.
 FUZZTIME ?= 30s
 FUZZ     := internal/check:FuzzAPIEdits internal/check:FuzzAPIFile \
-	internal/protobuf:FuzzParseTag internal/protobuf:FuzzParseTombstones
+	internal/protobuf:FuzzParseTag internal/protobuf:FuzzParseTombstones \
+	internal/golex:FuzzLexer
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 	  echo "== $${t##*:} ($(FUZZTIME))"; \

@@ -223,26 +223,47 @@ func (l *Lexer) Next() (k Kind, start, end int) {
 	return Operator, start, l.off
 }
 
-// number reads a number literal: decimal, hexadecimal, octal or binary,
-// integer, floating-point or imaginary, with '_' separators.
+// number reads a number literal the way go/scanner delimits one: a base
+// prefix, digits of the base (any decimal digit after a leading 0), a
+// fraction, an exponent with its sign, the imaginary suffix; '_'
+// separates digits. Letters beyond those start the next token.
 func (l *Lexer) number() {
 	src := l.src
-	hex := src[l.off] == '0' && l.off+1 < len(src) && (src[l.off+1] == 'x' || src[l.off+1] == 'X')
-	if hex {
-		l.off += 2
-	}
-	for l.off < len(src) {
-		c := src[l.off]
-		switch {
-		case isDigit(c) || c == '_' || c == '.':
-		case isLetter(c):
-			// A digit of a base, an exponent or the imaginary 'i'.
-			if (c == 'e' || c == 'E') && !hex || c == 'p' || c == 'P' {
-				if l.off+1 < len(src) && (src[l.off+1] == '+' || src[l.off+1] == '-') {
-					l.off++
-				}
+	hex := false
+	if src[l.off] != '.' {
+		if src[l.off] == '0' && l.off+1 < len(src) {
+			switch src[l.off+1] | 0x20 { // lower case
+			case 'x':
+				hex = true
+				l.off += 2
+			case 'o', 'b':
+				l.off += 2
 			}
-		default:
+		}
+		l.digits(hex)
+	}
+	if l.off < len(src) && src[l.off] == '.' {
+		l.off++
+		l.digits(hex)
+	}
+	if l.off < len(src) {
+		if e := src[l.off] | 0x20; e == 'e' || e == 'p' {
+			l.off++
+			if l.off < len(src) && (src[l.off] == '+' || src[l.off] == '-') {
+				l.off++
+			}
+			l.digits(false)
+		}
+	}
+	if l.off < len(src) && src[l.off] == 'i' {
+		l.off++
+	}
+}
+
+func (l *Lexer) digits(hex bool) {
+	for l.off < len(l.src) {
+		c := l.src[l.off]
+		if !isDigit(c) && c != '_' && !(hex && (c|0x20 >= 'a' && c|0x20 <= 'f')) {
 			return
 		}
 		l.off++
