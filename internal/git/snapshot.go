@@ -357,6 +357,19 @@ func commitTree(data []byte) (string, bool) {
 	return string(oid), true
 }
 
+// BlobIDs is implemented by the snapshots of a commit: BlobID returns
+// the blob id of a file of Files(), so that a caller reading the same
+// file at two revisions can tell when it is the same content without
+// reading it.
+type BlobIDs interface {
+	BlobID(path string) (oid string, ok bool)
+}
+
+func (s *commitSnapshot) BlobID(path string) (string, bool) {
+	oid, ok := s.blobs[path]
+	return oid, ok
+}
+
 func (s *commitSnapshot) Ref() string    { return s.ref }
 func (s *commitSnapshot) Commit() string { return s.sha }
 func (s *commitSnapshot) Files() []string {

@@ -62,11 +62,13 @@ type unit struct {
 
 // loader type-checks in-repository packages of one revision.
 type loader struct {
-	snap  git.Snapshot
-	mods  *modules
-	fset  *token.FileSet
-	byDir map[string][]string // directory -> its .go files (sorted)
-	units map[string]*unit    // by import path
+	snap git.Snapshot
+	mods *modules
+	fset *token.FileSet
+	// shared holds the files loaded by the Finder's other searches.
+	shared *shared
+	byDir  map[string][]string // directory -> its .go files (sorted)
+	units  map[string]*unit    // by import path
 	// parsed holds files already parsed (the candidate files).
 	parsed map[string]*ast.File
 	// hot reports whether a function body of a candidate file may
@@ -79,8 +81,8 @@ type loader struct {
 	limited  bool
 }
 
-func newLoader(snap git.Snapshot, files []string, mods *modules, fset *token.FileSet, parsed map[string]*ast.File, hot func(string, []byte) bool) *loader {
-	l := &loader{snap: snap, mods: mods, fset: fset, byDir: map[string][]string{}, units: map[string]*unit{},
+func newLoader(snap git.Snapshot, files []string, mods *modules, sh *shared, parsed map[string]*ast.File, hot func(string, []byte) bool) *loader {
+	l := &loader{snap: snap, mods: mods, fset: sh.fset, shared: sh, byDir: map[string][]string{}, units: map[string]*unit{},
 		parsed: parsed, hot: hot}
 	for _, f := range files {
 		if strings.HasSuffix(f, ".go") && !skippedDir(path.Dir(f)) {
@@ -110,9 +112,25 @@ func (l *loader) load(cands map[string][]string, srcs map[string][]byte) (map[st
 		out[d] = u
 		wave = append(wave, u)
 	}
+	if err := l.parseAll(wave, cands, srcs); err != nil {
+		return nil, err
+	}
+	if l.limited {
+		l.problems = append(l.problems, fmt.Sprintf("type information is limited to %d packages; imports beyond stay unresolved", maxUnits))
+	}
+	l.check()
+	return out, nil
+}
+
+// parseAll parses the units of the first wave and, wave by wave, the
+// in-repository packages they need. The Finder's other searches wait
+// meanwhile (see shared.reading).
+func (l *loader) parseAll(wave []*unit, cands map[string][]string, srcs map[string][]byte) error {
+	l.shared.reading.Lock()
+	defer l.shared.reading.Unlock()
 	for len(wave) > 0 {
 		if err := l.parseWave(wave, cands, srcs); err != nil {
-			return nil, err
+			return err
 		}
 		var next []*unit
 		for _, u := range wave {
@@ -135,11 +153,7 @@ func (l *loader) load(cands map[string][]string, srcs map[string][]byte) (map[st
 		}
 		wave = next
 	}
-	if l.limited {
-		l.problems = append(l.problems, fmt.Sprintf("type information is limited to %d packages; imports beyond stay unresolved", maxUnits))
-	}
-	l.check()
-	return out, nil
+	return nil
 }
 
 // maxUnits bounds the packages one search type-checks, so that a
@@ -153,12 +167,13 @@ func (l *loader) parseWave(wave []*unit, cands map[string][]string, srcs map[str
 	var need []string
 	for _, u := range wave {
 		for _, f := range l.byDir[u.dir] {
-			if _, ok := srcs[f]; !ok && !strings.HasSuffix(f, "_test.go") {
+			if _, ok := srcs[f]; !ok && !strings.HasSuffix(f, "_test.go") && l.known(f) == nil {
 				need = append(need, f)
 			}
 		}
 	}
 	if len(need) > 0 {
+		l.shared.read.Add(int64(len(need)))
 		got, err := l.snap.ReadFiles(need)
 		if err != nil {
 			return err
@@ -194,17 +209,17 @@ func (l *loader) parseUnit(u *unit, candFiles []string, srcs map[string][]byte) 
 		if !isCand[f] && (strings.HasSuffix(f, "_test.go") || conversionCode(f)) {
 			continue
 		}
-		src := srcs[f]
-		if !buildOK(f, src) {
-			continue
-		}
 		af := l.parsed[f]
-		if af == nil {
-			var err error
-			af, err = parser.ParseFile(l.fset, f, declsOnly(src), parser.SkipObjectResolution)
-			if err != nil && af == nil {
+		if af != nil {
+			if !buildOK(f, srcs[f]) {
 				continue
 			}
+		} else {
+			d := l.declFile(f, srcs[f])
+			if !d.builds || d.file == nil {
+				continue
+			}
+			af = d.file
 		}
 		if importsC(af) {
 			continue
@@ -247,6 +262,38 @@ func (l *loader) parseUnit(u *unit, candFiles []string, srcs map[string][]byte) 
 		}
 	}
 	sort.Strings(u.needs)
+}
+
+// known returns the file as another search of the Finder loaded it (the
+// same blob), nil when none did.
+func (l *loader) known(f string) *declFile {
+	k, ok := keyOf(l.snap, f)
+	if !ok {
+		return nil
+	}
+	l.shared.mu.Lock()
+	defer l.shared.mu.Unlock()
+	return l.shared.decls[k]
+}
+
+// declFile loads a file for its declarations: whether it builds on
+// linux/amd64, and its syntax without function bodies (declsOnly). src
+// is its content, unless another search loaded the same blob.
+func (l *loader) declFile(f string, src []byte) *declFile {
+	if d := l.known(f); d != nil {
+		return d
+	}
+	d := &declFile{builds: buildOK(f, src)}
+	if d.builds {
+		// A file that does not parse keeps what the parser made of it.
+		d.file, _ = parser.ParseFile(l.fset, f, declsOnly(src), parser.SkipObjectResolution)
+	}
+	if k, ok := keyOf(l.snap, f); ok {
+		l.shared.mu.Lock()
+		l.shared.decls[k] = d
+		l.shared.mu.Unlock()
+	}
+	return d
 }
 
 // conversionCode reports whether a file holds code generated from API

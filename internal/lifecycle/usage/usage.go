@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/git"
@@ -120,6 +121,46 @@ type Finder struct {
 	mu       sync.Mutex
 	memo     map[lifecycle.Rev]*usageMemo
 	inFlight sync.WaitGroup
+
+	files *shared
+	q     func() (*query, error)
+}
+
+// shared is what the searches of one Finder share: a file whose blob is
+// the same at two revisions (most files, between base and the release
+// before it) is read, judged a candidate or not, and parsed once. The
+// syntax trees are never changed after they are made, so two searches
+// may type-check them at once.
+type shared struct {
+	fset *token.FileSet
+	// reading is held by a search while it reads and parses files, so
+	// that a search started alongside another reads what the other did
+	// not (their type checks still run side by side).
+	reading sync.Mutex
+	mu      sync.Mutex
+	cands   map[fileKey]*candFile // a nil value: not a candidate
+	decls   map[fileKey]*declFile
+	read    atomic.Int64 // files read (tests)
+}
+
+// fileKey is a file by path and content (blob id).
+type fileKey struct{ path, oid string }
+
+// declFile is a file a search loaded for its declarations.
+type declFile struct {
+	builds bool      // it builds on linux/amd64
+	file   *ast.File // its declarations; nil when it does not parse
+}
+
+// keyOf returns the key of a file of snap; ok is false when the snapshot
+// cannot tell the file's content without reading it (the working tree).
+func keyOf(snap git.Snapshot, file string) (fileKey, bool) {
+	if b, ok := snap.(git.BlobIDs); ok {
+		if oid, ok := b.BlobID(file); ok {
+			return fileKey{file, oid}, true
+		}
+	}
+	return fileKey{}, false
 }
 
 type usageMemo struct {
@@ -130,7 +171,10 @@ type usageMemo struct {
 
 // New prepares the usage search for the removed fields; nothing runs yet.
 func New(h *lifecycle.History, removed []*model.FieldDiff) *Finder {
-	return &Finder{hist: h, fields: removed, memo: map[lifecycle.Rev]*usageMemo{}}
+	f := &Finder{hist: h, fields: removed, memo: map[lifecycle.Rev]*usageMemo{},
+		files: &shared{fset: token.NewFileSet(), cands: map[fileKey]*candFile{}, decls: map[fileKey]*declFile{}}}
+	f.q = sync.OnceValues(func() (*query, error) { return f.makeQuery(removed) })
+	return f
 }
 
 // Prefetch starts the searches at the revisions not searched yet, each in
@@ -252,7 +296,11 @@ type group struct {
 	types   map[string]bool // struct type names with removed fields
 }
 
-func (e *Finder) query(fields []*model.FieldDiff) (*query, error) {
+// query returns the Finder's query, made once: the searches share it
+// (and the candidate files that refer to its groups).
+func (e *Finder) query() (*query, error) { return e.q() }
+
+func (e *Finder) makeQuery(fields []*model.FieldDiff) (*query, error) {
 	in := e.hist.Input()
 	opts := e.hist.Options()
 	ex, err := newExclusions(opts)
@@ -313,7 +361,8 @@ func inGroup(file, dir string) bool {
 // imports a package of the field's group (from outside that group).
 type candFile struct {
 	path    string
-	file    *ast.File
+	src     []byte
+	file    *ast.File // bodies that mention no name of interest dropped
 	groups  []*group
 	names   [][]byte        // the removed fields' names of those groups
 	imports map[string]bool // local names of the file's imports
@@ -329,7 +378,7 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := e.query(fields)
+	q, err := e.query()
 	if err != nil {
 		return nil, err
 	}
@@ -351,26 +400,14 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 	if len(paths) == 0 {
 		return res, nil
 	}
-	srcs, err := snap.ReadFiles(paths)
+	cands, srcs, err := e.candidates(snap, paths, q)
 	if err != nil {
 		return nil, err
-	}
-	fset := token.NewFileSet()
-	found, err := par.Map(len(paths), func(i int) (*candFile, error) {
-		return candidate(fset, paths[i], srcs[paths[i]], q), nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	var cands []*candFile
-	for _, c := range found {
-		if c != nil {
-			cands = append(cands, c)
-		}
 	}
 	if len(cands) == 0 {
 		return res, nil
 	}
+	fset := e.files.fset
 
 	// Type information for the candidate packages.
 	var units map[string]*unit
@@ -389,7 +426,7 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 				byDir[path.Dir(c.path)] = append(byDir[path.Dir(c.path)], c.path)
 			}
 		}
-		l := newLoader(snap, files, mods, fset, parsed, func(file string, body []byte) bool {
+		l := newLoader(snap, files, mods, e.files, parsed, func(file string, body []byte) bool {
 			return mentionsAny(body, hot[file])
 		})
 		if units, err = l.load(byDir, srcs); err != nil {
@@ -441,6 +478,58 @@ func containsFile(fs []*ast.File, f *ast.File) bool {
 	return false
 }
 
+// candidates returns the candidate files among paths, and the contents
+// of the files read: the files whose blob an earlier search of the
+// Finder judged are not read again (a candidate's content comes from
+// that search).
+func (e *Finder) candidates(snap git.Snapshot, paths []string, q *query) ([]*candFile, map[string][]byte, error) {
+	sh := e.files
+	sh.reading.Lock()
+	defer sh.reading.Unlock()
+	var read []string
+	var cands []*candFile
+	sh.mu.Lock()
+	for _, p := range paths {
+		k, ok := keyOf(snap, p)
+		if !ok {
+			read = append(read, p)
+			continue
+		}
+		if c, seen := sh.cands[k]; !seen {
+			read = append(read, p)
+		} else if c != nil {
+			cands = append(cands, c)
+		}
+	}
+	sh.mu.Unlock()
+	sh.read.Add(int64(len(read)))
+	srcs, err := snap.ReadFiles(read)
+	if err != nil {
+		return nil, nil, err
+	}
+	found, err := par.Map(len(read), func(i int) (*candFile, error) {
+		return candidate(sh.fset, read[i], srcs[read[i]], q), nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sh.mu.Lock()
+	for i, c := range found {
+		if k, ok := keyOf(snap, read[i]); ok {
+			sh.cands[k] = c
+		}
+		if c != nil {
+			cands = append(cands, c)
+		}
+	}
+	sh.mu.Unlock()
+	for _, c := range cands {
+		srcs[c.path] = c.src
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].path < cands[j].path })
+	return cands, srcs, nil
+}
+
 // candidate parses a file when it may hold usages: it contains one of
 // the names (a byte pre-filter before any parsing), is not generated, and
 // imports a package of a group it is not part of.
@@ -478,6 +567,10 @@ func candidate(fset *token.FileSet, p string, src []byte, q *query) *candFile {
 	if c.file, err = parser.ParseFile(fset, p, src, parser.SkipObjectResolution); err != nil {
 		return nil
 	}
+	// Bodies that mention none of the names cannot hold a usage; the
+	// tree is final from here on (searches share it).
+	stripBodies(fset, c.file, src, func(body []byte) bool { return mentionsAny(body, c.names) })
+	c.src = src
 	return c
 }
 

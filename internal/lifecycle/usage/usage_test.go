@@ -2,6 +2,7 @@ package usage_test
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -375,17 +376,21 @@ func f(w wrapper, p plain, _ core.Shoot) {
 	}
 }
 
-// TestPrefetch checks that searches started ahead (Prefetch) give what
-// searches run when asked (At) give, at base and at the release, and
-// that searching ahead does not count as a rule using the release.
+// TestPrefetch checks that searches started ahead (Prefetch), and
+// searches sharing the files of an earlier one, give what searches run
+// alone give, at base and at the release; that a file whose blob an
+// earlier search read is not read again; and that searching ahead does
+// not count as a rule using the release.
 func TestPrefetch(t *testing.T) {
 	head := strings.Index(api, "-- head/")
-	use := func(step, body string) string {
-		return "-- " + step + "/pkg/a/a.go --\npackage a\n\nimport core \"example.com/api/pkg/apis/core/v1beta1\"\n\n" + body
+	use := func(step, file, body string) string {
+		return "-- " + step + "/pkg/" + file + " --\npackage " + path.Dir(file) + "\n\nimport core \"example.com/api/pkg/apis/core/v1beta1\"\n\n" + body
 	}
 	archive := strings.ReplaceAll(api[:head], "-- base/", "-- rel@v1.0.0/") +
-		use("rel@v1.0.0", "func F(p *core.Shoot) string { return p.Spec.Region + p.Spec.Region }\n") +
-		use("base", "func F(p *core.Shoot) string { return p.Spec.Region }\n") +
+		use("rel@v1.0.0", "a/a.go", "func F(p *core.Shoot) string { return p.Spec.Region + p.Spec.Region }\n") +
+		use("rel@v1.0.0", "b/b.go", "func G(p *core.ShootSpec) string { return p.Region }\n") +
+		use("rel@v1.0.0", "c/c.go", "func H(p *core.ShootSpec) string { return p.Seed }\n") +
+		use("base", "a/a.go", "func F(p *core.Shoot) string { return p.Spec.Region }\n") +
 		api[head:]
 	fx := gitfixture.FromTxtar(t, []byte(archive))
 	repo, err := git.Open(fx.Dir)
@@ -410,41 +415,59 @@ func TestPrefetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	removed := slices.Collect(model.Compare(bm, hm).RemovedFields())
-	run := func(ahead bool) (map[lifecycle.Rev][]string, bool) {
+	revs := []lifecycle.Rev{lifecycle.RevRelease, lifecycle.RevBase}
+	// search runs the searches at revs with one Finder (none when alone:
+	// a Finder per revision), ahead or when asked; it returns each
+	// revision's usages, whether the release counted as used after the
+	// prefetch, and the files read.
+	search := func(ahead, alone bool) (map[lifecycle.Rev][]string, bool, int) {
 		h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Head: hd, BaseModel: bm, HeadModel: hm})
 		defer h.Close()
 		f := usage.New(h, removed)
-		if ahead {
-			f.Prefetch(lifecycle.RevBase, lifecycle.RevRelease)
-			f.Close()
-		}
 		used := false
 		if ahead {
+			f.Prefetch(revs...)
+			f.Close()
 			_, used = h.Used()
 		}
 		out := map[lifecycle.Rev][]string{}
-		for _, rev := range []lifecycle.Rev{lifecycle.RevRelease, lifecycle.RevBase} {
+		read := 0
+		for _, rev := range revs {
+			if alone {
+				read += usage.FilesRead(f)
+				f = usage.New(h, removed)
+			}
 			u, err := f.At(rev)
 			if err != nil {
 				t.Fatalf("%s: %v", rev, err)
 			}
 			out[rev] = append(out[rev], u.Rev)
-			for _, p := range u.Of(removed[0]).Typed {
-				out[rev] = append(out[rev], p.String())
+			for _, g := range usage.Groups(removed) {
+				for _, p := range u.Of(g[0]).Typed {
+					out[rev] = append(out[rev], p.String())
+				}
 			}
 		}
 		f.Close()
-		return out, used
+		return out, used, read + usage.FilesRead(f)
 	}
-	want, _ := run(false)
-	got, used := run(true)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("prefetched usages differ (-asked +prefetched):\n%s", diff)
+	want, _, readAlone := search(false, true)
+	if len(want[lifecycle.RevRelease]) != 4 || len(want[lifecycle.RevBase]) != 3 {
+		t.Errorf("usages = %v, want three at release v1.0.0 and two at base", want)
 	}
-	if len(want[lifecycle.RevRelease]) != 3 || len(want[lifecycle.RevBase]) != 2 {
-		t.Errorf("usages = %v, want two at release v1.0.0 and one at base", want)
-	}
-	if used {
-		t.Error("a prefetch made the release count as used by a rule")
+	for _, ahead := range []bool{false, true} {
+		got, used, read := search(ahead, false)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("ahead=%v: usages differ from searches alone (-alone +shared):\n%s", ahead, diff)
+		}
+		if used {
+			t.Error("a prefetch made the release count as used by a rule")
+		}
+		// Alone, each search reads a.go, b.go and c.go, and the API
+		// package's doc.go and types.go to type-check them; shared, the
+		// second reads only a.go, which changed.
+		if readAlone != 10 || read != 6 {
+			t.Errorf("ahead=%v: %d files read, want 6 (searches alone read %d, want 10)", ahead, read, readAlone)
+		}
 	}
 }
