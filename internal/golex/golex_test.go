@@ -5,13 +5,12 @@ import (
 	"go/build"
 	"go/scanner"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/apicheck/apicheck/internal/golex"
+	"github.com/apicheck/apicheck/internal/testutil/gocorpus"
 )
 
 // tok is a token as both tokenizers can describe it.
@@ -148,31 +147,19 @@ func TestAgreesWithGoScanner(t *testing.T) {
 // TestAgreesOnRealSources compares the tokenizers on this repository's
 // Go files and on part of the standard library's.
 func TestAgreesOnRealSources(t *testing.T) {
-	dirs := []string{"../.."}
-	if root := build.Default.GOROOT; root != "" {
-		for _, d := range []string{"go", "strconv", "fmt", "encoding/json", "regexp", "net/http", "cmd/compile/internal/syntax", "unicode"} {
-			dirs = append(dirs, filepath.Join(root, "src", d))
-		}
-	}
 	files, valid := 0, 0
-	for _, dir := range dirs {
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
-				return nil
-			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return nil
-			}
-			files++
-			if _, ok := reference(src); ok {
-				valid++
-			}
-			if d := compare(src); d != "" {
-				t.Errorf("%s: %s", p, d)
-			}
-			return nil
-		})
+	for _, p := range gocorpus.Files(t, "../..", "go", "strconv", "fmt", "encoding/json", "regexp", "net/http", "cmd/compile/internal/syntax", "unicode") {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files++
+		if _, ok := reference(src); ok {
+			valid++
+		}
+		if d := compare(src); d != "" {
+			t.Errorf("%s: %s", p, d)
+		}
 	}
 	if valid < 200 {
 		t.Fatalf("only %d valid Go files among %d compared; the corpus is missing", valid, files)
@@ -218,13 +205,19 @@ func FuzzLexer(f *testing.F) {
 	})
 }
 
-func BenchmarkLexer(b *testing.B) {
+// parserSource is go/parser's parser.go, a large hand-written file.
+func parserSource(b *testing.B) []byte {
 	src, err := os.ReadFile(filepath.Join(build.Default.GOROOT, "src", "go", "parser", "parser.go"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
+	return src
+}
+
+func BenchmarkLexer(b *testing.B) {
+	src := parserSource(b)
 	for b.Loop() {
 		l := golex.New(src)
 		for k, _, _ := l.Next(); k != golex.EOF; k, _, _ = l.Next() {
@@ -233,12 +226,7 @@ func BenchmarkLexer(b *testing.B) {
 }
 
 func BenchmarkGoScanner(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(build.Default.GOROOT, "src", "go", "parser", "parser.go"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
+	src := parserSource(b)
 	for b.Loop() {
 		fset := token.NewFileSet()
 		file := fset.AddFile("", -1, len(src))

@@ -4,18 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
-	"go/build"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/apicheck/apicheck/internal/testutil/gocorpus"
 )
 
 const testOID = "0123456789abcdef0123456789abcdef01234567"
@@ -335,46 +334,36 @@ func TestCacheEntryRoundTrip(t *testing.T) {
 // top-level struct type declaration, from its name to its closing brace,
 // and nothing else.
 func TestStructRangesRealSources(t *testing.T) {
-	dirs := []string{".."}
-	if root := build.Default.GOROOT; root != "" {
-		dirs = append(dirs, filepath.Join(root, "src", "go"), filepath.Join(root, "src", "net", "http"))
-	}
 	n, structs := 0, 0
-	for _, dir := range dirs {
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
-				return nil
+	for _, p := range gocorpus.Files(t, "..", "go", "net/http") {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		n++
+		want := map[string][2]int{}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
 			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.SkipObjectResolution)
-			if err != nil {
-				return nil
-			}
-			n++
-			want := map[string][2]int{}
-			for _, d := range f.Decls {
-				gd, ok := d.(*ast.GenDecl)
-				if !ok || gd.Tok != token.TYPE {
-					continue
-				}
-				for _, s := range gd.Specs {
-					ts := s.(*ast.TypeSpec)
-					if st, ok := ts.Type.(*ast.StructType); ok && !ts.Assign.IsValid() {
-						if _, dup := want[ts.Name.Name]; !dup {
-							want[ts.Name.Name] = [2]int{int(ts.Name.Pos() - f.FileStart), int(st.End() - f.FileStart)}
-						}
+			for _, s := range gd.Specs {
+				ts := s.(*ast.TypeSpec)
+				if st, ok := ts.Type.(*ast.StructType); ok && !ts.Assign.IsValid() {
+					if _, dup := want[ts.Name.Name]; !dup {
+						want[ts.Name.Name] = [2]int{int(ts.Name.Pos() - f.FileStart), int(st.End() - f.FileStart)}
 					}
 				}
 			}
-			structs += len(want)
-			if got := structRanges(src); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: structRanges = %v, want %v", p, got, want)
-			}
-			return nil
-		})
+		}
+		structs += len(want)
+		if got := structRanges(src); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: structRanges = %v, want %v", p, got, want)
+		}
 	}
 	if n < 200 || structs < 500 {
 		t.Fatalf("only %d Go files with %d structs compared; the corpus is missing", n, structs)

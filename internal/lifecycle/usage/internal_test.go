@@ -2,15 +2,15 @@ package usage
 
 import (
 	"go/ast"
-	"go/build"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/apicheck/apicheck/internal/testutil/gocorpus"
 )
 
 func TestMentions(t *testing.T) {
@@ -191,7 +191,7 @@ func TestNoExecution(t *testing.T) {
 // declaration and every signature is the source's text unchanged.
 func TestDeclsOnlyRealSources(t *testing.T) {
 	n := 0
-	for _, p := range goSources(t) {
+	for _, p := range gocorpus.Files(t, "../../..", "go", "net/http", "encoding/json") {
 		src, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -240,26 +240,6 @@ func declTexts(src []byte, f *ast.File) []string {
 			end = fd.Type.End()
 		}
 		out = append(out, string(src[d.Pos()-base:end-base]))
-	}
-	return out
-}
-
-// goSources lists this repository's Go files and those of a few standard
-// library packages.
-func goSources(t *testing.T) []string {
-	t.Helper()
-	dirs := []string{"../../.."}
-	if root := build.Default.GOROOT; root != "" {
-		dirs = append(dirs, filepath.Join(root, "src", "go"), filepath.Join(root, "src", "net", "http"), filepath.Join(root, "src", "encoding", "json"))
-	}
-	var out []string
-	for _, dir := range dirs {
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
-				out = append(out, p)
-			}
-			return nil
-		})
 	}
 	return out
 }
