@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -334,17 +333,10 @@ func TestCacheEntryRoundTrip(t *testing.T) {
 // top-level struct type declaration, from its name to its closing brace,
 // and nothing else.
 func TestStructRangesRealSources(t *testing.T) {
-	n, structs := 0, 0
-	for _, p := range gocorpus.Files(t, "..", "go", "net/http") {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.SkipObjectResolution)
-		if err != nil {
-			continue
-		}
-		n++
+	corpus := gocorpus.Parsed(t, "..", "go", "net/http")
+	structs := 0
+	for _, c := range corpus {
+		p, src, f := c.Path, c.Src, c.File
 		want := map[string][2]int{}
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
@@ -365,7 +357,7 @@ func TestStructRangesRealSources(t *testing.T) {
 			t.Errorf("%s: structRanges = %v, want %v", p, got, want)
 		}
 	}
-	if n < 200 || structs < 500 {
-		t.Fatalf("only %d Go files with %d structs compared; the corpus is missing", n, structs)
+	if len(corpus) < 200 || structs < 500 {
+		t.Fatalf("only %d Go files with %d structs compared; the corpus is missing", len(corpus), structs)
 	}
 }

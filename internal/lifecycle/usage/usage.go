@@ -123,7 +123,9 @@ type Finder struct {
 	inFlight sync.WaitGroup
 
 	files *shared
-	q     func() (*query, error)
+	// q is the query, made once: the searches share it (and the
+	// candidate files that refer to its groups).
+	q func() (*query, error)
 }
 
 // shared is what the searches of one Finder share: a file whose blob is
@@ -296,10 +298,6 @@ type group struct {
 	types   map[string]bool // struct type names with removed fields
 }
 
-// query returns the Finder's query, made once: the searches share it
-// (and the candidate files that refer to its groups).
-func (e *Finder) query() (*query, error) { return e.q() }
-
 func (e *Finder) makeQuery(fields []*model.FieldDiff) (*query, error) {
 	in := e.hist.Input()
 	opts := e.hist.Options()
@@ -378,7 +376,7 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := e.query()
+	q, err := e.q()
 	if err != nil {
 		return nil, err
 	}
@@ -487,16 +485,17 @@ func (e *Finder) candidates(snap git.Snapshot, paths []string, q *query) ([]*can
 	sh.reading.Lock()
 	defer sh.reading.Unlock()
 	var read []string
+	var keys []*fileKey // of read; nil: the snapshot cannot tell
 	var cands []*candFile
 	sh.mu.Lock()
 	for _, p := range paths {
 		k, ok := keyOf(snap, p)
 		if !ok {
-			read = append(read, p)
+			read, keys = append(read, p), append(keys, nil)
 			continue
 		}
 		if c, seen := sh.cands[k]; !seen {
-			read = append(read, p)
+			read, keys = append(read, p), append(keys, &k)
 		} else if c != nil {
 			cands = append(cands, c)
 		}
@@ -515,8 +514,8 @@ func (e *Finder) candidates(snap git.Snapshot, paths []string, q *query) ([]*can
 	}
 	sh.mu.Lock()
 	for i, c := range found {
-		if k, ok := keyOf(snap, read[i]); ok {
-			sh.cands[k] = c
+		if keys[i] != nil {
+			sh.cands[*keys[i]] = c
 		}
 		if c != nil {
 			cands = append(cands, c)

@@ -28,16 +28,7 @@ func search(t *testing.T, archive string, opts lifecycle.Options) ([]string, *us
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := repo.Snapshot(fx.Commits["base"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { base.Close() })
-	head, err := repo.Snapshot(fx.Commits["head"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { head.Close() })
+	base, head := openStep(t, repo, fx, "base"), openStep(t, repo, fx, "head")
 	bm, err := scan.Scan(base, scan.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +58,18 @@ func search(t *testing.T, archive string, opts lifecycle.Options) ([]string, *us
 	}
 	sort.Strings(out)
 	return out, u
+}
+
+// openStep opens the snapshot of a step of a fixture, closed at the
+// test's end.
+func openStep(t *testing.T, repo *git.Repo, fx *gitfixture.Fixture, step string) git.Snapshot {
+	t.Helper()
+	s, err := repo.Snapshot(fx.Commits[step])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // api is an API group with a Shoot kind whose ShootSpec.Region is removed
@@ -397,15 +400,7 @@ func TestPrefetch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func(step string) git.Snapshot {
-		s, err := repo.Snapshot(fx.Commits[step])
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	base, hd := open("base"), open("head")
+	base, hd := openStep(t, repo, fx, "base"), openStep(t, repo, fx, "head")
 	bm, err := scan.Scan(base, scan.Options{})
 	if err != nil {
 		t.Fatal(err)

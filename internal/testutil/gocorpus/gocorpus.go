@@ -4,8 +4,12 @@
 package gocorpus
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,6 +36,30 @@ func Files(t testing.TB, repoRoot string, std ...string) []string {
 			}
 			return nil
 		})
+	}
+	return out
+}
+
+// Source is a file of the corpus that go/parser accepts.
+type Source struct {
+	Path string
+	Src  []byte
+	File *ast.File // parsed with its own FileSet, without object resolution
+}
+
+// Parsed returns the files of Files(t, repoRoot, std...) that go/parser
+// parses without error, with their content and syntax.
+func Parsed(t testing.TB, repoRoot string, std ...string) []Source {
+	t.Helper()
+	var out []Source
+	for _, p := range Files(t, repoRoot, std...) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.SkipObjectResolution); err == nil {
+			out = append(out, Source{Path: p, Src: src, File: f})
+		}
 	}
 	return out
 }
