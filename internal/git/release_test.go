@@ -346,3 +346,54 @@ func TestReleaseTagsMemo(t *testing.T) {
 		t.Errorf("after moving a tag: computed %v, want both again", memo.puts)
 	}
 }
+
+// TestBeforeTaggedCommitOneRead: in a history of many release lines
+// (each cut on its own branch from main), a release's own commit is
+// answered by its release, in one read of the commit graph however far
+// below the highest lines it is; main's head needs one read too, and both
+// at once as well.
+func TestBeforeTaggedCommitOneRead(t *testing.T) {
+	t.Parallel()
+	f := gitfixture.New(t)
+	const lines = 20
+	var cs []gitfixture.Commit
+	for i := 0; i <= lines; i++ {
+		cs = append(cs, gitfixture.Commit{Step: fmt.Sprintf("m%d", i), Files: map[string]string{"main": fmt.Sprint(i)}})
+	}
+	for i := 1; i <= lines; i++ {
+		cs = append(cs, gitfixture.Commit{Step: fmt.Sprintf("r%d", i), Branch: fmt.Sprintf("release-v1.%d", i),
+			Parents: []string{fmt.Sprintf("m%d", i-1)}, Files: map[string]string{"version": fmt.Sprint(i)},
+			Tags: []string{fmt.Sprintf("v1.%d.0", i)}})
+	}
+	f.Import(cs...)
+	r := open(t, f)
+	for _, c := range []struct {
+		steps []string
+		want  []string
+	}{
+		{[]string{"r3"}, []string{"v1.3.0"}},
+		{[]string{"r17"}, []string{"v1.17.0"}},
+		{[]string{"m20"}, []string{"v1.20.0"}},
+		{[]string{"r2", "m20"}, []string{"v1.2.0", "v1.20.0"}},
+	} {
+		rs, err := r.ReleaseTags(releasePattern.MatchString)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var commits []string
+		for _, s := range c.steps {
+			commits = append(commits, f.Commits[s])
+		}
+		got, err := rs.Before(commits...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, g := range got {
+			names = append(names, g.Name)
+		}
+		if strings.Join(names, " ") != strings.Join(c.want, " ") || git.GraphReads(rs) != 1 {
+			t.Errorf("Before(%v) = %v in %d reads of the graph, want %v in 1", c.steps, names, git.GraphReads(rs), c.want)
+		}
+	}
+}

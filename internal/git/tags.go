@@ -183,6 +183,8 @@ type ReleaseTags struct {
 	// lines are the release lines, highest first; each line's tags are in
 	// ascending version order, so tags[0] is the line's first release.
 	lines []releaseLine
+	// graphReads counts the reads of the commit graph (readGraph).
+	graphReads int
 }
 
 type releaseLine struct {
@@ -476,8 +478,21 @@ func (rs *ReleaseTags) before(shas []string, out []ReleaseTag) error {
 		open[i] = i
 	}
 	// Batches of 8, 64, 512 ... lines: most commits find their release
-	// among the few highest lines, whose graph region is small.
-	for lo, size := 0, 8; lo < len(rs.lines) && len(open) > 0; lo, size = lo+size, size*8 {
+	// among the few highest lines, whose graph region is small. A commit
+	// that a release line tagged (a comparison from a release) has its
+	// answer at that line or above: the first batch reaches down to it,
+	// so that one read of the graph answers it. (Batches only bound how
+	// much of the graph is read at once: lines are judged highest first
+	// whatever the split.)
+	first := 8
+	for l, line := range rs.lines {
+		for _, t := range line.tags {
+			if slices.Contains(shas, t.Commit) {
+				first = max(first, l+1)
+			}
+		}
+	}
+	for lo, size := 0, first; lo < len(rs.lines) && len(open) > 0; lo, size = lo+size, size*8 {
 		hi := min(lo+size, len(rs.lines))
 		var targets []string
 		for _, i := range open {
@@ -615,6 +630,7 @@ func (rs *ReleaseTags) beforeIn(lo, hi int, targets []string) ([]ReleaseTag, err
 	if err != nil {
 		return nil, err
 	}
+	rs.graphReads++
 
 	answers := make([]ReleaseTag, len(targets))
 	for k, target := range targets {
