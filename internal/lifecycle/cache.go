@@ -67,7 +67,20 @@ type blobCache struct {
 	mu      sync.Mutex
 	touched map[string]bool // shard directories written this run
 	shards  map[string]bool // shard directories known to exist
+
+	// Entries are written in the background, one at a time and in the
+	// order they were put, so that the run does not wait for the file
+	// system (a cold run writes hundreds); reads see an entry that is not
+	// written yet. flush waits for the writes.
+	pending map[string]*pendingEntry // by entry name
+	queue   []string                 // names of pending entries, oldest first
+	busy    bool                     // a writer runs
+	writers sync.WaitGroup
 }
+
+// pendingEntry is the content of an entry not written yet (a pointer: a
+// newer put of the same entry replaces it).
+type pendingEntry struct{ data []byte }
 
 // CacheEnv names the environment variable that sets the cache root when
 // Options.CacheDir is empty ("-" disables the cache).
@@ -314,6 +327,12 @@ func (c *blobCache) readEntry(name string) []byte {
 	if p == "" {
 		return nil
 	}
+	c.mu.Lock()
+	pe := c.pending[name]
+	c.mu.Unlock()
+	if pe != nil {
+		return pe.data
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		return nil
@@ -344,13 +363,64 @@ func (c *blobCache) put(oid string, structs map[string]decl) {
 	c.write(oid, data)
 }
 
-// write stores the data of entry name (a lowercase hex id) atomically in
-// its shard.
+// write queues the data of entry name (a lowercase hex id) for the
+// background writer (see store).
 func (c *blobCache) write(name string, data []byte) {
-	p := c.entryName(name)
-	if p == "" {
+	if c.entryName(name) == "" {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pending == nil {
+		c.pending = map[string]*pendingEntry{}
+	}
+	if c.pending[name] == nil {
+		c.queue = append(c.queue, name)
+	}
+	c.pending[name] = &pendingEntry{data}
+	if !c.busy {
+		c.busy = true
+		c.writers.Go(c.drain)
+	}
+}
+
+// drain writes the queued entries until none is left.
+func (c *blobCache) drain() {
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			c.busy = false
+			c.mu.Unlock()
+			return
+		}
+		name := c.queue[0]
+		c.queue = c.queue[1:]
+		pe := c.pending[name]
+		c.mu.Unlock()
+		c.store(name, pe.data)
+		c.mu.Lock()
+		if c.pending[name] == pe {
+			delete(c.pending, name)
+		} else { // put again while being written: write the newer one too
+			c.queue = append(c.queue, name)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// flush waits for the queued entries to be written, then trims the
+// shards written to.
+func (c *blobCache) flush() {
+	if c == nil || c.dir == "" {
+		return
+	}
+	c.writers.Wait()
+	c.trim()
+}
+
+// store writes the data of entry name atomically in its shard.
+func (c *blobCache) store(name string, data []byte) {
+	p := c.entryName(name)
 	shard := filepath.Dir(p)
 	c.mu.Lock()
 	made := c.shards[shard]

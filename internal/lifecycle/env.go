@@ -11,8 +11,10 @@
 // usage (usages of removed fields) and shoot (the code of the Shoot
 // deprecation stages). The rules that judge with them live in
 // internal/rules and declare what they require; check builds the analyses
-// once per comparison. Every analysis runs lazily, once, and only when a
-// rule needs it: a change without removed or new protobuf fields never
+// once per comparison. Every analysis runs once, when a rule needs it or
+// when it was started ahead for a rule that will (check looks for the
+// release while the rules run when the API changed; a rule's Ahead starts
+// what it will ask for): a change that leaves the API as it was never
 // reads a release tag. Problems with the input (no release tag, tags that
 // are not versions, no release before base, a shallow clone, a missing
 // stage file) become notes on the report, never crashes.
@@ -57,9 +59,10 @@ const (
 
 // History is the release history of one comparison: the release before
 // base (and before head), its snapshot and model, and the struct history
-// over earlier releases. Every part is computed lazily, once. It is not
-// safe for concurrent use (the rules engine runs rules one after
-// another).
+// over earlier releases. Every part is computed lazily, once. The rules
+// engine runs rules one after another; what may run beside them is safe
+// for concurrent use: the release (FindReleaseAhead), the snapshots, and
+// the struct history (ProtoHistoryAhead; its entry points take turns).
 type History struct {
 	in   Input
 	opts Options
@@ -75,8 +78,17 @@ type History struct {
 
 	asked atomic.Bool // a rule asked for the release
 
-	structs *structHistory // the struct history, once read
-	cache   func() *blobCache
+	// structMu makes the entry points of the struct history (StructAt,
+	// ProtoHistory, LastReleases, FieldDecl) take turns: a prefetch
+	// (ProtoHistoryAhead) runs beside the rules.
+	structMu sync.Mutex
+	structs  *structHistory // the struct history, once read
+	cache    func() *blobCache
+	// cacheOpen is set once cache was called (Close then waits for its
+	// writes).
+	cacheOpen atomic.Bool
+
+	ahead sync.WaitGroup // the work started ahead of the rules
 }
 
 // NewHistory prepares the release history; nothing runs yet.
@@ -84,7 +96,10 @@ func NewHistory(in Input) *History {
 	e := &History{in: in, opts: in.Options.withDefaults()}
 	e.release = sync.OnceValues(e.findRelease)
 	e.tag = sync.OnceValues(e.openRelease)
-	e.cache = sync.OnceValue(func() *blobCache { return openBlobCache(e.opts.CacheDir, e.in.Repo.Root) })
+	e.cache = sync.OnceValue(func() *blobCache {
+		e.cacheOpen.Store(true)
+		return openBlobCache(e.opts.CacheDir, e.in.Repo.Root)
+	})
 	return e
 }
 
@@ -100,12 +115,35 @@ type releaseRev struct {
 	whole  *model.Model            // the whole release, once asked for
 }
 
-// Close releases the release tag's snapshot, if one was opened.
+// FindReleaseAhead starts looking for the release before base and head
+// in the background (git processes: the tags, the commit graph); Release
+// then finds it done or waits for it. It is not a use of the release
+// (Used).
+func (e *History) FindReleaseAhead() {
+	e.goAhead(func() { e.release() })
+}
+
+// goAhead runs work started ahead of the rules; Close waits for it. A
+// panic of work done ahead is kept with its result (sync.OnceValues,
+// protoResult) and raised again for the caller who asks for it.
+func (e *History) goAhead(f func()) {
+	e.ahead.Go(func() {
+		defer func() { _ = recover() }()
+		f()
+	})
+}
+
+// Close waits for the work started ahead, and releases the release tag's
+// snapshot, if one was opened.
 func (e *History) Close() {
 	if e == nil {
 		return
 	}
+	e.ahead.Wait()
 	e.structs.close()
+	if e.cacheOpen.Load() {
+		e.cache().flush()
+	}
 	if e.tagSnap != nil {
 		e.tagSnap.Close()
 		e.tagSnap = nil
@@ -499,3 +537,7 @@ func short(sha string) string {
 	}
 	return sha
 }
+
+// Memo is the lifecycle cache's memo of answers that are pure functions
+// of their key (see cache.go); it does nothing when the cache is off.
+func (e *History) Memo() git.Memo { return e.cache() }

@@ -121,6 +121,10 @@ func TestBlobCacheBadEntries(t *testing.T) {
 	}
 	c.put(testOID, testEntry)
 	if got := c.get(testOID); !reflect.DeepEqual(got, testEntry) {
+		t.Fatalf("got %v, want %v (before the write)", got, testEntry)
+	}
+	c.flush()
+	if got := c.get(testOID); !reflect.DeepEqual(got, testEntry) {
 		t.Fatalf("got %v, want %v", got, testEntry)
 	}
 	good, err := os.ReadFile(c.entryName(testOID))
@@ -147,6 +151,7 @@ func TestBlobCacheBadEntries(t *testing.T) {
 			t.Errorf("%s: entry read as a hit: %v", name, m)
 		}
 		c.put(testOID, testEntry)
+		c.flush()
 		if got := c.get(testOID); !reflect.DeepEqual(got, testEntry) {
 			t.Errorf("%s: not rewritten: %v", name, got)
 		}
@@ -172,6 +177,35 @@ func TestBlobCacheBadEntries(t *testing.T) {
 	}
 }
 
+// TestBlobCacheWritesBehind: entries are written in the background; an
+// entry put twice ends with the second content however the writer was
+// placed, and a fresh cache on the same directory reads what flush
+// waited for.
+func TestBlobCacheWritesBehind(t *testing.T) {
+	dir := t.TempDir()
+	c := openBlobCache(dir, t.TempDir())
+	second := map[string]decl{testType: {}}
+	for i := range 20 {
+		oid := fmt.Sprintf("%02x%s", i, testOID[2:])
+		c.put(oid, testEntry)
+		c.put(oid, second)
+		if got := c.get(oid); !reflect.DeepEqual(got, second) {
+			t.Fatalf("%s: read %v before the write, want %v", oid, got, second)
+		}
+	}
+	c.flush()
+	fresh := openBlobCache(dir, t.TempDir())
+	for i := range 20 {
+		oid := fmt.Sprintf("%02x%s", i, testOID[2:])
+		if got := fresh.get(oid); !reflect.DeepEqual(got, second) {
+			t.Errorf("%s: written %v, want %v", oid, got, second)
+		}
+	}
+	if len(c.pending) != 0 || len(c.queue) != 0 {
+		t.Errorf("after flush: %d pending, %d queued", len(c.pending), len(c.queue))
+	}
+}
+
 // TestBlobCacheConcurrent: writers and readers of one entry at once
 // only ever see whole entries.
 func TestBlobCacheConcurrent(t *testing.T) {
@@ -189,6 +223,7 @@ func TestBlobCacheConcurrent(t *testing.T) {
 					t.Errorf("partial entry read: %v", got)
 				}
 			}
+			c.flush()
 		}()
 	}
 	wg.Wait()

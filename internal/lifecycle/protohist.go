@@ -190,6 +190,8 @@ func (e *History) StructAt(dir, typ string) (StructHistory, error) {
 	if prob != "" {
 		return StructHistory{}, fmt.Errorf("%s", prob)
 	}
+	e.structMu.Lock()
+	defer e.structMu.Unlock()
 	return e.structHistory(map[string][]string{dir: {typ}}, dir, typ, len(rel.All))
 }
 
@@ -228,7 +230,7 @@ func (e *History) structHistory(structs map[string][]string, dir, typ string, n 
 // directory say about the given structs (dir -> type names), once per
 // run, tree and struct.
 func (e *History) loadStructs(structs map[string][]string, n int) (*structHistory, error) {
-	rel, prob := e.Release()
+	rel, prob := e.release()
 	if prob != "" {
 		return nil, fmt.Errorf("%s", prob)
 	}
@@ -375,7 +377,6 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int
 			return err
 		}
 	}
-	sh.cache.trim()
 	return nil
 }
 
@@ -772,23 +773,48 @@ func (h *ProtoNumbers) Break(dir, typ string) string { return h.breaks[dir][typ]
 // runs once per History and set of structs (the release trees and files
 // behind it are read once for every set).
 func (e *History) ProtoHistory(structs map[string][]string) (*ProtoNumbers, error) {
-	key := structsKey(structs)
-	if r, ok := e.hists[key]; ok {
-		return r.numbers, r.err
+	e.asked.Store(true)
+	r := e.protoHistoryOnce(structs)
+	if r.panic != nil {
+		panic(r.panic)
 	}
-	var r protoResult
-	r.numbers, r.err = e.protoHistory(structs)
-	if e.hists == nil {
-		e.hists = map[string]protoResult{}
-	}
-	e.hists[key] = r
 	return r.numbers, r.err
 }
 
-// protoResult is ProtoHistory's answer for one set of structs.
+// ProtoHistoryAhead starts ProtoHistory(structs) in the background: the
+// rule that asks for it later finds it done or waits for it. It is not a
+// use of the release (Used).
+func (e *History) ProtoHistoryAhead(structs map[string][]string) {
+	e.goAhead(func() { e.protoHistoryOnce(structs) })
+}
+
+// protoResult is ProtoHistory's answer for one set of structs: a panic
+// while computing it is kept for ProtoHistory to raise again (the struct
+// history may be half read).
 type protoResult struct {
 	numbers *ProtoNumbers
 	err     error
+	panic   any
+}
+
+func (e *History) protoHistoryOnce(structs map[string][]string) (r protoResult) {
+	e.structMu.Lock()
+	defer e.structMu.Unlock()
+	key := structsKey(structs)
+	if r, ok := e.hists[key]; ok {
+		return r
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r = protoResult{panic: p}
+		}
+		if e.hists == nil {
+			e.hists = map[string]protoResult{}
+		}
+		e.hists[key] = r
+	}()
+	r.numbers, r.err = e.protoHistory(structs)
+	return r
 }
 
 // structsKey names a set of structs (dir -> type names) whatever the
@@ -805,7 +831,7 @@ func structsKey(structs map[string][]string) string {
 }
 
 func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, error) {
-	rel, prob := e.Release()
+	rel, prob := e.release()
 	if prob != "" {
 		return nil, fmt.Errorf("%s", prob)
 	}
@@ -895,6 +921,8 @@ func (e *History) LastReleases(fds []*model.FieldDiff) ([]ReleaseField, []bool, 
 	}
 	out := make([]ReleaseField, len(fds))
 	oks := make([]bool, len(fds))
+	e.structMu.Lock()
+	defer e.structMu.Unlock()
 	for i, fd := range fds {
 		if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
 			continue
@@ -925,6 +953,8 @@ func (e *History) FieldDecl(tag, dir, typ, field string) (typExpr, structTag str
 	if i < 0 {
 		return "", "", fmt.Errorf("release tag %s is not among the releases", tag)
 	}
+	e.structMu.Lock()
+	defer e.structMu.Unlock()
 	sh, err := e.loadStructs(map[string][]string{dir: {typ}}, i+1)
 	if err != nil {
 		return "", "", err

@@ -279,6 +279,27 @@ var FieldRemovedNotDeprecated = &Rule{
 	},
 }
 
+// newProtoFields returns the fields new in head with a protobuf number
+// that no reservation at base or head covers, and their structs (package
+// directory -> type names): PROTO_NUMBER_PREVIOUSLY_USED asks the
+// protobuf history of those structs.
+func newProtoFields(d *model.Diff) ([]*model.FieldDiff, map[string][]string) {
+	var news []*model.FieldDiff
+	structs := map[string][]string{}
+	for td := range d.HeadStructs() {
+		dir := td.Pkg.Head.Dir
+		for _, fd := range td.Fields {
+			if fd.Base == nil && fd.Head.Proto != nil && !reservedAtBaseOrHead(td, fd.Head.Proto.Number) {
+				news = append(news, fd)
+				if !slices.Contains(structs[dir], td.Name()) {
+					structs[dir] = append(structs[dir], td.Name())
+				}
+			}
+		}
+	}
+	return news, structs
+}
+
 // ProtoNumberPreviouslyUsed is PROTO_NUMBER_PREVIOUSLY_USED.
 var ProtoNumberPreviouslyUsed = &Rule{
 	ID:           "PROTO_NUMBER_PREVIOUSLY_USED",
@@ -293,20 +314,13 @@ var ProtoNumberPreviouslyUsed = &Rule{
 	Why: "A removal that left no tombstone is only visible in history: clients built from that release still decode " +
 		"the number as the old field.",
 	Fix: "Use the next safe number, and add the missing tombstone for the old field.",
-	Check: func(c *Context) {
-		var news []*model.FieldDiff
-		structs := map[string][]string{}
-		for td := range c.Diff.HeadStructs() {
-			dir := td.Pkg.Head.Dir
-			for _, fd := range td.Fields {
-				if fd.Base == nil && fd.Head.Proto != nil && !reservedAtBaseOrHead(td, fd.Head.Proto.Number) {
-					news = append(news, fd)
-					if !slices.Contains(structs[dir], td.Name()) {
-						structs[dir] = append(structs[dir], td.Name())
-					}
-				}
-			}
+	Ahead: func(d *model.Diff, a Analyses) {
+		if _, structs := newProtoFields(d); len(structs) > 0 {
+			a.Release.ProtoHistoryAhead(structs)
 		}
+	},
+	Check: func(c *Context) {
+		news, structs := newProtoFields(c.Diff)
 		if len(news) == 0 {
 			return
 		}

@@ -91,6 +91,13 @@ type Rule struct {
 	// side by side, before the first rule runs, when the run has removed
 	// fields.
 	UsagesAt []lifecycle.Rev
+	// Ahead, when set, starts in the background the analyses Check will
+	// ask for (e.g. History.ProtoHistoryAhead), so that they run beside
+	// the rules before it. It must not report, and it only starts work
+	// whose answer Check then asks for in the same terms (the same
+	// memoised result). The engine calls it before the first rule runs,
+	// when the run provides what the rule Requires.
+	Ahead func(d *model.Diff, a Analyses)
 	// Judges lists the field attributes whose differences this rule
 	// judges. The union over the whole catalogue (disabled rules included)
 	// is what UNCLASSIFIED_CHANGE does not report.
@@ -678,15 +685,32 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 			first = append(first, r)
 		}
 	}
+	// Skipped rules are named in the order of the catalogue (first, then
+	// last), whatever order they run in.
+	order := map[string]int{}
+	for i, r := range append(slices.Clip(first), last...) {
+		order[r.ID] = i
+	}
 	var ahead []lifecycle.Rev
+	var waiting []*Rule
 	for _, r := range first {
-		if opts.Analyses.missing(r.Requires) == "" {
-			ahead = append(ahead, r.UsagesAt...)
+		if opts.Analyses.missing(r.Requires) != "" {
+			continue
+		}
+		ahead = append(ahead, r.UsagesAt...)
+		if len(r.UsagesAt) > 0 || r.Ahead != nil {
+			waiting = append(waiting, r)
+		}
+		if r.Ahead != nil {
+			startAhead(r, d, opts.Analyses)
 		}
 	}
 	if len(ahead) > 0 {
 		opts.Analyses.Usages.Prefetch(ahead...)
 	}
+	// The rules that wait for work started ahead run after the others,
+	// which run meanwhile.
+	first = append(slices.DeleteFunc(first, func(r *Rule) bool { return slices.Contains(waiting, r) }), waiting...)
 	for _, r := range append(first, last...) {
 		c.rule = r
 		if why := opts.Analyses.missing(r.Requires); why != "" {
@@ -706,9 +730,18 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 		}
 	}
 	for _, why := range c.skipWhy {
-		c.Note(strings.Join(c.skips[why], ", ") + " skipped: " + why)
+		ids := c.skips[why]
+		slices.SortFunc(ids, func(a, b string) int { return order[a] - order[b] })
+		c.Note(strings.Join(ids, ", ") + " skipped: " + why)
 	}
 	return &Result{Findings: out, Notes: c.runNotes, Original: original}, nil
+}
+
+// startAhead calls a rule's Ahead. A panic there is dropped: Check meets
+// the same bug when it asks for the same work, and safeCheck reports it.
+func startAhead(r *Rule, d *model.Diff, a Analyses) {
+	defer func() { _ = recover() }()
+	r.Ahead(d, a)
 }
 
 // safeCheck turns a panicking rule into an internal error naming it, so a
