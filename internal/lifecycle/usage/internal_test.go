@@ -1,9 +1,11 @@
 package usage
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,6 +34,80 @@ func TestMentions(t *testing.T) {
 		if got := mentions([]byte(src), []byte("Region")); got != want {
 			t.Errorf("mentions(%q) = %v, want %v", src, got, want)
 		}
+	}
+}
+
+// mentionsOneByOne is the pre-filter by its definition, one name at a
+// time: an occurrence of the name that is a whole identifier, after a
+// '.' or before a ':' that does not start ":=" (blanks between).
+func mentionsOneByOne(src []byte, names [][]byte) bool {
+	for _, name := range names {
+		for off := 0; ; {
+			i := bytes.Index(src[off:], name)
+			if i < 0 {
+				break
+			}
+			i += off
+			end := i + len(name)
+			off = i + 1
+			if end < len(src) && identByte(src[end]) || i > 0 && identByte(src[i-1]) {
+				continue
+			}
+			if i > 0 && src[i-1] == '.' {
+				return true
+			}
+			j := end
+			for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+				j++
+			}
+			if j < len(src) && src[j] == ':' && (j+1 == len(src) || src[j+1] != '=') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestNameSetAgainstOneByOne: the one-pass pre-filter agrees with the
+// name-by-name definition on real sources, whole files and each of their
+// lines, for sets of names of various lengths and first letters.
+func TestNameSetAgainstOneByOne(t *testing.T) {
+	sets := [][]string{
+		{"Name"}, {"Spec", "Status"}, {"X", "Type", "Kind", "Items", "Value"},
+		{"ObjectMeta", "Err", "Pos", "File", "Decls", "Body", "Len", "Header", "Request"},
+		{"_", "a", "ab", "init", "Fprintf", "len", "\u00e9t\u00e9"},
+	}
+	files := gocorpus.Files(t, "../../..", "go", "net/http")
+	if len(files) < 200 {
+		t.Fatalf("only %d files to compare", len(files))
+	}
+	compared, hits := 0, 0
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pieces := append([][]byte{src}, bytes.Split(src, []byte("\n"))...)
+		for _, set := range sets {
+			var names [][]byte
+			for _, n := range set {
+				names = append(names, []byte(n))
+			}
+			ns := newNameSet(names)
+			for _, piece := range pieces {
+				want := mentionsOneByOne(piece, names)
+				if got := ns.mentioned(piece); got != want {
+					t.Fatalf("%s: %v mentioned in %q = %v, want %v", p, set, piece, got, want)
+				}
+				compared++
+				if want {
+					hits++
+				}
+			}
+		}
+	}
+	if hits == 0 || hits == compared {
+		t.Fatalf("%d of %d pieces mention a name: the comparison tells nothing", hits, compared)
 	}
 }
 

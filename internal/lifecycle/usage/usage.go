@@ -250,6 +250,9 @@ func (e *Finder) At(rev lifecycle.Rev) (*Usages, error) {
 	m, fresh := e.entry(rev)
 	if !fresh {
 		<-m.done
+		if pe, ok := m.err.(*par.PanicError); ok {
+			panic(pe) // a bug in the search is the asking rule's internal error, not a skipped rule
+		}
 		return m.res, m.err
 	}
 	defer close(m.done)
@@ -284,7 +287,7 @@ func (e *Finder) search(rev lifecycle.Rev, asked bool) (*Usages, error) {
 // query is what one search looks for: every removed field of the change.
 type query struct {
 	groups  []*group
-	names   [][]byte // distinct Go names, for the byte pre-filter
+	names   *nameSet // distinct Go names, for the byte pre-filter
 	nameSet map[string]bool
 	paths   map[Key][][]seg
 	exclude *exclusions
@@ -306,6 +309,7 @@ func (e *Finder) makeQuery(fields []*model.FieldDiff) (*query, error) {
 		return nil, err
 	}
 	q := &query{nameSet: map[string]bool{}, paths: map[Key][][]seg{}, exclude: ex}
+	var names [][]byte
 	byDir := map[string]*group{}
 	for _, fd := range fields {
 		k := KeyOf(fd)
@@ -334,10 +338,11 @@ func (e *Finder) makeQuery(fields []*model.FieldDiff) (*query, error) {
 		g.types[k.Type] = true
 		if !q.nameSet[k.Field] {
 			q.nameSet[k.Field] = true
-			q.names = append(q.names, []byte(k.Field))
+			names = append(names, []byte(k.Field))
 		}
 		q.paths[k] = append(q.paths[k], kindPaths(fd.Type.Pkg.Base, k.Type, k.Field)...)
 	}
+	q.names = newNameSet(names)
 	return q, nil
 }
 
@@ -362,7 +367,7 @@ type candFile struct {
 	src     []byte
 	file    *ast.File // bodies that mention no name of interest dropped
 	groups  []*group
-	names   [][]byte        // the removed fields' names of those groups
+	names   *nameSet        // the removed fields' names of those groups
 	imports map[string]bool // local names of the file's imports
 }
 
@@ -382,6 +387,33 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 	}
 	res := &Usages{Rev: label, TypeChecked: typeInfo, byKey: map[Key]*Refs{}, paths: q.paths}
 
+	// A commit's answer may be memoised (memo.go); the working tree's not.
+	var key string
+	if snap.Ref() != git.WorktreeRef {
+		key = e.memoKey(snap.Commit(), q, typeInfo)
+	}
+	memo := e.hist.Memo()
+	if key != "" {
+		if data := memo.Get(memoKind, key); data != nil {
+			got := &Usages{Rev: label, TypeChecked: typeInfo, byKey: map[Key]*Refs{}, paths: q.paths}
+			if decodeAnswer(data, got) {
+				return got, nil
+			}
+		}
+	}
+	if err := e.searchFiles(snap, q, typeInfo, res); err != nil {
+		return nil, err
+	}
+	if key != "" {
+		if data := encodeAnswer(res); data != nil {
+			memo.Put(memoKind, key, data)
+		}
+	}
+	return res, nil
+}
+
+// searchFiles searches the files of snap for q into res.
+func (e *Finder) searchFiles(snap git.Snapshot, q *query, typeInfo bool, res *Usages) error {
 	files := snap.Files()
 	var paths []string
 	for _, p := range files {
@@ -396,14 +428,14 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 		}
 	}
 	if len(paths) == 0 {
-		return res, nil
+		return nil
 	}
 	cands, srcs, err := e.candidates(snap, paths, q)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(cands) == 0 {
-		return res, nil
+		return nil
 	}
 	fset := e.files.fset
 
@@ -412,10 +444,10 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 	if typeInfo {
 		mods, err := readModules(snap, files)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		parsed := map[string]*ast.File{}
-		hot := map[string][][]byte{}
+		hot := map[string]*nameSet{}
 		byDir := map[string][]string{}
 		for _, c := range cands {
 			parsed[c.path] = c.file
@@ -425,10 +457,10 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 			}
 		}
 		l := newLoader(snap, files, mods, e.files, parsed, func(file string, body []byte) bool {
-			return mentionsAny(body, hot[file])
+			return hot[file].mentioned(body)
 		})
 		if units, err = l.load(byDir, srcs); err != nil {
-			return nil, err
+			return err
 		}
 		res.Packages = l.checked
 		res.Problems = l.problems
@@ -444,7 +476,7 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 		return references(fset, c, tc, q, keys), nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, rs := range refs {
 		for _, r := range rs {
@@ -464,7 +496,7 @@ func (e *Finder) usagesIn(rev lifecycle.Rev, asked bool) (*Usages, error) {
 		x.Typed = sortDedup(x.Typed)
 		x.ByPath = sortDedup(x.ByPath)
 	}
-	return res, nil
+	return nil
 }
 
 func containsFile(fs []*ast.File, f *ast.File) bool {
@@ -533,7 +565,7 @@ func (e *Finder) candidates(snap git.Snapshot, paths []string, q *query) ([]*can
 // the names (a byte pre-filter before any parsing), is not generated, and
 // imports a package of a group it is not part of.
 func candidate(fset *token.FileSet, p string, src []byte, q *query) *candFile {
-	if !mentionsAny(src, q.names) || generated(src) {
+	if !q.names.mentioned(src) || generated(src) {
 		return nil
 	}
 	// The imports first (cheap): only the names of the groups the file
@@ -543,6 +575,7 @@ func candidate(fset *token.FileSet, p string, src []byte, q *query) *candFile {
 		return nil // not our business: the compiler reports broken files
 	}
 	c := &candFile{path: p, imports: map[string]bool{}}
+	var names [][]byte
 	for _, imp := range hdr.Imports {
 		ip, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
@@ -556,11 +589,12 @@ func candidate(fset *token.FileSet, p string, src []byte, q *query) *candFile {
 		for _, g := range q.groups {
 			if g.imports[ip] && !inGroup(p, g.dir) && !containsGroup(c.groups, g) {
 				c.groups = append(c.groups, g)
-				c.names = append(c.names, g.names...)
+				names = append(names, g.names...)
 			}
 		}
 	}
-	if len(c.groups) == 0 || !mentionsAny(src, c.names) {
+	c.names = newNameSet(names)
+	if len(c.groups) == 0 || !c.names.mentioned(src) {
 		return nil
 	}
 	if c.file, err = parser.ParseFile(fset, p, src, parser.SkipObjectResolution); err != nil {
@@ -568,7 +602,7 @@ func candidate(fset *token.FileSet, p string, src []byte, q *query) *candFile {
 	}
 	// Bodies that mention none of the names cannot hold a usage; the
 	// tree is final from here on (searches share it).
-	stripBodies(fset, c.file, src, func(body []byte) bool { return mentionsAny(body, c.names) })
+	stripBodies(fset, c.file, src, c.names.mentioned)
 	c.src = src
 	return c
 }
@@ -604,36 +638,54 @@ func generated(src []byte) bool {
 	return false
 }
 
-// mentionsAny reports whether src may reference one of the names as a
-// field: a selector ".Name" or a composite-literal key "Name:" (not
-// "Name :="), with Name a whole identifier. It is the byte pre-filter that
-// runs before anything is parsed; comments and strings may match too.
-func mentionsAny(src []byte, names [][]byte) bool {
-	for _, n := range names {
-		if mentions(src, n) {
-			return true
-		}
-	}
-	return false
+// nameSet is a set of Go names for the byte pre-filter (mentioned).
+type nameSet struct {
+	set      map[string]bool
+	first    [256]bool // the first bytes of the names
+	min, max int       // their lengths
 }
 
-func mentions(src, name []byte) bool {
-	for off := 0; ; {
-		i := bytes.Index(src[off:], name)
-		if i < 0 {
-			return false
-		}
-		i += off
-		end := i + len(name)
-		off = i + 1
-		if end < len(src) && identByte(src[end]) {
+func newNameSet(names [][]byte) *nameSet {
+	ns := &nameSet{set: make(map[string]bool, len(names))}
+	for _, n := range names {
+		if len(n) == 0 {
 			continue
 		}
-		if i > 0 && src[i-1] == '.' {
+		if len(ns.set) == 0 || len(n) < ns.min {
+			ns.min = len(n)
+		}
+		ns.max = max(ns.max, len(n))
+		ns.set[string(n)] = true
+		ns.first[n[0]] = true
+	}
+	return ns
+}
+
+// mentioned reports whether src may reference one of the names as a
+// field: a selector ".Name" or a composite-literal key "Name:" (not
+// "Name :="), with Name a whole identifier. It is the byte pre-filter that
+// runs before anything is parsed; comments and strings may match too. One
+// pass over src, whatever the number of names.
+func (ns *nameSet) mentioned(src []byte) bool {
+	if len(ns.set) == 0 {
+		return false
+	}
+	for i := 0; i < len(src); i++ {
+		if !identByte(src[i]) {
+			continue
+		}
+		// A whole identifier (or number) src[i:end].
+		end := i + 1
+		for end < len(src) && identByte(src[end]) {
+			end++
+		}
+		start := i
+		i = end
+		if n := end - start; n < ns.min || n > ns.max || !ns.first[src[start]] || !ns.set[string(src[start:end])] {
+			continue
+		}
+		if start > 0 && src[start-1] == '.' {
 			return true
-		}
-		if i > 0 && identByte(src[i-1]) {
-			continue
 		}
 		j := end
 		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
@@ -643,7 +695,11 @@ func mentions(src, name []byte) bool {
 			return true
 		}
 	}
+	return false
 }
+
+// mentions is mentioned for one name.
+func mentions(src, name []byte) bool { return newNameSet([][]byte{name}).mentioned(src) }
 
 func identByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80

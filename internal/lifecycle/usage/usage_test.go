@@ -41,6 +41,9 @@ func search(t *testing.T, archive string, opts lifecycle.Options) ([]string, *us
 	if len(removed) == 0 {
 		t.Fatal("nothing removed")
 	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = t.TempDir()
+	}
 	u, err := usage.New(lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Head: head, BaseModel: bm, HeadModel: hm, Options: opts}), removed).At(lifecycle.RevBase)
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +419,8 @@ func TestPrefetch(t *testing.T) {
 	// revision's usages, whether the release counted as used after the
 	// prefetch, and the files read.
 	search := func(ahead, alone bool) (map[lifecycle.Rev][]string, bool, int) {
-		h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Head: hd, BaseModel: bm, HeadModel: hm})
+		h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Head: hd, BaseModel: bm, HeadModel: hm,
+			Options: lifecycle.Options{CacheDir: t.TempDir()}})
 		defer h.Close()
 		f := usage.New(h, removed)
 		used := false
@@ -463,6 +467,97 @@ func TestPrefetch(t *testing.T) {
 		// second reads only a.go, which changed.
 		if readAlone != 10 || read != 6 {
 			t.Errorf("ahead=%v: %d files read, want 6 (searches alone read %d, want 10)", ahead, read, readAlone)
+		}
+	}
+}
+
+// TestMemo checks that a commit's search is memoised in the lifecycle
+// cache: a later run with the same cache and the same removed fields
+// reads no file and finds the same usages; other removed fields, another
+// commit, no cache, or the working tree search again.
+func TestMemo(t *testing.T) {
+	archive := api + `-- base/pkg/a/a.go --
+package a
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+func F(p *core.Shoot) string { return p.Spec.Region + p.Spec.Seed }
+-- worktree/pkg/a/a.go --
+package a
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+func F(p *core.Shoot) string { return p.Spec.Region }
+`
+	fx := gitfixture.FromTxtar(t, []byte(archive))
+	repo, err := git.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, hd := openStep(t, repo, fx, "base"), openStep(t, repo, fx, "head")
+	wt, err := repo.Snapshot(git.WorktreeRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wt.Close() })
+	bm, err := scan.Scan(base, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm, err := scan.Scan(hd, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := slices.Collect(model.Compare(bm, hm).RemovedFields())
+	if len(removed) != 1 {
+		t.Fatalf("removed %d fields, want 1", len(removed))
+	}
+	// run searches at the base snap for the removed fields, with a cache
+	// directory: the usages ("file:line:col" lines) and the files read.
+	run := func(snap git.Snapshot, fields []*model.FieldDiff, cache string) ([]string, int) {
+		t.Helper()
+		h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: snap, Head: hd, BaseModel: bm, HeadModel: hm,
+			Options: lifecycle.Options{CacheDir: cache}})
+		defer h.Close()
+		f := usage.New(h, fields)
+		defer f.Close()
+		u, err := f.At(lifecycle.RevBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, fd := range fields {
+			for _, p := range u.Of(fd).Typed {
+				out = append(out, p.String())
+			}
+		}
+		return out, usage.FilesRead(f)
+	}
+	cache := t.TempDir()
+	want, read := run(base, removed, cache)
+	if len(want) != 1 || read == 0 {
+		t.Fatalf("first search: usages %v, %d files read; want one usage, files read", want, read)
+	}
+	got, read := run(base, removed, cache)
+	if diff := cmp.Diff(want, got); diff != "" || read != 0 {
+		t.Errorf("memoised search: %d files read (want 0), usages differ (-first +memo):\n%s", read, diff)
+	}
+	if _, read := run(base, removed, "-"); read == 0 {
+		t.Error("without a cache, the search read no file")
+	}
+	if _, read := run(hd, removed, cache); read == 0 {
+		t.Error("at another commit, the search read no file")
+	}
+	other := *removed[0]
+	ob := *other.Base
+	ob.Name = "Seed"
+	other.Base = &ob
+	if got, read := run(base, []*model.FieldDiff{&other}, cache); read == 0 || len(got) != 1 {
+		t.Errorf("for another field: %d files read, usages %v; want files read and one usage", read, got)
+	}
+	for range 2 {
+		if _, read := run(wt, removed, cache); read == 0 {
+			t.Error("in the working tree, the search read no file")
 		}
 	}
 }
