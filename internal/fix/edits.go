@@ -27,6 +27,29 @@ import (
 // the working tree's when a file changed since.
 type source interface {
 	dirFiles(dir string) (map[string][]byte, error)
+	// parse parses a file of dirFiles to look into (never to edit).
+	parse(name string, src []byte) (*parsedFile, *parseError)
+}
+
+// lookups memoises the files a plan parses to look into (uses of a
+// field, where a struct moved): every pointer fix of a package looks
+// through the same files.
+type lookups struct {
+	parsed map[string]*parsedFile
+}
+
+func (l *lookups) parse(name string, src []byte) (*parsedFile, *parseError) {
+	if pf := l.parsed[name]; pf != nil && bytes.Equal(pf.src, src) {
+		return pf, nil
+	}
+	pf, pe := parseFile(name, src)
+	if pe == nil {
+		if l.parsed == nil {
+			l.parsed = map[string]*parsedFile{}
+		}
+		l.parsed[name] = pf
+	}
+	return pf, pe
 }
 
 // snapshotSource reads package directories from a snapshot, once.
@@ -34,6 +57,7 @@ type snapshotSource struct {
 	snap  git.Snapshot
 	files []string
 	dirs  map[string]map[string][]byte
+	lookups
 }
 
 func (s *snapshotSource) dirFiles(dir string) (map[string][]byte, error) {
@@ -60,6 +84,7 @@ func (s *snapshotSource) dirFiles(dir string) (map[string][]byte, error) {
 type diskSource struct {
 	root *os.Root
 	dirs map[string]map[string][]byte
+	lookups
 }
 
 func (s *diskSource) dirFiles(dir string) (map[string][]byte, error) {
@@ -329,7 +354,7 @@ func missingStruct(pf *parsedFile, typ, dir string, pkg source) (why, at string)
 			if n == pf.path || !bytes.Contains(files[n], []byte(typ)) {
 				continue
 			}
-			other, perr := parseFile(n, files[n])
+			other, perr := pkg.parse(n, files[n])
 			if perr != nil {
 				continue
 			}
@@ -435,7 +460,7 @@ func planPointer(pf *parsedFile, st *ast.StructType, fld *ast.Field, it *item, p
 	if err != nil {
 		return outcome{skip: "cannot read the package to look for uses of the field: " + err.Error(), at: at}
 	}
-	refs, perr := references(files, it.typ, it.field)
+	refs, perr := references(files, it.typ, it.field, pkg)
 	if perr != nil {
 		return outcome{skip: fmt.Sprintf("cannot look for uses of %s in %s: it does not parse: %s", it.field, perr.pos, perr.msg), at: at}
 	}
@@ -629,7 +654,7 @@ func slicesContains(list []string, s string) bool {
 // files, syntactically: a selector or composite-literal key with the
 // field's name, or a literal of the struct without keys. It errs on the
 // side of finding too much (any selector of that name counts).
-func references(files map[string][]byte, typ, field string) ([]string, *parseError) {
+func references(files map[string][]byte, typ, field string, pkg source) ([]string, *parseError) {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -641,7 +666,7 @@ func references(files map[string][]byte, typ, field string) ([]string, *parseErr
 		if !bytes.Contains(src, []byte(field)) && !bytes.Contains(src, []byte(typ)) {
 			continue
 		}
-		pf, perr := parseFile(n, src)
+		pf, perr := pkg.parse(n, src)
 		if perr != nil {
 			return nil, perr
 		}

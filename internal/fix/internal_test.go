@@ -419,6 +419,10 @@ type mapSource map[string][]byte
 
 func (m mapSource) dirFiles(string) (map[string][]byte, error) { return m, nil }
 
+func (m mapSource) parse(name string, src []byte) (*parsedFile, *parseError) {
+	return parseFile(name, src)
+}
+
 // TestPlanFile plans single intents on small files, without git: what
 // each fix writes (after gofmt), what is already done, and why what
 // cannot be fixed is not.
@@ -501,5 +505,27 @@ func TestPlanFile(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
 			}
 		})
+	}
+}
+
+// TestLookups: a file parsed to look into is parsed once per content; a
+// changed content is parsed again, a broken one is an error every time.
+func TestLookups(t *testing.T) {
+	var l lookups
+	a := []byte("package p\n\nvar A = 1\n")
+	first, pe := l.parse("p/a.go", a)
+	if pe != nil {
+		t.Fatal(pe.msg)
+	}
+	if again, _ := l.parse("p/a.go", append([]byte(nil), a...)); again != first {
+		t.Error("the same content was parsed again")
+	}
+	if changed, _ := l.parse("p/a.go", []byte("package p\n\nvar B = 2\n")); changed == first {
+		t.Error("a changed content gave the earlier parse")
+	}
+	for range 2 {
+		if _, pe := l.parse("p/b.go", []byte("package p\n\nvar = \n")); pe == nil {
+			t.Error("a broken file parsed")
+		}
 	}
 }
