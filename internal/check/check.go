@@ -171,11 +171,6 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	res.Diff = model.Compare(res.BaseModel, res.HeadModel) // diff
 	an := analyses(res)
 	defer an.Release.Close()
-	if changesAPI(res.Diff) {
-		// Most rules that judge a change ask for the release before
-		// base: it is looked for while the others run.
-		an.Release.FindReleaseAhead()
-	}
 	defer an.Usages.Close()    // before the history it reads
 	out, err := judge(res, an) // rules
 	if err != nil {
@@ -429,44 +424,6 @@ func analyses(res *Result) rules.Analyses {
 		Usages:  usage.New(hist, slices.Collect(res.Diff.RemovedFields())),
 		Shoot:   shoot.NewStages(hist),
 	}
-}
-
-// changesAPI reports whether the diff adds, removes or changes a group,
-// package, type, field, tombstone or constant (a type whose declaration
-// changed in another way does not count: this only decides what to start
-// ahead).
-func changesAPI(d *model.Diff) bool {
-	for _, g := range d.Groups {
-		if g.Base == nil || g.Head == nil {
-			return true
-		}
-		for _, p := range g.Packages {
-			if p.Base == nil || p.Head == nil {
-				return true
-			}
-			for _, c := range p.Consts {
-				if c.Base == nil || c.Head == nil {
-					return true
-				}
-			}
-			for _, t := range p.Types {
-				if t.Base == nil || t.Head == nil {
-					return true
-				}
-				for _, f := range t.Fields {
-					if f.Base == nil || f.Head == nil || len(f.Attrs) > 0 {
-						return true
-					}
-				}
-				for _, tb := range t.Tombstones {
-					if tb.Base == nil || tb.Head == nil {
-						return true
-					}
-				}
-			}
-		}
-	}
-	return false
 }
 
 // judge runs the rules (step "rules"), all but those that judge the

@@ -12,10 +12,9 @@
 // deprecation stages). The rules that judge with them live in
 // internal/rules and declare what they require; check builds the analyses
 // once per comparison. Every analysis runs once, when a rule needs it or
-// when it was started ahead for a rule that will (check looks for the
-// release while the rules run when the API changed; a rule's Ahead starts
-// what it will ask for): a change that leaves the API as it was never
-// reads a release tag. Problems with the input (no release tag, tags that
+// when it was started ahead for a rule that will (a rule's UsagesAt and
+// Ahead): a change without removed or new protobuf fields reads a release
+// tag only when a finding asks what the release had. Problems with the input (no release tag, tags that
 // are not versions, no release before base, a shallow clone, a missing
 // stage file) become notes on the report, never crashes.
 package lifecycle
@@ -61,8 +60,9 @@ const (
 // base (and before head), its snapshot and model, and the struct history
 // over earlier releases. Every part is computed lazily, once. The rules
 // engine runs rules one after another; what may run beside them is safe
-// for concurrent use: the release (FindReleaseAhead), the snapshots, and
-// the struct history (ProtoHistoryAhead; its entry points take turns).
+// for concurrent use: the release, the snapshots (a usage search started
+// ahead), and the struct history (ProtoHistoryAhead; its entry points
+// take turns).
 type History struct {
 	in   Input
 	opts Options
@@ -113,14 +113,6 @@ type releaseRev struct {
 	mu     sync.Mutex
 	groups map[string]*model.Group // by directory; nil: not in the release
 	whole  *model.Model            // the whole release, once asked for
-}
-
-// FindReleaseAhead starts looking for the release before base and head
-// in the background (git processes: the tags, the commit graph); Release
-// then finds it done or waits for it. It is not a use of the release
-// (Used).
-func (e *History) FindReleaseAhead() {
-	e.goAhead(func() { e.release() })
 }
 
 // goAhead runs work started ahead of the rules; Close waits for it. A
