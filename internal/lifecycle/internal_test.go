@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -394,5 +395,57 @@ func TestStructRangesRealSources(t *testing.T) {
 	}
 	if len(corpus) < 200 || structs < 500 {
 		t.Fatalf("only %d Go files with %d structs compared; the corpus is missing", len(corpus), structs)
+	}
+}
+
+// TestFindStructsRealSources: what findStructs reads of every struct of
+// real sources (fields, json names, protobuf numbers, positions, the
+// "Deprecated:" flag) is what the whole file's syntax tree, comments
+// included, says.
+func TestFindStructsRealSources(t *testing.T) {
+	corpus := gocorpus.Files(t, "..", "go", "net/http", "encoding/json")
+	structs, deprecated := 0, 0
+	for _, p := range corpus {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		var names []string
+		want := map[string]decl{}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range gd.Specs {
+				ts := s.(*ast.TypeSpec)
+				if st, ok := ts.Type.(*ast.StructType); ok && !ts.Assign.IsValid() {
+					if _, dup := want[ts.Name.Name]; !dup {
+						want[ts.Name.Name] = structDecl(fset, st, 0)
+						names = append(names, ts.Name.Name)
+					}
+				}
+			}
+		}
+		got := findStructs(src, names)
+		for i, n := range names {
+			if !reflect.DeepEqual(got[i], want[n]) {
+				t.Errorf("%s: struct %s: findStructs = %+v, want %+v", p, n, got[i], want[n])
+			}
+			for _, rf := range want[n].Fields {
+				if rf.Deprecated {
+					deprecated++
+				}
+			}
+		}
+		structs += len(names)
+	}
+	if structs < 500 || deprecated < 5 {
+		t.Fatalf("only %d structs with %d deprecated fields compared; the corpus is missing", structs, deprecated)
 	}
 }
