@@ -69,6 +69,14 @@ func branchy(t *testing.T) (*gitfixture.Fixture, *git.Repo) {
 
 func before(t *testing.T, r *git.Repo, match func(string) bool, commits ...string) []string {
 	t.Helper()
+	names, _ := beforeTags(t, r, match, commits...)
+	return names
+}
+
+// beforeTags is before with the release tags it asked (to count their
+// reads of the commit graph).
+func beforeTags(t *testing.T, r *git.Repo, match func(string) bool, commits ...string) ([]string, *git.ReleaseTags) {
+	t.Helper()
 	rs, err := r.ReleaseTags(match)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +89,7 @@ func before(t *testing.T, r *git.Repo, match func(string) bool, commits ...strin
 	for _, g := range got {
 		names = append(names, g.Name)
 	}
-	return names
+	return names, rs
 }
 
 func TestBeforeReleaseBranches(t *testing.T) {
@@ -376,22 +384,11 @@ func TestBeforeTaggedCommitOneRead(t *testing.T) {
 		{[]string{"m20"}, []string{"v1.20.0"}},
 		{[]string{"r2", "m20"}, []string{"v1.2.0", "v1.20.0"}},
 	} {
-		rs, err := r.ReleaseTags(releasePattern.MatchString)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var commits []string
 		for _, s := range c.steps {
 			commits = append(commits, f.Commits[s])
 		}
-		got, err := rs.Before(commits...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, g := range got {
-			names = append(names, g.Name)
-		}
+		names, rs := beforeTags(t, r, releasePattern.MatchString, commits...)
 		if strings.Join(names, " ") != strings.Join(c.want, " ") || git.GraphReads(rs) != 1 {
 			t.Errorf("Before(%v) = %v in %d reads of the graph, want %v in 1", c.steps, names, git.GraphReads(rs), c.want)
 		}

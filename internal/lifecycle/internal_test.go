@@ -368,25 +368,35 @@ func TestCacheEntryRoundTrip(t *testing.T) {
 // this repository's Go files and part of the standard library's: every
 // top-level struct type declaration, from its name to its closing brace,
 // and nothing else.
+// topStructs returns the top-level struct type declarations of f (not
+// aliases), the first of each name, in source order.
+func topStructs(f *ast.File) []*ast.TypeSpec {
+	var out []*ast.TypeSpec
+	seen := map[string]bool{}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, s := range gd.Specs {
+			ts := s.(*ast.TypeSpec)
+			if _, ok := ts.Type.(*ast.StructType); ok && !ts.Assign.IsValid() && !seen[ts.Name.Name] {
+				seen[ts.Name.Name] = true
+				out = append(out, ts)
+			}
+		}
+	}
+	return out
+}
+
 func TestStructRangesRealSources(t *testing.T) {
 	corpus := gocorpus.Parsed(t, "..", "go", "net/http")
 	structs := 0
 	for _, c := range corpus {
 		p, src, f := c.Path, c.Src, c.File
 		want := map[string][2]int{}
-		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, s := range gd.Specs {
-				ts := s.(*ast.TypeSpec)
-				if st, ok := ts.Type.(*ast.StructType); ok && !ts.Assign.IsValid() {
-					if _, dup := want[ts.Name.Name]; !dup {
-						want[ts.Name.Name] = [2]int{int(ts.Name.Pos() - f.FileStart), int(st.End() - f.FileStart)}
-					}
-				}
-			}
+		for _, ts := range topStructs(f) {
+			want[ts.Name.Name] = [2]int{int(ts.Name.Pos() - f.FileStart), int(ts.Type.End() - f.FileStart)}
 		}
 		structs += len(want)
 		if got := structRanges(src); !reflect.DeepEqual(got, want) {
@@ -417,20 +427,9 @@ func TestFindStructsRealSources(t *testing.T) {
 		}
 		var names []string
 		want := map[string]decl{}
-		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, s := range gd.Specs {
-				ts := s.(*ast.TypeSpec)
-				if st, ok := ts.Type.(*ast.StructType); ok && !ts.Assign.IsValid() {
-					if _, dup := want[ts.Name.Name]; !dup {
-						want[ts.Name.Name] = structDecl(fset, st, 0)
-						names = append(names, ts.Name.Name)
-					}
-				}
-			}
+		for _, ts := range topStructs(f) {
+			want[ts.Name.Name] = structDecl(fset, ts.Type.(*ast.StructType), 0)
+			names = append(names, ts.Name.Name)
 		}
 		got := findStructs(src, names)
 		for i, n := range names {

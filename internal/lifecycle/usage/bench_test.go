@@ -1,15 +1,12 @@
 package usage_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/lifecycletest"
 	"github.com/apicheck/apicheck/internal/lifecycle/usage"
-	"github.com/apicheck/apicheck/internal/model"
-	"github.com/apicheck/apicheck/internal/scan"
 )
 
 // BenchmarkUsages measures the usage search at base of a generated
@@ -41,15 +38,7 @@ func BenchmarkUsages(b *testing.B) {
 	if n := len(base.Files()); n < 2500 {
 		b.Fatalf("generated %d files, want 2500", n)
 	}
-	bm, err := scan.Scan(base, scan.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	hm, err := scan.Scan(head, scan.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	removed := slices.Collect(model.Compare(bm, hm).RemovedFields())
+	bm, hm, removed := scanRemoved(b, base, head)
 	if len(removed) != 1 {
 		b.Fatalf("removed fields: %d, want 1", len(removed))
 	}

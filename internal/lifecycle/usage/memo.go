@@ -1,10 +1,12 @@
 package usage
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -55,16 +57,16 @@ func (e *Finder) memoKey(commit string, q *query, typeInfo bool) string {
 		fmt.Fprintf(&b, "stage %q\n", s)
 	}
 	groups := append([]*group(nil), q.groups...)
-	sort.Slice(groups, func(i, j int) bool { return groups[i].dir < groups[j].dir })
+	slices.SortFunc(groups, func(x, y *group) int { return strings.Compare(x.dir, y.dir) })
 	for _, g := range groups {
 		fmt.Fprintf(&b, "group %q\n", g.dir)
-		for _, ip := range sortedKeys(g.imports) {
+		for _, ip := range slices.Sorted(maps.Keys(g.imports)) {
 			fmt.Fprintf(&b, " import %q\n", ip)
 		}
-		for _, t := range sortedKeys(g.types) {
+		for _, t := range slices.Sorted(maps.Keys(g.types)) {
 			fmt.Fprintf(&b, " type %q\n", t)
 		}
-		for _, name := range sortedKeys(g.byName) {
+		for _, name := range slices.Sorted(maps.Keys(g.byName)) {
 			for _, k := range g.byName[name] {
 				fmt.Fprintf(&b, " field %q %q\n", k.Type, k.Field)
 				for _, p := range q.paths[k] {
@@ -78,15 +80,6 @@ func (e *Finder) memoKey(commit string, q *query, typeInfo bool) string {
 		}
 	}
 	return b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // memoAnswer is the memoised part of Usages.
@@ -107,15 +100,8 @@ func encodeAnswer(u *Usages) []byte {
 	for k, r := range u.byKey {
 		a.Refs = append(a.Refs, memoRefs{Key: k, Typed: r.Typed, ByPath: r.ByPath})
 	}
-	sort.Slice(a.Refs, func(i, j int) bool {
-		x, y := a.Refs[i].Key, a.Refs[j].Key
-		if x.Group != y.Group {
-			return x.Group < y.Group
-		}
-		if x.Type != y.Type {
-			return x.Type < y.Type
-		}
-		return x.Field < y.Field
+	slices.SortFunc(a.Refs, func(x, y memoRefs) int {
+		return cmp.Or(strings.Compare(x.Key.Group, y.Key.Group), strings.Compare(x.Key.Type, y.Key.Type), strings.Compare(x.Key.Field, y.Key.Field))
 	})
 	data, err := json.Marshal(a)
 	if err != nil {

@@ -29,15 +29,7 @@ func search(t *testing.T, archive string, opts lifecycle.Options) ([]string, *us
 		t.Fatal(err)
 	}
 	base, head := openStep(t, repo, fx, "base"), openStep(t, repo, fx, "head")
-	bm, err := scan.Scan(base, scan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hm, err := scan.Scan(head, scan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	removed := slices.Collect(model.Compare(bm, hm).RemovedFields())
+	bm, hm, removed := scanRemoved(t, base, head)
 	if len(removed) == 0 {
 		t.Fatal("nothing removed")
 	}
@@ -61,6 +53,21 @@ func search(t *testing.T, archive string, opts lifecycle.Options) ([]string, *us
 	}
 	sort.Strings(out)
 	return out, u
+}
+
+// scanRemoved scans two revisions and returns their models and the
+// fields removed between them.
+func scanRemoved(t testing.TB, base, head git.Snapshot) (bm, hm *model.Model, removed []*model.FieldDiff) {
+	t.Helper()
+	bm, err := scan.Scan(base, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm, err = scan.Scan(head, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bm, hm, slices.Collect(model.Compare(bm, hm).RemovedFields())
 }
 
 // openStep opens the snapshot of a step of a fixture, closed at the
@@ -404,15 +411,7 @@ func TestPrefetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, hd := openStep(t, repo, fx, "base"), openStep(t, repo, fx, "head")
-	bm, err := scan.Scan(base, scan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hm, err := scan.Scan(hd, scan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	removed := slices.Collect(model.Compare(bm, hm).RemovedFields())
+	bm, hm, removed := scanRemoved(t, base, hd)
 	revs := []lifecycle.Rev{lifecycle.RevRelease, lifecycle.RevBase}
 	// search runs the searches at revs with one Finder (none when alone:
 	// a Finder per revision), ahead or when asked; it returns each
@@ -500,15 +499,7 @@ func F(p *core.Shoot) string { return p.Spec.Region }
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wt.Close() })
-	bm, err := scan.Scan(base, scan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hm, err := scan.Scan(hd, scan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	removed := slices.Collect(model.Compare(bm, hm).RemovedFields())
+	bm, hm, removed := scanRemoved(t, base, hd)
 	if len(removed) != 1 {
 		t.Fatalf("removed %d fields, want 1", len(removed))
 	}
