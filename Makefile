@@ -37,7 +37,7 @@ test:
 FUZZTIME ?= 30s
 FUZZ     := internal/check:FuzzAPIEdits internal/check:FuzzAPIFile \
 	internal/protobuf:FuzzParseTag internal/protobuf:FuzzParseTombstones \
-	internal/golex:FuzzLexer
+	internal/golex:FuzzLexer internal/lifecycle:FuzzLexStruct
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 	  echo "== $${t##*:} ($(FUZZTIME))"; \

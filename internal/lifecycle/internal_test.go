@@ -411,10 +411,11 @@ func TestStructRangesRealSources(t *testing.T) {
 // TestFindStructsRealSources: what findStructs reads of every struct of
 // real sources (fields, json names, protobuf numbers, positions, the
 // "Deprecated:" flag) is what the whole file's syntax tree, comments
-// included, says.
+// included, says; so is what lexStruct reads of the structs it reads
+// (most of them).
 func TestFindStructsRealSources(t *testing.T) {
 	corpus := gocorpus.Files(t, "..", "go", "net/http", "encoding/json")
-	structs, deprecated := 0, 0
+	structs, deprecated, lexed := 0, 0, 0
 	for _, p := range corpus {
 		src, err := os.ReadFile(p)
 		if err != nil {
@@ -432,9 +433,16 @@ func TestFindStructsRealSources(t *testing.T) {
 			names = append(names, ts.Name.Name)
 		}
 		got := findStructs(src, names)
+		ranges := structRanges(src)
 		for i, n := range names {
 			if !reflect.DeepEqual(got[i], want[n]) {
 				t.Errorf("%s: struct %s: findStructs = %+v, want %+v", p, n, got[i], want[n])
+			}
+			if d, ok := lexStruct(src, ranges[n][0], ranges[n][1]); ok {
+				lexed++
+				if !reflect.DeepEqual(d, want[n]) {
+					t.Errorf("%s: struct %s: lexStruct = %+v, want %+v", p, n, d, want[n])
+				}
 			}
 			for _, rf := range want[n].Fields {
 				if rf.Deprecated {
@@ -444,7 +452,8 @@ func TestFindStructsRealSources(t *testing.T) {
 		}
 		structs += len(names)
 	}
-	if structs < 500 || deprecated < 5 {
-		t.Fatalf("only %d structs with %d deprecated fields compared; the corpus is missing", structs, deprecated)
+	if structs < 500 || deprecated < 5 || lexed < structs/2 {
+		t.Fatalf("only %d structs with %d deprecated fields compared, %d read from their tokens; the corpus is missing", structs, deprecated, lexed)
 	}
+	t.Logf("%d structs, %d read from their tokens", structs, lexed)
 }

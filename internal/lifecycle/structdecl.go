@@ -87,7 +87,24 @@ func skipSpace(src []byte, i int) int {
 // level of Go source src (found is false when src does not declare it,
 // also when it declares typ as something else or does not tokenize).
 func findStruct(src []byte, typ string) decl {
-	fset, st, shift, ok := parseStruct(src, typ)
+	if !mayDeclare(src, typ) {
+		return decl{}
+	}
+	start, end, ok := structRange(src, typ)
+	if !ok {
+		return decl{}
+	}
+	return structAt(src, typ, start, end)
+}
+
+// structAt reads the struct typ declared at src[start:end] (see
+// structRange): from its tokens (lexStruct) when it can, else from its
+// syntax tree.
+func structAt(src []byte, typ string, start, end int) decl {
+	if d, ok := lexStruct(src, start, end); ok {
+		return d
+	}
+	fset, st, shift, ok := parseStructAt(src, typ, start, end)
 	if !ok {
 		return decl{}
 	}
@@ -153,15 +170,9 @@ func findStructs(src []byte, typs []string) []decl {
 	}
 	ranges := structRanges(src)
 	for i, typ := range typs {
-		r, ok := ranges[typ]
-		if !ok {
-			continue
+		if r, ok := ranges[typ]; ok {
+			out[i] = structAt(src, typ, r[0], r[1])
 		}
-		fset, st, shift, ok := parseStructAt(src, typ, r[0], r[1])
-		if !ok {
-			continue
-		}
-		out[i] = structDecl(fset, st, shift)
 	}
 	return out
 }
@@ -345,15 +356,9 @@ var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
 
 // relFields describes one field declaration (one entry per name).
 func relFields(fset *token.FileSet, fld *ast.Field) []relField {
-	var tag reflect.StructTag
+	tagLit := ""
 	if fld.Tag != nil {
-		if s, err := strconv.Unquote(fld.Tag.Value); err == nil {
-			tag = reflect.StructTag(s)
-		}
-	}
-	number, wireSpec := 0, ""
-	if pt, ok, err := protobuf.FromStructTag(string(tag)); ok && err == nil && pt != nil {
-		number, wireSpec = pt.Number, pt.Wire+","+pt.Label
+		tagLit = fld.Tag.Value
 	}
 	deprecated := false
 	if fld.Doc != nil {
@@ -365,27 +370,45 @@ func relFields(fset *token.FileSet, fld *ast.Field) []relField {
 			}
 		}
 	}
+	if len(fld.Names) == 0 {
+		p := fset.Position(fld.Type.Pos())
+		return newRelFields([]string{scan.EmbeddedName(fld.Type)}, [][2]int{{p.Line, p.Column}}, true, tagLit, deprecated)
+	}
+	names := make([]string, len(fld.Names))
+	at := make([][2]int, len(fld.Names))
+	for i, n := range fld.Names {
+		p := fset.Position(n.Pos())
+		names[i], at[i] = n.Name, [2]int{p.Line, p.Column}
+	}
+	return newRelFields(names, at, false, tagLit, deprecated)
+}
+
+// newRelFields describes a field declaration: its names (the type's
+// name for an embedded field) at their lines and columns, and its tag
+// as written (a Go string literal, "" without one).
+func newRelFields(names []string, at [][2]int, embedded bool, tagLit string, deprecated bool) []relField {
+	var tag reflect.StructTag
+	if tagLit != "" {
+		if s, err := strconv.Unquote(tagLit); err == nil {
+			tag = reflect.StructTag(s)
+		}
+	}
+	number, wireSpec := 0, ""
+	if pt, ok, err := protobuf.FromStructTag(string(tag)); ok && err == nil && pt != nil {
+		number, wireSpec = pt.Number, pt.Wire+","+pt.Label
+	}
 	jsonName, hasJSON := tag.Lookup("json")
 	jsonName, _, _ = strings.Cut(jsonName, ",")
-	wire := func(goName string, embedded bool) string {
+	out := make([]relField, len(names))
+	for i, name := range names {
+		wire := name
 		switch {
 		case hasJSON && jsonName != "":
-			return jsonName
+			wire = jsonName
 		case embedded:
-			return ""
+			wire = ""
 		}
-		return goName
-	}
-	if len(fld.Names) == 0 {
-		name := scan.EmbeddedName(fld.Type)
-		p := fset.Position(fld.Type.Pos())
-		return []relField{{Name: name, JSON: wire(name, true), Number: number, Wire: wireSpec, Deprecated: deprecated, Line: p.Line, Col: p.Column}}
-	}
-	var out []relField
-	for _, n := range fld.Names {
-		p := fset.Position(n.Pos())
-		out = append(out, relField{Name: n.Name, JSON: wire(n.Name, false), Number: number, Wire: wireSpec, Deprecated: deprecated,
-			Line: p.Line, Col: p.Column})
+		out[i] = relField{Name: name, JSON: wire, Number: number, Wire: wireSpec, Deprecated: deprecated, Line: at[i][0], Col: at[i][1]}
 	}
 	return out
 }
