@@ -14,9 +14,10 @@
 // once per comparison. Every analysis runs once, when a rule needs it or
 // when it was started ahead for a rule that will (a rule's UsagesAt and
 // Ahead): a change without removed or new protobuf fields reads a release
-// tag only when a finding asks what the release had. Problems with the input (no release tag, tags that
-// are not versions, no release before base, a shallow clone, a missing
-// stage file) become notes on the report, never crashes.
+// tag only when a finding asks what the release had. Problems with the
+// input (no release tag, tags that are not versions, no release before
+// base, a shallow clone, a missing stage file) become notes on the
+// report, never crashes.
 package lifecycle
 
 import (

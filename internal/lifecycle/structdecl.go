@@ -87,14 +87,19 @@ func skipSpace(src []byte, i int) int {
 // level of Go source src (found is false when src does not declare it,
 // also when it declares typ as something else or does not tokenize).
 func findStruct(src []byte, typ string) decl {
-	if !mayDeclare(src, typ) {
-		return decl{}
-	}
-	start, end, ok := structRange(src, typ)
+	start, end, ok := declRange(src, typ)
 	if !ok {
 		return decl{}
 	}
 	return structAt(src, typ, start, end)
+}
+
+// declRange is structRange after a cheap test that src may declare typ.
+func declRange(src []byte, typ string) (start, end int, ok bool) {
+	if !mayDeclare(src, typ) {
+		return 0, 0, false
+	}
+	return structRange(src, typ)
 }
 
 // structAt reads the struct typ declared at src[start:end] (see
@@ -148,10 +153,7 @@ func fieldDecl(src []byte, typ, name string) (typExpr, tag string, ok bool) {
 // parseStruct parses the top-level declaration of struct type typ in src
 // alone; a line of the result plus shift is the line in src.
 func parseStruct(src []byte, typ string) (_ *token.FileSet, _ *ast.StructType, shift int, ok bool) {
-	if !mayDeclare(src, typ) {
-		return nil, nil, 0, false
-	}
-	start, end, ok := structRange(src, typ)
+	start, end, ok := declRange(src, typ)
 	if !ok {
 		return nil, nil, 0, false
 	}

@@ -14,6 +14,9 @@ import (
 	"github.com/apicheck/apicheck/internal/testutil/gocorpus"
 )
 
+// mentions is the pre-filter for one name.
+func mentions(src, name []byte) bool { return newNameSet([][]byte{name}).mentioned(src) }
+
 func TestMentions(t *testing.T) {
 	for src, want := range map[string]bool{
 		"x.Region":                  true,

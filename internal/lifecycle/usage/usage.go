@@ -698,9 +698,6 @@ func (ns *nameSet) mentioned(src []byte) bool {
 	return false
 }
 
-// mentions is mentioned for one name.
-func mentions(src, name []byte) bool { return newNameSet([][]byte{name}).mentioned(src) }
-
 func identByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
