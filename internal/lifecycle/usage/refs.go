@@ -105,7 +105,7 @@ func references(fset *token.FileSet, c *candFile, tc *typed, q *query, keys map[
 			}
 		case *ast.SelectorExpr:
 			name := n.Sel.Name
-			if !q.nameSet[name] || qualifier(n.X, c, info) {
+			if !q.names.has(name) || qualifier(n.X, c, info) {
 				return true
 			}
 			if info != nil {
@@ -148,7 +148,7 @@ func references(fset *token.FileSet, c *candFile, tc *typed, q *query, keys map[
 					continue
 				}
 				id, ok := kv.Key.(*ast.Ident)
-				if !ok || !q.nameSet[id.Name] {
+				if !ok || !q.names.has(id.Name) {
 					continue
 				}
 				if info != nil {

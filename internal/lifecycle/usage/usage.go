@@ -287,8 +287,7 @@ func (e *Finder) search(rev lifecycle.Rev, asked bool) (*Usages, error) {
 // query is what one search looks for: every removed field of the change.
 type query struct {
 	groups  []*group
-	names   *nameSet // distinct Go names, for the byte pre-filter
-	nameSet map[string]bool
+	names   *nameSet // the removed fields' names (all groups)
 	paths   map[Key][][]seg
 	exclude *exclusions
 }
@@ -308,8 +307,7 @@ func (e *Finder) makeQuery(fields []*model.FieldDiff) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &query{nameSet: map[string]bool{}, paths: map[Key][][]seg{}, exclude: ex}
-	var names [][]byte
+	q := &query{paths: map[Key][][]seg{}, exclude: ex}
 	byDir := map[string]*group{}
 	for _, fd := range fields {
 		k := KeyOf(fd)
@@ -336,13 +334,13 @@ func (e *Finder) makeQuery(fields []*model.FieldDiff) (*query, error) {
 			g.byName[k.Field] = append(g.byName[k.Field], k)
 		}
 		g.types[k.Type] = true
-		if !q.nameSet[k.Field] {
-			q.nameSet[k.Field] = true
-			names = append(names, []byte(k.Field))
-		}
 		q.paths[k] = append(q.paths[k], kindPaths(fd.Type.Pkg.Base, k.Type, k.Field)...)
 	}
-	q.names = newNameSet(names)
+	var names [][]byte
+	for _, g := range q.groups {
+		names = append(names, g.names...)
+	}
+	q.names = newNameSet(names) // a set: a name of two groups counts once
 	return q, nil
 }
 
@@ -660,6 +658,9 @@ func newNameSet(names [][]byte) *nameSet {
 	}
 	return ns
 }
+
+// has reports whether name is in the set.
+func (ns *nameSet) has(name string) bool { return ns.set[name] }
 
 // mentioned reports whether src may reference one of the names as a
 // field: a selector ".Name" or a composite-literal key "Name:" (not
