@@ -201,14 +201,8 @@ func parseStructAt(src []byte, typ string, start, end int) (_ *token.FileSet, _ 
 	b.Write(src[start:end])
 	b.WriteString("\n)\n")
 	shift = line - 3 // file line = snippet line + shift
-	// Comments only matter for a "Deprecated:" paragraph (relFields):
-	// without the word, the parser need not collect them.
-	mode := parser.SkipObjectResolution
-	if protobuf.ContainsFold(string(src[start:end]), "deprecated") {
-		mode |= parser.ParseComments
-	}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", b.Bytes(), mode)
+	f, err := parser.ParseFile(fset, "", b.Bytes(), parser.SkipObjectResolution|parser.ParseComments)
 	if err != nil || len(f.Decls) != 1 {
 		return nil, nil, 0, false
 	}
