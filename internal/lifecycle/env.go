@@ -116,16 +116,6 @@ type releaseRev struct {
 	whole  *model.Model            // the whole release, once asked for
 }
 
-// goAhead runs work started ahead of the rules; Close waits for it. A
-// panic of work done ahead is kept with its result (sync.OnceValues,
-// protoResult) and raised again for the caller who asks for it.
-func (e *History) goAhead(f func()) {
-	e.ahead.Go(func() {
-		defer func() { _ = recover() }()
-		f()
-	})
-}
-
 // Close waits for the work started ahead, and releases the release tag's
 // snapshot, if one was opened.
 func (e *History) Close() {

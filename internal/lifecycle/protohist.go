@@ -782,10 +782,11 @@ func (e *History) ProtoHistory(structs map[string][]string) (*ProtoNumbers, erro
 }
 
 // ProtoHistoryAhead starts ProtoHistory(structs) in the background: the
-// rule that asks for it later finds it done or waits for it. It is not a
-// use of the release (Used).
+// rule that asks for it later finds it done or waits for it (a panic is
+// kept with the result, see protoResult). It is not a use of the release
+// (Used). Close waits for it.
 func (e *History) ProtoHistoryAhead(structs map[string][]string) {
-	e.goAhead(func() { e.protoHistoryOnce(structs) })
+	e.ahead.Go(func() { e.protoHistoryOnce(structs) })
 }
 
 // protoResult is ProtoHistory's answer for one set of structs: a panic
