@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"go/token"
 	"sort"
 	"strings"
 )
@@ -464,7 +465,7 @@ func compareTypes(pd *PackageDiff) {
 func AliasTarget(p *Package, t *Type) string {
 	name := ""
 	for range 8 {
-		if t == nil || !t.Alias || !isIdent(t.Underlying) {
+		if t == nil || !t.Alias || !token.IsIdentifier(t.Underlying) {
 			break
 		}
 		name = t.Underlying
@@ -477,18 +478,6 @@ func AliasTarget(p *Package, t *Type) string {
 		return ""
 	}
 	return name
-}
-
-func isIdent(s string) bool {
-	if s == "" || !isIdentStart(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if !isIdentPart(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // shapeKey is equal for two types exactly when they have the same shape:
