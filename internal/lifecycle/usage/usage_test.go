@@ -23,12 +23,7 @@ import (
 // reference: "Type.Field typed|path file:line:col".
 func search(t *testing.T, archive string, opts lifecycle.Options) ([]string, *usage.Usages) {
 	t.Helper()
-	fx := gitfixture.FromTxtar(t, []byte(archive))
-	repo, err := git.Open(fx.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, head := openStep(t, repo, fx, "base"), openStep(t, repo, fx, "head")
+	repo, base, head := openSteps(t, archive)
 	bm, hm, removed := scanRemoved(t, base, head)
 	if len(removed) == 0 {
 		t.Fatal("nothing removed")
@@ -68,6 +63,18 @@ func scanRemoved(t testing.TB, base, head git.Snapshot) (bm, hm *model.Model, re
 		t.Fatal(err)
 	}
 	return bm, hm, slices.Collect(model.Compare(bm, hm).RemovedFields())
+}
+
+// openSteps builds the repository of a txtar history and opens its steps
+// base and head (closed at the test's end).
+func openSteps(t *testing.T, archive string) (*git.Repo, git.Snapshot, git.Snapshot) {
+	t.Helper()
+	fx := gitfixture.FromTxtar(t, []byte(archive))
+	repo, err := git.Open(fx.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo, openStep(t, repo, fx, "base"), openStep(t, repo, fx, "head")
 }
 
 // openStep opens the snapshot of a step of a fixture, closed at the
@@ -405,12 +412,7 @@ func TestPrefetch(t *testing.T) {
 		use("rel@v1.0.0", "c/c.go", "func H(p *core.ShootSpec) string { return p.Seed }\n") +
 		use("base", "a/a.go", "func F(p *core.Shoot) string { return p.Spec.Region }\n") +
 		api[head:]
-	fx := gitfixture.FromTxtar(t, []byte(archive))
-	repo, err := git.Open(fx.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, hd := openStep(t, repo, fx, "base"), openStep(t, repo, fx, "head")
+	repo, base, hd := openSteps(t, archive)
 	bm, hm, removed := scanRemoved(t, base, hd)
 	revs := []lifecycle.Rev{lifecycle.RevRelease, lifecycle.RevBase}
 	// search runs the searches at revs with one Finder (none when alone:
@@ -488,12 +490,7 @@ import core "example.com/api/pkg/apis/core/v1beta1"
 
 func F(p *core.Shoot) string { return p.Spec.Region }
 `
-	fx := gitfixture.FromTxtar(t, []byte(archive))
-	repo, err := git.Open(fx.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, hd := openStep(t, repo, fx, "base"), openStep(t, repo, fx, "head")
+	repo, base, hd := openSteps(t, archive)
 	wt, err := repo.Snapshot(git.WorktreeRef)
 	if err != nil {
 		t.Fatal(err)
