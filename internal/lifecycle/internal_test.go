@@ -110,10 +110,35 @@ func TestBlobCacheUnsafeDirs(t *testing.T) {
 	}
 }
 
+// writeTestPack writes records as the newest pack of c's directory.
+func writeTestPack(t *testing.T, c *blobCache, records ...packRecord) string {
+	t.Helper()
+	name := newPackName()
+	if err := os.WriteFile(filepath.Join(c.dir, name), encodePack(records), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// cacheFiles lists the files of c's directory.
+func cacheFiles(t *testing.T, c *blobCache) []string {
+	t.Helper()
+	des, err := os.ReadDir(c.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, de := range des {
+		out = append(out, de.Name())
+	}
+	return out
+}
+
 // TestBlobCacheBadEntries: a truncated, garbled, foreign or outdated
 // entry is a miss, and put rewrites it.
 func TestBlobCacheBadEntries(t *testing.T) {
-	c := openBlobCache(t.TempDir(), t.TempDir())
+	dir, repo := t.TempDir(), t.TempDir()
+	c := openBlobCache(dir, repo)
 	if c.dir == "" {
 		t.Fatal("cache disabled")
 	}
@@ -125,13 +150,11 @@ func TestBlobCacheBadEntries(t *testing.T) {
 		t.Fatalf("got %v, want %v (before the write)", got, testEntry)
 	}
 	c.flush()
-	if got := c.get(testOID); !reflect.DeepEqual(got, testEntry) {
+	fresh := openBlobCache(dir, repo)
+	if got := fresh.get(testOID); !reflect.DeepEqual(got, testEntry) {
 		t.Fatalf("got %v, want %v", got, testEntry)
 	}
-	good, err := os.ReadFile(c.entryName(testOID))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := fresh.readEntry(testOID)
 	other := "fedcba9876543210fedcba9876543210fedcba98"
 	entryOfOther, _ := encodeEntry(other, testEntry)
 	for name, data := range map[string][]byte{
@@ -143,19 +166,31 @@ func TestBlobCacheBadEntries(t *testing.T) {
 		"wrong version":  bytes.Replace(good, []byte(cacheFormat), []byte("apicheck struct cache 7"), 1),
 		"other blob":     entryOfOther,
 		"trailing data":  append(append([]byte(nil), good...), "x"...),
-		"too large":      append(append([]byte(nil), good...), bytes.Repeat([]byte(" "), cacheEntryMax)...),
 	} {
-		if err := os.WriteFile(c.entryName(testOID), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if m := c.get(testOID); m != nil {
+		writeTestPack(t, c, packRecord{testOID, data}) // newer than the good one
+		if m := openBlobCache(dir, repo).get(testOID); m != nil {
 			t.Errorf("%s: entry read as a hit: %v", name, m)
 		}
-		c.put(testOID, testEntry)
-		c.flush()
-		if got := c.get(testOID); !reflect.DeepEqual(got, testEntry) {
+		again := openBlobCache(dir, repo)
+		again.put(testOID, testEntry)
+		again.flush()
+		if got := openBlobCache(dir, repo).get(testOID); !reflect.DeepEqual(got, testEntry) {
 			t.Errorf("%s: not rewritten: %v", name, got)
 		}
+	}
+	// An entry over the size limit is neither written nor read.
+	huge := append(append([]byte(nil), good...), bytes.Repeat([]byte(" "), cacheEntryMax)...)
+	big := openBlobCache(dir, repo)
+	big.write(other, huge)
+	if got := big.readEntry(other); got != nil {
+		t.Errorf("entry over the limit kept: %d bytes", len(got))
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s%s %d\n", packHeader, other, len(huge))
+	b.Write(huge)
+	os.WriteFile(filepath.Join(dir, cacheSubdir, newPackName()), b.Bytes(), 0o600)
+	if got := openBlobCache(dir, repo).readEntry(other); got != nil {
+		t.Errorf("entry over the limit read: %d bytes", len(got))
 	}
 	// A checksum over other content is not enough: recomputing it is
 	// what a valid entry needs.
@@ -178,11 +213,63 @@ func TestBlobCacheBadEntries(t *testing.T) {
 	}
 }
 
-// TestBlobCacheWritesBehind: entries are written in the background; an
-// entry put twice ends with the second content however the writer was
-// placed, and a fresh cache on the same directory reads what flush
-// waited for.
-func TestBlobCacheWritesBehind(t *testing.T) {
+// TestPackFraming: a pack is read up to the first flaw of its framing;
+// a pack with another header, or a file that is not a pack, is not read.
+func TestPackFraming(t *testing.T) {
+	a := packRecord{"aaaa" + testOID[4:], []byte("first")}
+	b := packRecord{"bbbb" + testOID[4:], []byte("second")}
+	good := encodePack([]packRecord{a, b})
+	if got := parsePack(good); !reflect.DeepEqual(got, []packRecord{a, b}) {
+		t.Fatalf("parsePack(encodePack) = %q", got)
+	}
+	firstEnd := len(packHeader) + len(a.name) + len(" 5\n") + len(a.data)
+	for name, tc := range map[string]struct {
+		data []byte
+		want int // records read
+	}{
+		"truncated in the second record": {good[:len(good)-2], 1},
+		"truncated in a record line":     {good[:firstEnd+10], 1},
+		"size too large":                 {bytes.Replace(good, []byte(" 6\n"), []byte(" 99\n"), 1), 1},
+		"negative size":                  {bytes.Replace(good, []byte(" 6\n"), []byte(" -6\n"), 1), 1},
+		"name not hex":                   {bytes.Replace(good, []byte("bbbb"), []byte("bbbz"), 1), 1},
+		"other header":                   {bytes.Replace(good, []byte("pack 1"), []byte("pack 2"), 1), 0},
+		"garbage":                        {[]byte("\x00\xff garbage {"), 0},
+		"empty":                          {nil, 0},
+		"header only":                    {[]byte(packHeader), 0},
+	} {
+		if got := parsePack(tc.data); len(got) != tc.want {
+			t.Errorf("%s: %d records read, want %d", name, len(got), tc.want)
+		}
+	}
+	// Records over the pack's size limit are left out, not cut.
+	var many []packRecord
+	for i := range 80 {
+		many = append(many, packRecord{fmt.Sprintf("%04x", i) + testOID[4:], bytes.Repeat([]byte("x"), cacheEntryMax)})
+	}
+	p := encodePack(many)
+	if len(p) > packMax {
+		t.Errorf("pack of %d bytes, over packMax", len(p))
+	}
+	if got := parsePack(p); len(got) != packMax/(cacheEntryMax+64) {
+		t.Errorf("%d records in a full pack", len(got))
+	}
+	// Files that are not packs, and packs over packMax, are not read.
+	c := openBlobCache(t.TempDir(), t.TempDir())
+	os.WriteFile(filepath.Join(c.dir, "notes.txt"), encodePack([]packRecord{a}), 0o600)
+	os.WriteFile(filepath.Join(c.dir, newPackName()), append(encodePack([]packRecord{b}), make([]byte, packMax)...), 0o600)
+	if got := c.readEntry(a.name); got != nil {
+		t.Errorf("entry read from a file that is not a pack: %q", got)
+	}
+	if got := c.readEntry(b.name); got != nil {
+		t.Errorf("entry read from a pack over the limit: %q", got)
+	}
+}
+
+// TestBlobCacheOnePack: a run's entries are written as one pack when the
+// run ends; an entry put twice ends with the second content, and a
+// fresh cache on the same directory reads what flush wrote. A run that
+// made no entry writes nothing.
+func TestBlobCacheOnePack(t *testing.T) {
 	dir := t.TempDir()
 	c := openBlobCache(dir, t.TempDir())
 	second := map[string]decl{testType: {}}
@@ -194,7 +281,13 @@ func TestBlobCacheWritesBehind(t *testing.T) {
 			t.Fatalf("%s: read %v before the write, want %v", oid, got, second)
 		}
 	}
+	if files := cacheFiles(t, c); len(files) != 0 {
+		t.Fatalf("files before flush: %v", files)
+	}
 	c.flush()
+	if files := cacheFiles(t, c); len(files) != 1 || !packName(files[0]) {
+		t.Fatalf("files after flush: %v, want one pack", files)
+	}
 	fresh := openBlobCache(dir, t.TempDir())
 	for i := range 20 {
 		oid := fmt.Sprintf("%02x%s", i, testOID[2:])
@@ -202,62 +295,99 @@ func TestBlobCacheWritesBehind(t *testing.T) {
 			t.Errorf("%s: written %v, want %v", oid, got, second)
 		}
 	}
+	fresh.flush()
+	if files := cacheFiles(t, c); len(files) != 1 {
+		t.Errorf("a run that made nothing wrote: %v", files)
+	}
 	if len(c.pending) != 0 || len(c.queue) != 0 {
 		t.Errorf("after flush: %d pending, %d queued", len(c.pending), len(c.queue))
 	}
 }
 
-// TestBlobCacheConcurrent: writers and readers of one entry at once
-// only ever see whole entries.
+// TestBlobCacheConcurrent: runs writing and reading one entry at once
+// only ever see whole entries, and leave packs only.
 func TestBlobCacheConcurrent(t *testing.T) {
 	dir := t.TempDir()
 	var wg sync.WaitGroup
 	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := openBlobCache(dir, t.TempDir())
-			for range 50 {
+		wg.Go(func() {
+			for range 10 {
+				c := openBlobCache(dir, t.TempDir())
+				c.maxPacks = 3 // merges race with writes and reads
 				if w%2 == 0 {
 					c.put(testOID, testEntry)
 				} else if got := c.get(testOID); got != nil && !reflect.DeepEqual(got, testEntry) {
 					t.Errorf("partial entry read: %v", got)
 				}
+				c.flush()
 			}
-			c.flush()
-		}()
+		})
 	}
 	wg.Wait()
-	es, _ := os.ReadDir(filepath.Join(dir, cacheSubdir, testOID[:2]))
-	if len(es) != 1 {
-		t.Errorf("shard holds %d files, want 1 (no temporary files left)", len(es))
+	c := openBlobCache(dir, t.TempDir())
+	for _, f := range cacheFiles(t, c) {
+		if !packName(f) {
+			t.Errorf("%s left in the cache directory", f)
+		}
+	}
+	if got := c.get(testOID); !reflect.DeepEqual(got, testEntry) {
+		t.Errorf("after the runs: %v", got)
 	}
 }
 
-// TestTrimShard: a shard over its budget loses its oldest entries, and
-// stale temporary files go.
-func TestTrimShard(t *testing.T) {
-	dir := t.TempDir()
-	old := time.Now().Add(-2 * time.Hour)
-	for i := range 10 {
-		p := filepath.Join(dir, fmt.Sprintf("entry%d", i))
-		if err := os.WriteFile(p, bytes.Repeat([]byte("x"), 100), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		mod := old.Add(time.Duration(i) * time.Minute)
-		os.Chtimes(p, mod, mod)
+// TestPackMerge: past maxPacks packs a run merges them into one, with
+// the entries it made and used first, then the newest, within three
+// quarters of the budget; stale temporary files go.
+func TestPackMerge(t *testing.T) {
+	dir, repo := t.TempDir(), t.TempDir()
+	oid := func(i int) string { return fmt.Sprintf("%04x", i) + testOID[4:] }
+	open := func() *blobCache {
+		c := openBlobCache(dir, repo)
+		c.maxPacks, c.budget = 4, 4000
+		return c
 	}
-	stale := filepath.Join(dir, ".entry.tmp-1")
+	for i := range 4 { // four packs of two 300-byte entries, 0 oldest
+		c := open()
+		c.write(oid(2*i), bytes.Repeat([]byte{'a' + byte(i)}, 300))
+		c.write(oid(2*i+1), bytes.Repeat([]byte{'a' + byte(i)}, 300))
+		c.flush()
+	}
+	stale := filepath.Join(open().dir, ".p-stale.tmp-1")
 	os.WriteFile(stale, []byte("x"), 0o600)
+	old := time.Now().Add(-2 * time.Hour)
 	os.Chtimes(stale, old, old)
-	trimShard(dir, 500)
-	es, _ := os.ReadDir(dir)
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
+	fresh := filepath.Join(open().dir, ".p-fresh.tmp-1")
+	os.WriteFile(fresh, []byte("x"), 0o600)
+
+	c := open()
+	if c.readEntry(oid(0)) == nil { // the oldest pack's entry, used
+		t.Fatal("entry 0 missing")
 	}
-	if want := []string{"entry7", "entry8", "entry9"}; !reflect.DeepEqual(names, want) {
-		t.Errorf("after trim: %v, want %v", names, want)
+	c.write(oid(100), bytes.Repeat([]byte("n"), 300))
+	c.flush() // a fifth pack: merge
+	files := cacheFiles(t, c)
+	if want := []string{".p-fresh.tmp-1"}; len(files) != 2 || files[0] != want[0] || !packName(files[1]) {
+		t.Fatalf("after the merge: %v, want the fresh temporary file and one pack", files)
+	}
+	data, _ := os.ReadFile(filepath.Join(c.dir, files[1]))
+	var got []string
+	for _, r := range parsePack(data) {
+		got = append(got, r.name[:4])
+	}
+	// Each record counts 356 bytes (name, content, framing): eight fit in
+	// 3000 of 4000. The new entry, the used one, then the newest packs'
+	// entries (7 and 6, 5 and 4, 3 and 2); entry 1, oldest and unused,
+	// is left out.
+	want := []string{"0064", "0000", "0006", "0007", "0004", "0005", "0002", "0003"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("merged pack holds %v, want %v", got, want)
+	}
+	after := open()
+	if after.readEntry(oid(100)) == nil || after.readEntry(oid(0)) == nil || after.readEntry(oid(7)) == nil {
+		t.Error("merged entries not read")
+	}
+	if after.readEntry(oid(1)) != nil {
+		t.Error("an old unused entry survived a merge over the budget")
 	}
 }
 

@@ -2,8 +2,9 @@ package lifecycle_test
 
 import (
 	"fmt"
-	"os"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -153,7 +154,8 @@ func TestCatalogOrder(t *testing.T) {
 // TestHistoryCache: the struct history is cached by blob under the
 // configured directory; a second run gives the same outcome from it, and
 // so does a run after every entry was truncated, garbled or replaced by
-// another entry (each bad entry is recomputed and rewritten).
+// another entry, or the pack's framing broken (each bad entry is
+// recomputed and written again).
 func TestHistoryCache(t *testing.T) {
 	t.Parallel()
 	c, fx := fixture(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
@@ -170,47 +172,34 @@ func TestHistoryCache(t *testing.T) {
 			t.Errorf("%s: the outcome differs (- want, + got):\n%s", what, strings.Join(diffs, "\n"))
 		}
 	}
-	entries := func() map[string][]byte {
-		t.Helper()
-		files, err := filepath.Glob(filepath.Join(cache, "*", "*", "*"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("nothing cached under %s: %v", cache, err)
-		}
-		out := map[string][]byte{}
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[f] = b
-		}
-		return out
-	}
 	run("first run")
-	good := entries()
-	var names []string
-	for f := range good {
-		names = append(names, f)
+	good := lifecycle.CacheEntries(cache)
+	if len(good) == 0 {
+		t.Fatalf("nothing cached under %s", cache)
 	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(good))
 	for _, damage := range []struct {
 		name string
 		f    func(i int, b []byte) []byte
+		tail string // after the entries
 	}{
-		{"cached", func(_ int, b []byte) []byte { return b }},
-		{"truncated", func(_ int, b []byte) []byte { return b[:len(b)/2] }},
-		{"garbage", func(_ int, b []byte) []byte { return []byte("\x00garbage{") }},
-		{"swapped", func(i int, _ []byte) []byte { return good[names[(i+1)%len(names)]] }},
-		{"empty", func(int, []byte) []byte { return nil }},
+		{"cached", func(_ int, b []byte) []byte { return b }, ""},
+		{"truncated", func(_ int, b []byte) []byte { return b[:len(b)/2] }, ""},
+		{"garbage", func(_ int, b []byte) []byte { return []byte("\x00garbage{") }, ""},
+		{"swapped", func(i int, _ []byte) []byte { return good[names[(i+1)%len(names)]] }, ""},
+		{"empty", func(int, []byte) []byte { return nil }, ""},
+		{"cut framing", func(_ int, b []byte) []byte { return b }, "0123abcd 99999\ngarbage"},
 	} {
-		for i, f := range names {
-			if err := os.WriteFile(f, damage.f(i, good[f]), 0o600); err != nil {
-				t.Fatal(err)
-			}
+		bad := map[string][]byte{}
+		for i, n := range names {
+			bad[n] = damage.f(i, good[n])
+		}
+		if err := lifecycle.ReplaceCache(cache, names, bad, []byte(damage.tail)); err != nil {
+			t.Fatal(err)
 		}
 		run(damage.name + " entries")
-		if diff := cmp.Diff(good, entries()); diff != "" {
-			t.Errorf("%s entries were not rewritten:\n%s", damage.name, diff)
+		if diff := cmp.Diff(good, lifecycle.CacheEntries(cache)); diff != "" {
+			t.Errorf("%s entries were not written again:\n%s", damage.name, diff)
 		}
 	}
 }
