@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -18,7 +19,9 @@ var VersionSkew = &Rule{
 	Severity:            finding.Error,
 	Relax:               relaxedToInfo,
 	Summary: "A field was added to or removed from a type in one version of a group but not in the type of another version " +
-		"that agreed with it at base: the same-named type, or the struct at the same JSON path from the kind.",
+		"that agreed with it at base: the same-named type, or the struct at the same JSON path from the kind. No skew: a field " +
+		"added to a version that another version already had in another struct of the same kind (same json name and type: a " +
+		"backport into a restructured older version), and an internal field renamed in place after an external version's name.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
 	Fix: "Make the same change in the internal version and every external version of the group (and adapt conversions).",
@@ -246,8 +249,10 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 	}
 	sort.Strings(names)
 	changed := changedFields{}
+	reach := kindReach{}
 	for _, typ := range names {
 		pvs := byName[typ]
+		aligned := internalAlignedRenames(pvs)
 		fields := map[string]bool{}
 		for _, x := range pvs {
 			for _, f := range x.td.Base.Fields {
@@ -274,6 +279,9 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 				if len(got) == 0 {
 					continue
 				}
+				if len(got) == 1 && got[0].version() == "" && aligned[fname] {
+					continue // the internal version renamed a field after an external one: Go only
+				}
 				before := hasField(got[0].td.Base, fname)
 				wire := fname
 				if f := changed.get(got[0].td, fname, added); f != nil {
@@ -293,6 +301,9 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 					// Device.Basic.BindsToNode against Device.BindsToNode).
 					if moved[x.pd][changeKey(added, fname)] || moved[x.pd][changeKey(added, wire)] {
 						continue
+					}
+					if added && reach.holds(x.pd, got[0], fname) {
+						continue // a version that already had it elsewhere: a backport
 					}
 					missed = append(missed, x)
 				}
@@ -331,6 +342,120 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 			}
 		}
 	}
+}
+
+// internalAlignedRenames returns the names of the fields the internal
+// version of a type renamed to the name an external version gives the
+// field (cert-manager's internal CertificateSpec.URISANs became URIs, v1's
+// name, while v1alpha2 kept URISANs): the internal version has no wire
+// form, conversions map the names, so neither the removal nor the
+// addition reaches another version. A pair is a removed and an added
+// field of the same type in the same place (the same index in the struct
+// at base and at head), and the new name is a field of some external
+// version's type at base.
+func internalAlignedRenames(pvs []skewPV) map[string]bool {
+	var in *model.TypeDiff
+	for _, x := range pvs {
+		if x.version() == "" {
+			in = x.td
+		}
+	}
+	if in == nil {
+		return nil
+	}
+	var out map[string]bool
+	for i, r := range in.Base.Fields {
+		if i >= len(in.Head.Fields) {
+			break
+		}
+		a := in.Head.Fields[i]
+		if a.Type != r.Type || a.Embedded || r.Embedded || hasField(in.Head, r.Name) || hasField(in.Base, a.Name) {
+			continue
+		}
+		for _, x := range pvs {
+			if x.version() != "" && hasField(x.td.Base, a.Name) {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[a.Name], out[r.Name] = true, true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// kindReach memoises, per package, the root kinds from which each struct
+// type is reachable.
+type kindReach map[*model.Package]map[string]map[string]bool
+
+// of returns the root kinds that reach each struct type of p.
+func (k kindReach) of(p *model.Package) map[string]map[string]bool {
+	if m, ok := k[p]; ok {
+		return m
+	}
+	m := map[string]map[string]bool{}
+	for _, r := range p.Types {
+		if !r.RootKind || strings.HasSuffix(r.Name, "List") {
+			continue
+		}
+		seen := map[string]bool{r.Name: true}
+		queue := []*model.Type{r}
+		for len(queue) > 0 {
+			t := queue[0]
+			queue = queue[1:]
+			if m[t.Name] == nil {
+				m[t.Name] = map[string]bool{}
+			}
+			m[t.Name][r.Name] = true
+			for _, f := range t.Fields {
+				if ft := p.Type(model.LocalTypeName(f.Type)); ft != nil && ft.Kind == model.KindStruct && !seen[ft.Name] {
+					seen[ft.Name] = true
+					queue = append(queue, ft)
+				}
+			}
+		}
+	}
+	k[p] = m
+	return m
+}
+
+// qualifier matches the package qualifiers of a type expression.
+var qualifier = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*\.`)
+
+// holds reports whether version x already had, at base and at head, the
+// field that version g added to its type fname, in another struct of a
+// kind that also reaches g's type: the same json name and the same type
+// but for package qualifiers (Cluster API's v1beta2 keeps
+// KubeadmControlPlane's taints in spec.machineTemplate.spec, and a change
+// adds them to v1beta1's spec.machineTemplate afterwards, a backport).
+func (k kindReach) holds(x *model.PackageDiff, g skewPV, fname string) bool {
+	f := g.td.Head.Field(fname)
+	if f == nil || x.Base == nil || x.Head == nil {
+		return false
+	}
+	kinds := k.of(g.pd.Head)[g.td.Head.Name]
+	if len(kinds) == 0 {
+		return false
+	}
+	wire, shape := f.WireName(), qualifier.ReplaceAllString(f.Type, "")
+	has := func(p *model.Package) bool {
+		reach := k.of(p)
+		for _, t := range p.Types {
+			if !slices.ContainsFunc(t.Fields, func(o *model.Field) bool {
+				return o.WireName() == wire && qualifier.ReplaceAllString(o.Type, "") == shape
+			}) {
+				continue
+			}
+			for kind := range reach[t.Name] {
+				if kinds[kind] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return has(x.Base) && has(x.Head)
 }
 
 var UnclassifiedChange = &Rule{
