@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -826,6 +827,40 @@ var TypeRenamed = &Rule{
 	},
 }
 
+// foreignConsts memoises the constant values of named types by identity
+// ("import/path.Name"), read from the packages of a model.
+type foreignConsts map[string]map[string]bool
+
+// values returns the values of the constants of type id that m declares
+// (in its API packages and the shared packages beside them).
+func (f foreignConsts) values(m *model.Model, id string) map[string]bool {
+	if v, ok := f[id]; ok {
+		return v
+	}
+	out := map[string]bool{}
+	f[id] = out
+	dot := strings.LastIndexByte(id, '.')
+	if m == nil || dot <= 0 {
+		return out
+	}
+	path, name := id[:dot], id[dot+1:]
+	pkgs := slices.Clone(m.Shared)
+	for _, g := range m.Groups {
+		pkgs = append(pkgs, g.Packages()...)
+	}
+	for _, p := range pkgs {
+		if p.ImportPath != path {
+			continue
+		}
+		for _, k := range p.Consts {
+			if k.Type == name {
+				out[constValue(k.Value)] = true
+			}
+		}
+	}
+	return out
+}
+
 var EnumValueRemoved = &Rule{
 	ID:          "ENUM_VALUE_REMOVED",
 	Alpha:       finding.Info,
@@ -835,11 +870,13 @@ var EnumValueRemoved = &Rule{
 	Relax:       relaxedToInfo,
 	Summary: "A value of a named API string/int type at base is gone at head: no constant of the type has it any more " +
 		"(a constant removed, or kept with another value; a constant renamed while its value stays, or the value respelled " +
-		"(`\"A\"` as a raw string, `1_000` as `1000`), is no removal). Condition types are open sets and exempt. " +
+		"(`\"A\"` as a raw string, `1_000` as `1000`), is no removal, nor is a type that became an alias of another package's type " +
+		"declaring the value). Condition types are open sets and exempt. " +
 		"Info for a value documented as available only below a version (\"Only available for Kubernetes versions < v1.30.\").",
 	Why: "Stored objects and clients may still use the value; Go clients referring to the constant break.",
 	Fix: "Keep the constant (deprecated) while the value can still be stored.",
 	Check: func(c *Context) {
+		foreign := foreignConsts{}
 		for pd := range c.Diff.ExternalPackages() {
 			if pd.Head == nil {
 				continue
@@ -874,6 +911,11 @@ var EnumValueRemoved = &Rule{
 				typ := cd.Base.Type
 				if target := model.AliasTarget(pd.Head, t); target != "" {
 					typ = target
+				} else if t.Alias && foreign.values(c.Diff.Head, t.UnderlyingID)[constValue(cd.Base.Value)] {
+					// An alias of another package's type (gateway-api's
+					// v1beta1.ProtocolType = v1.ProtocolType) has that
+					// type's values.
+					continue
 				}
 				v := typ + "\x00" + constValue(cd.Base.Value)
 				if values[v] || reported[v] || strings.HasSuffix(cd.Base.Type, "ConditionType") {
