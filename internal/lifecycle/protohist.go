@@ -990,3 +990,41 @@ func (e *History) FieldDecl(tag, dir, typ, field string) (typExpr, structTag str
 	}
 	return t, st, nil
 }
+
+// FieldIntroduced returns the release from which on the field fd had at
+// base was in every release up to the release before base: walking the
+// struct's history down from that release, the oldest release that still
+// has the field by its Go name. ok is false when the release before base
+// does not have it, when no release history can be read, or when the
+// struct's history breaks (a different struct of the same name) before a
+// release without the field is reached: then how old the field is stays
+// unknown.
+func (e *History) FieldIntroduced(fd *model.FieldDiff) (tag string, ok bool, err error) {
+	if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
+		return "", false, nil
+	}
+	rel, prob := e.Release()
+	if prob != "" {
+		return "", false, nil
+	}
+	sh, err := e.StructAt(fd.Type.Pkg.Base.Dir, fd.Type.Base.Name)
+	if err != nil {
+		return "", false, err
+	}
+	below := false
+	for _, rs := range sh.Releases {
+		below = below || rs.Tag == rel.Newest.Name
+		if !below {
+			continue
+		}
+		if _, has := rs.Field(fd.Base.Name); !has {
+			return tag, tag != "", nil
+		}
+		tag = rs.Tag
+	}
+	if sh.Break != "" {
+		return "", false, nil
+	}
+	// The struct itself is not older than the oldest release listed.
+	return tag, tag != "", nil
+}

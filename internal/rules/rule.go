@@ -13,7 +13,10 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/mod/semver"
+
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
@@ -326,14 +329,39 @@ func (c *Context) TypeAPIPath(pd *model.PackageDiff, typ string) string {
 // Field reports on a field pair at its head position (for a removed field,
 // its tombstone at head or its struct).
 func (c *Context) Field(fd *model.FieldDiff, r Report) {
-	td := fd.Type
-	pos := c.fieldPos(fd)
-	c.emit(td.Pkg, td.Name(), fd.Name(), c.fieldAPIPath(fd), pos, c.releasedOnly(fd, r), fieldAlpha(fd))
+	c.FieldAt(fd, c.fieldPos(fd), r)
 }
 
 // FieldAt reports on a field at an explicit position.
 func (c *Context) FieldAt(fd *model.FieldDiff, pos model.Pos, r Report) {
-	c.emit(fd.Type.Pkg, fd.Type.Name(), fd.Name(), c.fieldAPIPath(fd), pos, c.releasedOnly(fd, r), fieldAlpha(fd))
+	td := fd.Type
+	c.emitField(td.Pkg, td.Name(), fd.Name(), c.fieldAPIPath(fd), pos, c.releasedOnly(fd, r), fieldAlpha(fd), fd)
+}
+
+// gatedNew returns the release that introduced the field fd had at base,
+// when the field carries a feature gate (+featureGate=) and that release
+// is of the line of the release before base: a field behind a gate that
+// one release shipped is alpha (Kubernetes features enter as alpha, and
+// the gate's stage lives outside the API types, in the feature gate
+// list), and alpha fields may still change. "" otherwise.
+func (c *Context) gatedNew(fd *model.FieldDiff) string {
+	if fd == nil || fd.Base == nil || !fd.Base.Markers.Has("featureGate") || c.analyses.Release == nil {
+		return ""
+	}
+	rel, problem := c.analyses.Release.Release()
+	if problem != "" {
+		return ""
+	}
+	tag, ok, err := c.analyses.Release.FieldIntroduced(fd)
+	if err != nil || !ok {
+		return ""
+	}
+	v, ok1 := git.TagVersion(tag)
+	newest, ok2 := git.TagVersion(rel.Newest.Name)
+	if !ok1 || !ok2 || semver.MajorMinor(v) != semver.MajorMinor(newest) {
+		return ""
+	}
+	return tag
 }
 
 // releasedOnly makes a finding of a ReleasedOnly rule about a field that
@@ -451,6 +479,14 @@ func tombstoneJSON(tb *model.TombstoneDiff) string {
 }
 
 func (c *Context) emit(pd *model.PackageDiff, typ, field, apiPath string, pos model.Pos, r Report, alpha bool) {
+	c.emitField(pd, typ, field, apiPath, pos, r, alpha, nil)
+}
+
+// emitField is emit for a finding about field pair fd (nil for other
+// findings): a finding above warning about a feature-gated field that the
+// newest release introduced is a warning where alpha APIs may break (see
+// gatedNew).
+func (c *Context) emitField(pd *model.PackageDiff, typ, field, apiPath string, pos model.Pos, r Report, alpha bool, fd *model.FieldDiff) {
 	sev := c.rule.Severity
 	if r.Severity != 0 {
 		sev = r.Severity
@@ -459,9 +495,15 @@ func (c *Context) emit(pd *model.PackageDiff, typ, field, apiPath string, pos mo
 	if sev == Off {
 		return
 	}
-	if c.rule.Alpha != 0 && sev > c.rule.Alpha && c.Policy(pd).AlphaMayBreak && (alpha || isAlpha(pd)) {
+	alphaRule := c.rule.Alpha != 0 && c.Policy(pd).AlphaMayBreak
+	if alphaRule && sev > c.rule.Alpha && (alpha || isAlpha(pd)) {
 		sev = c.rule.Alpha
 		r.Message += " (alpha API: may change)"
+	} else if alphaRule && sev > finding.Warning {
+		if tag := c.gatedNew(fd); tag != "" {
+			sev = finding.Warning
+			r.Message += fmt.Sprintf(" (feature-gated field first released in %s: alpha if its gate is, and then it may change)", tag)
+		}
 	}
 	pkg := pd.Pkg()
 	c.findings = append(c.findings, finding.Finding{
