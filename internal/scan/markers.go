@@ -100,7 +100,13 @@ func parseMarkerText(text string) model.Markers {
 					value = rest
 				}
 				value = stripTrailingComment(value, strings.HasPrefix(name, "k8s:"))
-				out = append(out, model.Marker{Key: name, Value: strings.TrimSpace(value)})
+				// controller-gen's "+name:=value" (an anonymous argument,
+				// "+kubebuilder:validation:Minimum:=0") is "+name=value".
+				key := name
+				if k, ok := strings.CutSuffix(name, ":"); ok && strings.HasPrefix(rest, "=") && k != "" {
+					key = k
+				}
+				out = append(out, model.Marker{Key: key, Value: strings.TrimSpace(value)})
 			}
 		}
 	}

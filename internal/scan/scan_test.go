@@ -413,6 +413,8 @@ func TestParseMarkers(t *testing.T) {
 		"+kubebuilder:validation:Pattern=`^#[a-f0-9]{6} //x$` // a comment",
 		"+k8s:validation:pattern=\"a # b\" # the comment",
 		"+kubebuilder:validation:Pattern=^a #b$",
+		"+kubebuilder:validation:Minimum:=0",
+		"+kubebuilder:default:={}",
 		"not +a marker",
 	})
 	want := model.Markers{
@@ -424,6 +426,9 @@ func TestParseMarkers(t *testing.T) {
 		{Key: "kubebuilder:validation:Pattern", Value: "`^#[a-f0-9]{6} //x$`"},
 		{Key: "k8s:validation:pattern", Value: `"a # b"`},
 		{Key: "kubebuilder:validation:Pattern", Value: "^a #b$"},
+		// controller-gen's anonymous-argument form "+name:=value".
+		{Key: "kubebuilder:validation:Minimum", Value: "0"},
+		{Key: "kubebuilder:default", Value: "{}"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("markers (-want +got):\n%s", d)
