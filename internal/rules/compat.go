@@ -160,7 +160,7 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved), or its value started or stopped travelling as a JSON string (the `,string` json option).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values at base and head), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",
@@ -250,6 +250,13 @@ var FieldTypeChanged = &Rule{
 						name, from, to, quoteList(dropped)),
 					Hint: "confirm that clients could not set the dropped members (e.g. validation always rejected them); otherwise keep " + fd.Base.Type,
 				})
+			case signednessOnly(fd):
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message: fmt.Sprintf("type of %s changed from %s to %s: an integer of the same size, and validation rules out negative values at base and head, "+
+						"so the schema and the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to),
+					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
+				})
 			case fd.Base.Type == fd.Head.Type:
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape%s", fd.Head.Type, name, ht, because(why)),
@@ -263,6 +270,47 @@ var FieldTypeChanged = &Rule{
 			}
 		}
 	},
+}
+
+// intSize is the size of Go's integer types by name, signed and unsigned
+// alike ("int" and "uint" are the platform's).
+var intSize = map[string]string{
+	"int8": "8", "uint8": "8", "int16": "16", "uint16": "16", "int32": "32", "uint32": "32",
+	"int64": "64", "uint64": "64", "int": "int", "uint": "int",
+}
+
+// signednessOnly reports a field whose type changed only between the
+// signed and the unsigned integer of one size (*uint64 to *int64, []uint32
+// to []int32) while its validation has a minimum of at least 0 at base and
+// at head: the OpenAPI schema (type integer, the same format for both) and
+// the values the API server accepts are the same, and every value fits
+// both Go types (prometheus-operator #8666 after adding the minimums).
+func signednessOnly(fd *model.FieldDiff) bool {
+	b, h := fd.Base.Type, fd.Head.Type
+	for {
+		switch {
+		case strings.HasPrefix(b, "*") && strings.HasPrefix(h, "*"):
+			b, h = b[1:], h[1:]
+			continue
+		case strings.HasPrefix(b, "[]") && strings.HasPrefix(h, "[]"):
+			b, h = b[2:], h[2:]
+			continue
+		}
+		break
+	}
+	if b == h || intSize[b] == "" || intSize[b] != intSize[h] {
+		return false
+	}
+	nonNegative := func(f *model.Field) bool {
+		for _, k := range contractOf(f).Validation {
+			if k.Kind == "minimum" {
+				v, err := strconv.ParseFloat(k.Value, 64)
+				return err == nil && v >= 0
+			}
+		}
+		return false
+	}
+	return nonNegative(fd.Base) && nonNegative(fd.Head)
 }
 
 // aliasedAtHead reports whether base's spelling of fd's type denotes
