@@ -32,9 +32,25 @@ func Normalize(m *model.Model) {
 			list := isListKind(t)
 			for _, f := range t.Fields {
 				f.Contract = Field(f, p, list)
+				if t.CustomJSON {
+					customJSON(f.Contract)
+				}
 			}
 		}
 	}
+}
+
+// CustomJSONName is the json name of every field of a struct whose
+// MarshalJSON or UnmarshalJSON method decides its JSON form.
+const CustomJSONName = "(custom JSON)"
+
+// customJSON drops from c what the json tags of a field of a struct with
+// its own JSON methods would say: the methods decide the JSON form (and
+// the OpenAPI schema, which such types declare themselves), so a tag
+// change is no wire change (apiextensions' JSON.Raw gained json:"-" in
+// v0.27.0). The protobuf and Go type parts stay.
+func customJSON(c *model.Contract) {
+	c.Name, c.Inline, c.Omit, c.Quoted, c.Presence = CustomJSONName, false, false, false, model.Optional
 }
 
 // isListKind reports whether t is the list type of a kind (FooList with

@@ -33,7 +33,8 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		typ string
 	}
 	var consts []pendingConst
-	constGroup := "" // const GroupName = "..." (register.go), for a package without +groupName
+	var customJSON []string // receivers of MarshalJSON and UnmarshalJSON
+	constGroup := ""        // const GroupName = "..." (register.go), for a package without +groupName
 	name := s.packageName(dir)
 	for _, fp := range s.goFiles[dir] {
 		pf := s.parsed[fp]
@@ -54,6 +55,12 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 			}
 		}
 		for _, decl := range pf.file.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok {
+				if r := jsonMethodReceiver(fd); r != "" {
+					customJSON = append(customJSON, r)
+				}
+				continue
+			}
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok {
 				continue
@@ -115,6 +122,11 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 	}
 	if pkg.GroupName == "" {
 		pkg.GroupName = constGroup
+	}
+	for _, r := range customJSON {
+		if t := seen[r]; t != nil && t.Kind == model.KindStruct {
+			t.CustomJSON = true
+		}
 	}
 	// Keep constants of the package's own named non-struct types: those
 	// are the enum values of the API.
@@ -620,4 +632,20 @@ func groupNameConst(vs *ast.ValueSpec) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// jsonMethodReceiver returns the receiver type's name of a MarshalJSON or
+// UnmarshalJSON method declaration ("" for any other function).
+func jsonMethodReceiver(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Name.Name != "MarshalJSON" && fd.Name.Name != "UnmarshalJSON" {
+		return ""
+	}
+	t := fd.Recv.List[0].Type
+	if st, ok := t.(*ast.StarExpr); ok {
+		t = st.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }
