@@ -209,9 +209,10 @@ type Type struct {
 	// RootKind is true for types embedding metav1.TypeMeta (or marked
 	// +genclient / +kubebuilder:object:root=true).
 	RootKind bool `json:"rootKind,omitempty"`
-	// CustomJSON is true for a struct whose package declares a
-	// MarshalJSON or UnmarshalJSON method for it (on T or *T): its
-	// methods, not its fields' json tags, decide its JSON form.
+	// CustomJSON is true for a struct whose package declares both a
+	// MarshalJSON and an UnmarshalJSON method for it (on T or *T), neither
+	// delegating to encoding/json's default through a local type of T:
+	// its methods, not its fields' json tags, decide its JSON form.
 	CustomJSON bool `json:"customJSON,omitempty"`
 	// Deprecated is true for a type marked deprecated: a
 	// +k8s:prerelease-lifecycle-gen:deprecated= or removed= marker, or a

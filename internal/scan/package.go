@@ -33,8 +33,8 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		typ string
 	}
 	var consts []pendingConst
-	var customJSON []string // receivers of MarshalJSON and UnmarshalJSON
-	constGroup := ""        // const GroupName = "..." (register.go), for a package without +groupName
+	jsonMethods := map[string]map[string]bool{} // receiver -> MarshalJSON, UnmarshalJSON, delegates
+	constGroup := ""                            // const GroupName = "..." (register.go), for a package without +groupName
 	name := s.packageName(dir)
 	for _, fp := range s.goFiles[dir] {
 		pf := s.parsed[fp]
@@ -56,8 +56,12 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		}
 		for _, decl := range pf.file.Decls {
 			if fd, ok := decl.(*ast.FuncDecl); ok {
-				if r := jsonMethodReceiver(fd); r != "" {
-					customJSON = append(customJSON, r)
+				if r, delegates := jsonMethod(fd); r != "" {
+					if jsonMethods[r] == nil {
+						jsonMethods[r] = map[string]bool{}
+					}
+					jsonMethods[r][fd.Name.Name] = true
+					jsonMethods[r]["delegates"] = jsonMethods[r]["delegates"] || delegates
 				}
 				continue
 			}
@@ -123,8 +127,10 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 	if pkg.GroupName == "" {
 		pkg.GroupName = constGroup
 	}
-	for _, r := range customJSON {
-		if t := seen[r]; t != nil && t.Kind == model.KindStruct {
+	// Both directions custom, neither delegating to the default: the
+	// methods alone decide the JSON form (apiextensions' JSON).
+	for r, ms := range jsonMethods {
+		if t := seen[r]; t != nil && t.Kind == model.KindStruct && ms["MarshalJSON"] && ms["UnmarshalJSON"] && !ms["delegates"] {
 			t.CustomJSON = true
 		}
 	}
@@ -634,18 +640,33 @@ func groupNameConst(vs *ast.ValueSpec) (string, bool) {
 	return "", false
 }
 
-// jsonMethodReceiver returns the receiver type's name of a MarshalJSON or
-// UnmarshalJSON method declaration ("" for any other function).
-func jsonMethodReceiver(fd *ast.FuncDecl) string {
+// jsonMethod returns the receiver type's name of a MarshalJSON or
+// UnmarshalJSON method declaration ("" for any other function), and
+// whether the method delegates to encoding/json's default for the type:
+// its body declares a local type of the receiver's type (`type alias T`,
+// the usual way to add to the default without recursing), so the json
+// tags still decide the form.
+func jsonMethod(fd *ast.FuncDecl) (recv string, delegates bool) {
 	if fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Name.Name != "MarshalJSON" && fd.Name.Name != "UnmarshalJSON" {
-		return ""
+		return "", false
 	}
 	t := fd.Recv.List[0].Type
 	if st, ok := t.(*ast.StarExpr); ok {
 		t = st.X
 	}
-	if id, ok := t.(*ast.Ident); ok {
-		return id.Name
+	id, ok := t.(*ast.Ident)
+	if !ok {
+		return "", false
 	}
-	return ""
+	if fd.Body != nil {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSpec); ok {
+				if x, ok := ts.Type.(*ast.Ident); ok && x.Name == id.Name {
+					delegates = true
+				}
+			}
+			return !delegates
+		})
+	}
+	return id.Name, delegates
 }
