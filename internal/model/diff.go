@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"go/token"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -654,6 +655,25 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 		}
 		pair(b, embedded[k][0])
 	}
+	// 6. A field without protobuf that head moved into a struct it embeds
+	// inline (prometheus-operator v0.88.0 moved HTTPConfig's members into
+	// an inline HTTPConfigWithoutTLS): the same member on the wire, and Go
+	// still promotes it. Paired with the member, which the embedded struct
+	// declares.
+	if td.Pkg != nil && td.Pkg.Head != nil && td.Head != nil {
+		for _, b := range bf {
+			if usedB[b] || b.Embedded || b.Proto != nil || tombstoned[b.Name] {
+				continue
+			}
+			h := PromotedMember(td.Pkg.Head, td.Head, func(f *Field) bool { return f.Name == b.Name })
+			if h == nil { // renamed in Go on the way (EnableHttp2 to EnableHTTP2)
+				h = PromotedMember(td.Pkg.Head, td.Head, func(f *Field) bool { return f.WireName() == b.WireName() })
+			}
+			if h != nil && h.WireName() == b.WireName() && h.Proto == nil {
+				pair(b, h)
+			}
+		}
+	}
 	for _, b := range bf {
 		if !usedB[b] {
 			td.Fields = append(td.Fields, &FieldDiff{Type: td, Base: b})
@@ -872,4 +892,44 @@ func NormLabel(l string) string {
 		return "opt"
 	}
 	return l
+}
+
+// PromotedMember returns the field that match accepts that struct t of
+// package p has through the structs of p it embeds inline, at any depth
+// up to four: a member Go promotes and encoding/json writes at t's level.
+// nil when t declares such a field itself, when no such member exists,
+// or when several embedded structs have one (Go and encoding/json then
+// drop it).
+func PromotedMember(p *Package, t *Type, match func(*Field) bool) *Field {
+	for _, f := range t.Fields {
+		if !f.Embedded && match(f) {
+			return nil
+		}
+	}
+	var found []*Field
+	var walk func(t *Type, depth int)
+	walk = func(t *Type, depth int) {
+		if depth > 4 {
+			return
+		}
+		for _, f := range t.Fields {
+			if !f.Embedded || !f.Inline() || strings.ContainsAny(strings.TrimPrefix(f.Type, "*"), ".*[]") {
+				continue
+			}
+			e := p.Type(strings.TrimPrefix(f.Type, "*"))
+			if e == nil || e.Kind != KindStruct || e == t {
+				continue
+			}
+			if i := slices.IndexFunc(e.Fields, func(m *Field) bool { return !m.Embedded && match(m) }); i >= 0 {
+				found = append(found, e.Fields[i])
+				continue
+			}
+			walk(e, depth+1)
+		}
+	}
+	walk(t, 1)
+	if len(found) != 1 {
+		return nil
+	}
+	return found[0]
 }

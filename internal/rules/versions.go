@@ -21,7 +21,8 @@ var VersionSkew = &Rule{
 	Summary: "A field was added to or removed from a type in one version of a group but not in the type of another version " +
 		"that agreed with it at base: the same-named type, or the struct at the same JSON path from the kind. No skew: a field " +
 		"added to a version that another version already had in another struct of the same kind (same json name and type: a " +
-		"backport into a restructured older version), and an internal field renamed in place after an external version's name.",
+		"backport into a restructured older version), an internal field renamed in place after an external version's name, and " +
+		"same-named structs that no common kind reaches (versions serving different kinds).",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
 	Fix: "Make the same change in the internal version and every external version of the group (and adapt conversions).",
@@ -305,6 +306,9 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 					if added && reach.holds(x.pd, got[0], fname) {
 						continue // a version that already had it elsewhere: a backport
 					}
+					if !reach.sharesKind(x, got[0]) {
+						continue // same-named structs of different kinds: no conversion between them
+					}
 					missed = append(missed, x)
 				}
 				if added && c.VersionSkewPolicy(gd) == "newest" {
@@ -418,6 +422,27 @@ func (k kindReach) of(p *model.Package) map[string]map[string]bool {
 	}
 	k[p] = m
 	return m
+}
+
+// sharesKind reports whether the structs of two versions can be converted
+// into each other: some root kind reaches both (by name), or either is
+// reached by no kind at all (then nothing says they differ).
+// prometheus-operator's v1 HTTPConfig (of ServiceMonitor, PodMonitor,
+// Probe) and v1alpha1 HTTPConfig (of ScrapeConfig) only share a name.
+func (k kindReach) sharesKind(a, b skewPV) bool {
+	if a.pd.Head == nil || b.pd.Head == nil {
+		return true
+	}
+	ka, kb := k.of(a.pd.Head)[a.td.Head.Name], k.of(b.pd.Head)[b.td.Head.Name]
+	if len(ka) == 0 || len(kb) == 0 {
+		return true
+	}
+	for kind := range ka {
+		if kb[kind] {
+			return true
+		}
+	}
+	return false
 }
 
 // qualifier matches the package qualifiers of a type expression.
