@@ -109,3 +109,33 @@ func TestSeverityIn(t *testing.T) {
 		t.Errorf("a cap never raises: %v", got)
 	}
 }
+
+// The first difference of two struct shapes, which FIELD_TYPE_CHANGED's
+// message names, is the same on every run: members are compared in name
+// order, never in map order.
+func TestShapeDifferenceDeterministic(t *testing.T) {
+	field := func(name string, required bool) *model.Field {
+		c := &model.Contract{Name: name, Type: "string", Presence: model.Optional}
+		if required {
+			c.Presence = model.Required
+		}
+		return &model.Field{Name: strings.ToUpper(name), Type: "string", Contract: c}
+	}
+	var bf, hf []*model.Field
+	for _, n := range []string{"m", "k", "z", "b", "q", "d", "x", "h"} {
+		bf = append(bf, field(n, false))
+		hf = append(hf, field(n, n == "q" || n == "x")) // two members became required
+	}
+	bf = append(bf, field("c", false), field("w", false)) // two members are gone at head
+	p := func(name string, fs []*model.Field) *model.Package {
+		return &model.Package{ImportPath: "example.com/api/v1", Types: []*model.Type{{Name: name, Kind: model.KindStruct, Fields: fs}}}
+	}
+	base := typeSide{pkg: p("Artifact", bf), id: "Artifact"}
+	head := typeSide{pkg: p("ArtifactV2", hf), id: "ArtifactV2"}
+	for range 30 {
+		m, _, why := compareShapesDropped(base, head)
+		if m != shapeDifferent || why != `member "c" is gone` {
+			t.Fatalf("compareShapesDropped = %v, %q; want different, the first member in name order", m, why)
+		}
+	}
+}

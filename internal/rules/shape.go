@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -144,7 +145,9 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		return shapeDifferent
 	}
 	result := shapeSame
-	for name, bf := range bm {
+	// In name order: the first difference is the one a message names.
+	for _, name := range slices.Sorted(maps.Keys(bm)) {
+		bf := bm[name]
 		hf, ok := hm[name]
 		if !ok {
 			if !reserves(ht.t, name) {
@@ -162,7 +165,8 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 			return shapeDifferent
 		}
 	}
-	for name, hf := range hm {
+	for _, name := range slices.Sorted(maps.Keys(hm)) {
+		hf := hm[name]
 		if _, ok := bm[name]; !ok {
 			if hf.presence == model.Required {
 				return s.differ("new member %q is required", name)
