@@ -991,14 +991,14 @@ func (e *History) FieldDecl(tag, dir, typ, field string) (typExpr, structTag str
 	return t, st, nil
 }
 
-// FieldIntroduced returns the release from which on the field fd had at
-// base was in every release up to the release before base: walking the
-// struct's history down from that release, the oldest release that still
-// has the field by its Go name. ok is false when the release before base
-// does not have it, when no release history can be read, or when the
-// struct's history breaks (a different struct of the same name) before a
-// release without the field is reached: then how old the field is stays
-// unknown.
+// FieldIntroduced returns the release that added the field fd had at
+// base to its struct: walking the struct's history down from the release
+// before base, the oldest release that still has the field by its Go
+// name, when an older release has the struct without the field. ok is
+// false when the release before base does not have the field, when no
+// release history can be read, and when the struct's history ends (a new
+// struct or version package: its fields may be copies of a sibling
+// version's older ones) or breaks before a release without the field.
 func (e *History) FieldIntroduced(fd *model.FieldDiff) (tag string, ok bool, err error) {
 	if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
 		return "", false, nil
@@ -1022,9 +1022,5 @@ func (e *History) FieldIntroduced(fd *model.FieldDiff) (tag string, ok bool, err
 		}
 		tag = rs.Tag
 	}
-	if sh.Break != "" {
-		return "", false, nil
-	}
-	// The struct itself is not older than the oldest release listed.
-	return tag, tag != "", nil
+	return "", false, nil
 }
