@@ -12,7 +12,14 @@
 #             the first-parent commits of the last 18 months that touch a
 #             directory named apis (each against its first parent);
 #   k8sapi    release pairs v0.Y.0 -> v0.Y+1.0 of the newest 16 minors, and
-#             the newest 50 first-parent commits that touch a Go file.
+#             the newest 50 first-parent commits that touch a Go file;
+#   -o DIR    (repeatable) any other project, named after DIR's last
+#             element but "repo" and ".git" (a fetched snapshot's
+#             .../owner+name/repo is "owner+name"): release pairs
+#             vX.Y.0 -> next vX.Y.0 of its newest 10 minors, and its newest
+#             40 first-parent commits that touch a directory named api or
+#             apis. Gardener extensions, kubebuilder operators and
+#             aggregated APIs keep the rules honest beyond the two above.
 # Each run is `apicheck check --format text --fail-on none` with a cache
 # directory of its own under OUTDIR (never the user's). OUTDIR gets one
 # report per run (PROJECT/KIND-NAME.txt), runs.tsv (project, kind, name,
@@ -25,20 +32,23 @@ die() { echo "survey.sh: $*" >&2; exit 2; }
 
 BIN=""
 JOBS=2
-while getopts "b:j:" o; do
+OTHERS=()
+usage="usage: survey.sh [-b BINARY] [-j JOBS] [-o OTHER_CLONE]... OUTDIR GARDENER_CLONE [K8S_API_CLONE]"
+while getopts "b:j:o:" o; do
 	case "$o" in
 	b) BIN=$OPTARG ;;
 	j) JOBS=$OPTARG ;;
-	*) die "usage: survey.sh [-b BINARY] [-j JOBS] OUTDIR GARDENER_CLONE [K8S_API_CLONE]" ;;
+	o) OTHERS+=("$OPTARG") ;;
+	*) die "$usage" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] && [ $# -le 3 ] || die "usage: survey.sh [-b BINARY] [-j JOBS] OUTDIR GARDENER_CLONE [K8S_API_CLONE]"
+[ $# -ge 2 ] && [ $# -le 3 ] || die "$usage"
 OUT=$1
 GARDENER=$2
 K8SAPI=${3:-}
 case "$JOBS" in '' | *[!0-9]* | 0) die "-j must be a positive number" ;; esac
-for r in "$GARDENER" $K8SAPI; do
+for r in "$GARDENER" $K8SAPI "${OTHERS[@]}"; do
 	git -C "$r" rev-parse --git-dir >/dev/null 2>&1 || die "$r is not a git repository"
 done
 mkdir -p "$OUT"
@@ -70,6 +80,18 @@ if [ -n "$K8SAPI" ]; then
 	git -C "$K8SAPI" log --first-parent -n 50 --format=%H HEAD -- '*.go' |
 		while read -r c; do add k8sapi pr "${c:0:12}" "$K8SAPI" "$c~1" "$c"; done
 fi
+for r in "${OTHERS[@]}"; do
+	name=$(cd "$r" && pwd)
+	name=${name%/.git}
+	name=${name%/repo}
+	name=${name##*/}
+	case "$name" in gardener | k8sapi) die "-o $r: the name $name is taken" ;; esac
+	git -C "$r" tag -l 'v*' | grep -E '^v[0-9]+\.[0-9]+\.0$' | sort -V | tail -n 11 |
+		awk 'NR > 1 { print prev, $0 } { prev = $0 }' |
+		while read -r a b; do add "$name" release "$a..$b" "$r" "$a" "$b"; done
+	git -C "$r" log --first-parent -n 40 --format=%H HEAD -- ':(glob)**/api/**' ':(glob)**/apis/**' |
+		while read -r c; do add "$name" pr "${c:0:12}" "$r" "$c~1" "$c"; done
+done
 total=$(wc -l <"$jobs_file")
 echo "survey: $total runs, $JOBS at a time, reports in $OUT" >&2
 
@@ -103,7 +125,7 @@ tr '\t' '\n' <"$jobs_file" | xargs -d '\n' -n 6 -P "$JOBS" bash -c 'run_one "$@"
 	echo "seconds (median, p90, max):"
 	cut -f7 "$OUT/runs.tsv" | sort -n |
 		awk '{ t[NR] = $1 } END { if (NR) printf "  %s %s %s\n", t[int((NR + 1) / 2)], t[int(NR * 0.9 + 0.5)], t[NR] }'
-	for project in gardener k8sapi; do
+	for project in $(cut -f1 "$OUT/runs.tsv" | sort -u); do
 		[ -d "$OUT/$project" ] || continue
 		echo "$project: findings at warning or above by rule and severity"
 		grep -hoE '^  [^ ].*: (warning|error) [A-Z0-9_]+ ' "$OUT/$project"/*.txt |
