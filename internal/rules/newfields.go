@@ -20,7 +20,8 @@ var NewFieldNotPointer = &Rule{
 	Summary: "A field added to an existing API struct has a non-nillable type. The kubernetes profile accepts an optional " +
 		"string, number or bool with omitempty (its zero value means unset); the crd profile accepts a value whose " +
 		"validation rules out the zero value, a struct with omitzero (kube-api-linter's optionalfields), and a field " +
-		"marked +required (its requiredfields; NEW_FIELD_NOT_OPTIONAL reports that it is required).",
+		"marked +required (its requiredfields; NEW_FIELD_NOT_OPTIONAL reports that it is required), and reports another " +
+		"optional string, number or bool with omitempty as a warning (the wire is safe; the pointer is the convention).",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
 		"the object write the zero value back.",
@@ -51,17 +52,23 @@ var NewFieldNotPointer = &Rule{
 			f := fd.Head
 			switch f.Nillable {
 			case model.NotNillable:
-				if acceptedValue(c.Policy(fd.Type.Pkg), f) {
+				pol := c.Policy(fd.Type.Pkg)
+				if acceptedValue(pol, f) {
 					continue
 				}
 				why := ""
 				if f.NillableWhy != "" && f.NillableWhy != f.Type {
 					why = " (" + f.NillableWhy + ")"
 				}
-				c.Field(fd, Report{
+				r := Report{
 					Message: fmt.Sprintf("new field %s.%s has non-nillable type %s%s", fd.Type.Name(), f.Name, f.Type, why),
 					Hint:    fmt.Sprintf("make it a pointer: %s *%s", f.Name, f.Type),
-				})
+				}
+				if pol.ScalarValuesConvention && optionalScalar(f) {
+					r.Severity = finding.Warning
+					r.Message += "; with omitempty its zero value is never sent, so the wire is safe, but kube-api-linter's optionalfields asks for a pointer unless validation rules out the zero value"
+				}
+				c.Field(fd, r)
 			case model.NillUnknown:
 				unknown++
 				c.CannotJudge(fd, fmt.Sprintf("cannot tell whether the type %s of new field %s.%s is nillable: %s", f.Type, fd.Type.Name(), f.Name, f.NillableWhy))
@@ -238,6 +245,14 @@ func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 
 // acceptedValue reports a new non-nillable field that a profile's
 // conventions accept.
+// optionalScalar reports an optional string, number or bool that
+// encoding/json omits when zero.
+func optionalScalar(f *model.Field) bool {
+	c := contractOf(f)
+	scalar := f.ValueKind == model.KindString || f.ValueKind == model.KindNumber || f.ValueKind == model.KindBool
+	return scalar && c.Omit && c.Presence == model.Optional
+}
+
 func acceptedValue(pol Policy, f *model.Field) bool {
 	c := contractOf(f)
 	if pol.RequiredValues && f.Required() {
@@ -247,7 +262,7 @@ func acceptedValue(pol Policy, f *model.Field) bool {
 		return false // a required new field is NEW_FIELD_NOT_OPTIONAL's
 	}
 	scalar := f.ValueKind == model.KindString || f.ValueKind == model.KindNumber || f.ValueKind == model.KindBool
-	if pol.OptionalScalarValues && scalar && c.Omit {
+	if pol.OptionalScalarValues && optionalScalar(f) {
 		return true
 	}
 	if pol.ZeroRuledOut {

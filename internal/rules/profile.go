@@ -32,6 +32,11 @@ type Policy struct {
 	// its validation rules out the zero value (kube-api-linter's
 	// optionalfields), or a struct with omitzero.
 	ZeroRuledOut bool
+	// ScalarValuesConvention: a new optional string, number or bool with
+	// omitempty that ZeroRuledOut does not accept is a warning, not an
+	// error: the zero value is never sent, so old objects and clients are
+	// safe; that it should be a pointer is kube-api-linter's convention.
+	ScalarValuesConvention bool
 	// RequiredValues: a new field explicitly marked required may be a
 	// value (kube-api-linter's requiredfields asks required fields not to
 	// be pointers); that it is required at all is NEW_FIELD_NOT_OPTIONAL's.
@@ -63,7 +68,7 @@ var Policies = map[model.Profile]Policy{
 	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
 		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true},
-	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, RequiredValues: true, OptionalMarker: true},
+	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, RequiredValues: true, OptionalMarker: true},
 }
 
 // PolicyOf is a profile's policy (Gardener's for an unknown one).
