@@ -177,8 +177,10 @@ type parsedFile struct {
 // Scannable reports whether the file at repo-relative, slash-separated
 // path p is Go code the scanner reads: a .go file that is neither a test
 // nor generated (zz_generated*, *.pb.go, generated.*), outside vendor/,
-// testdata/ and directories starting with "." or "_". The lifecycle usage
-// search applies the same filter.
+// testdata/ and directories starting with "." or "_". A generated copy of
+// a types file (zz_generated.function_types.go: crossplane generates its
+// v1beta1 types from v1's) declares API types and is read. The lifecycle
+// usage search applies the same filter.
 func Scannable(p string) bool { return scannable(p) }
 
 // scannable reports whether a Go file is part of the API surface we read.
@@ -187,7 +189,7 @@ func scannable(p string) bool {
 	if !strings.HasSuffix(base, ".go") || strings.HasSuffix(base, "_test.go") {
 		return false
 	}
-	if strings.HasPrefix(base, "zz_generated") || strings.HasSuffix(base, ".pb.go") ||
+	if strings.HasPrefix(base, "zz_generated") && !strings.HasSuffix(base, "_types.go") || strings.HasSuffix(base, ".pb.go") ||
 		strings.HasPrefix(base, "generated.") {
 		return false
 	}

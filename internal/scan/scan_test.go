@@ -718,3 +718,26 @@ func TestScanOnly(t *testing.T) {
 		t.Errorf("Only a directory without a group: %d groups, %v", len(m.Groups), err)
 	}
 }
+
+// Generated code is not read, but a generated copy of a types file is:
+// crossplane generates its v1beta1 API types from v1's.
+func TestScannable(t *testing.T) {
+	for p, want := range map[string]bool{
+		"apis/pkg/v1beta1/function_types.go":                    true,
+		"apis/pkg/v1beta1/zz_generated.function_types.go":       true,
+		"apis/pkg/v1beta1/zz_generated.deepcopy.go":             false,
+		"pkg/apis/core/v1/zz_generated.conversion.go":           false,
+		"pkg/apis/core/v1/zz_generated.model_name.go":           false,
+		"pkg/apis/core/v1/generated.pb.go":                      false,
+		"apis/fn/v1/zz_generated_run_function.pb.go":            false,
+		"pkg/apis/core/v1/types_test.go":                        false,
+		"vendor/k8s.io/api/core/v1/types.go":                    false,
+		"pkg/apis/core/v1/testdata/types.go":                    false,
+		"apis/ec2/v1beta1/zz_instance_types.go":                 true,
+		"pkg/apis/core/v1/zz_generated.prerelease-lifecycle.go": false,
+	} {
+		if got := scan.Scannable(p); got != want {
+			t.Errorf("Scannable(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
