@@ -160,7 +160,7 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values at base and head), or its value started or stopped travelling as a JSON string (the `,string` json option).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",
@@ -253,7 +253,7 @@ var FieldTypeChanged = &Rule{
 			case signednessOnly(fd):
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s: an integer of the same size, and validation rules out negative values at base and head, "+
+					Message: fmt.Sprintf("type of %s changed from %s to %s: an integer of the same size whose validation rules out negative values, "+
 						"so the schema and the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to),
 					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
@@ -281,10 +281,11 @@ var intSize = map[string]string{
 
 // signednessOnly reports a field whose type changed only between the
 // signed and the unsigned integer of one size (*uint64 to *int64, []uint32
-// to []int32) while its validation has a minimum of at least 0 at base and
-// at head: the OpenAPI schema (type integer, the same format for both) and
-// the values the API server accepts are the same, and every value fits
-// both Go types (prometheus-operator #8666 after adding the minimums).
+// to []int32) while its validation has a minimum of at least 0 at head,
+// and at base too unless the change is uint64 to int64: the OpenAPI
+// schema (type integer, the same format for both) and the values the API
+// server holds are the same, and every value fits both Go types
+// (prometheus-operator v0.93.0 added the minimums and changed the types).
 func signednessOnly(fd *model.FieldDiff) bool {
 	b, h := fd.Base.Type, fd.Head.Type
 	for {
@@ -310,7 +311,14 @@ func signednessOnly(fd *model.FieldDiff) bool {
 		}
 		return false
 	}
-	return nonNegative(fd.Base) && nonNegative(fd.Head)
+	if !nonNegative(fd.Head) {
+		return false
+	}
+	// From a 64-bit unsigned to the signed type, base's values fit too:
+	// the API server keeps integers as int64 (a JSON number beyond that
+	// is no integer to its validation), so no stored value exceeds the
+	// new type. Anything else needs base's values ruled non-negative too.
+	return nonNegative(fd.Base) || intSize[b] == "64" && strings.HasPrefix(b, "u")
 }
 
 // aliasedAtHead reports whether base's spelling of fd's type denotes
