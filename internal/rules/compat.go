@@ -486,7 +486,7 @@ var FieldBecameRequired = &Rule{
 	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
 		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (info for an optional member of a kind's " +
-		"status, which only the controller writes).",
+		"status, which only the controller writes, and for a field the schema required already).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
 		"Marking a field required that already was (no optional form at base) changes nothing and is not reported.",
 	Fix:    "Keep the field optional with omitempty.",
@@ -512,7 +512,17 @@ var FieldBecameRequired = &Rule{
 				Message: fmt.Sprintf("field %s.%s became required: %s", fd.Type.Name(), fd.Name(), strings.Join(what, "; ")),
 				Hint:    "keep the field optional (// +optional and omitempty)",
 			}
-			if fd.Head.Required() && c.Policy(fd.Type.Pkg).ValidatedInGo {
+			if bc.Presence == model.Required && hc.Presence == model.Required {
+				// Required at both revisions, only omitempty dropped (as
+				// kube-api-linter asks of required fields): an object
+				// without the field was invalid before, and a client that
+				// now sends the zero value instead of nothing is validated
+				// as it was (it can only get further).
+				r.Severity = finding.Info
+				r.Message = fmt.Sprintf("field %s.%s, required at base already, is no longer omitted when empty (omitempty/omitzero removed): "+
+					"clients send its zero value instead of nothing, which validation rejected before as a missing field", fd.Type.Name(), fd.Name())
+				r.Hint = ""
+			} else if fd.Head.Required() && c.Policy(fd.Type.Pkg).ValidatedInGo {
 				// Built-in types: the server validates in Go and does not
 				// enforce the schema's required list; the marker (and the
 				// omitempty dropped with it, as the conventions ask for

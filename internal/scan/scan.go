@@ -442,8 +442,9 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 	return g, nil
 }
 
-// IsComponentConfig reports a component-configuration group: one whose
-// directory or group name says so (pkg/<component>/apis/config,
+// IsComponentConfig reports a component-configuration group: one that
+// serves no API object (see servesObjects), and whose directory or group
+// name says so (pkg/<component>/apis/config,
 // pkg/apis/config/<component>, *.config.*), or whose kinds are all
 // configuration kinds (named Configuration or *Configuration, Kubernetes'
 // component-config convention: KubeletConfiguration, an admission plugin's
@@ -454,6 +455,9 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 // extension resources) or Cluster API's runtime-hook requests and
 // responses; they keep the repository's profile.
 func IsComponentConfig(g *model.Group) bool {
+	if servesObjects(g) {
+		return false
+	}
 	if strings.Contains(g.Name, ".config.") || strings.HasPrefix(g.Name, "config.") {
 		return true
 	}
@@ -483,6 +487,30 @@ func IsComponentConfig(g *model.Group) bool {
 		}
 	}
 	return kinds > 0 && withMeta == 0
+}
+
+// servesObjects reports a group with a kind that is an API object and no
+// configuration: ObjectMeta and a spec or status, and a name other than
+// Configuration or *Configuration. Such a group is an API whatever its
+// name says (OpenShift's config.openshift.io serves ClusterVersion,
+// Network and Node as custom resources).
+func servesObjects(g *model.Group) bool {
+	for _, p := range g.Versions {
+		for _, t := range p.Types {
+			if !t.RootKind || strings.HasSuffix(t.Name, "List") || strings.HasSuffix(t.Name, "Configuration") {
+				continue
+			}
+			meta, body := false, false
+			for _, f := range t.Fields {
+				meta = meta || f.Embedded && strings.HasSuffix(f.Name, "ObjectMeta")
+				body = body || f.Name == "Spec" || f.Name == "Status"
+			}
+			if meta && body {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // excludedSegments are directory names that never hold API groups:
