@@ -706,7 +706,8 @@ var ListTypeChanged = &Rule{
 	Judges:       []model.Attr{model.AttrListType},
 	ReleaseNote:  fixedNote("list type changed"),
 	Summary: "The list semantics server-side apply uses for an existing field changed: atomic, set, or map and its keys " +
-		"(from `+listType`/`+listMapKey`, else from `patchStrategy:\"merge\"` and `patchMergeKey`, else atomic).",
+		"(from `+listType`/`+listMapKey`, else from `patchStrategy:\"merge\"` and `patchMergeKey`, else atomic). A warning from " +
+		"atomic to set or map (appliers keep working; existing items must be unique).",
 	Why: "Server-side apply merges lists by these semantics; changing them changes field ownership and merge results. " +
 		"A marker that states what was already in effect (`+listType=atomic` on an unmarked list, `+listType=map` keyed by the " +
 		"existing patchMergeKey) changes nothing and is not reported.",
@@ -721,10 +722,22 @@ var ListTypeChanged = &Rule{
 				(bl != nil && bl.From == "patch strategy" || hl != nil && hl.From == "patch strategy") {
 				continue // follows from the patch metadata: PATCH_STRATEGY_CHANGED reports it
 			}
-			c.Field(fd, Report{
+			r := Report{
 				Message: fmt.Sprintf("list semantics of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), listDesc(bl), listDesc(hl)),
 				Hint:    "restore the list semantics of base (" + listDesc(bl) + ")",
-			})
+			}
+			if bl != nil && hl != nil && bl.Type == "atomic" && (hl.Type == "set" || hl.Type == "map" && len(hl.Keys) > 0) {
+				// Kubernetes' server-side apply documentation: from
+				// atomic to granular the server cannot infer who owns
+				// the existing items, so no conflict arises (the other
+				// way every later change conflicts). What remains is the
+				// new uniqueness of items, a tightening.
+				r.Severity = finding.Warning
+				r.Message += "; from atomic to granular, appliers keep working (ownership of existing items is not inferred, so no conflict arises), " +
+					"but existing objects must hold unique items" + map[bool]string{true: " with their keys set", false: ""}[hl.Type == "map"]
+				r.Hint = "confirm that existing objects hold no duplicate items; keep atomic otherwise"
+			}
+			c.Field(fd, r)
 		}
 	},
 }
