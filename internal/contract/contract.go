@@ -10,6 +10,7 @@ package contract
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -79,7 +80,7 @@ func Field(f *model.Field, p *model.Package, inListKind bool) *model.Contract {
 		c.Proto = &model.ProtoWire{Number: f.Proto.Number, Wire: f.Proto.Wire, Label: model.NormLabel(f.Proto.Label)}
 	}
 	c.PatchStrategy, c.PatchMergeKey = patch(f, c)
-	c.List = listSemantics(f, c, inListKind)
+	c.List = listSemantics(f, p, c, inListKind)
 	c.Default = defaultValue(f.Markers)
 	var typeMarkers model.Markers
 	if t := p.Type(model.LocalTypeName(f.Type)); t != nil && t.Kind == model.KindOther && !strings.ContainsAny(strings.TrimPrefix(f.Type, "*"), "*[]") {
@@ -176,12 +177,20 @@ func normStrategy(s string) string {
 
 // isList reports whether the field is a list on the wire: a slice or
 // array whose element is not byte ([]byte is a base64 string).
-func isList(f *model.Field) bool {
+func isList(f *model.Field, p *model.Package) bool {
 	t := f.TypeID
 	if t == "" {
 		t = f.Type
 	}
 	t = strings.TrimPrefix(t, "*")
+	// A named slice of the package (type CidrBlocks []string) is a list.
+	for range 4 {
+		nt := p.Type(t)
+		if nt == nil || nt.Kind != model.KindOther || nt.Alias {
+			break
+		}
+		t = cmp.Or(nt.UnderlyingID, nt.Underlying)
+	}
 	if !strings.HasPrefix(t, "[") {
 		return false
 	}
@@ -194,8 +203,8 @@ func isList(f *model.Field) bool {
 // marker (with +listMapKey), else what strategic merge patch implies
 // (merge with a key is a map, merge on scalars a set), else atomic.
 // Items of a *List kind is exempt (nil).
-func listSemantics(f *model.Field, c *model.Contract, inListKind bool) *model.ListSemantics {
-	if !isList(f) || (inListKind && f.Name == "Items") {
+func listSemantics(f *model.Field, p *model.Package, c *model.Contract, inListKind bool) *model.ListSemantics {
+	if !isList(f, p) || (inListKind && f.Name == "Items") {
 		return nil
 	}
 	lt, hasLT := markerValue(f.Markers, "listType", "k8s:listType")

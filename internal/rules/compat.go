@@ -224,6 +224,14 @@ var FieldTypeChanged = &Rule{
 					Message: fmt.Sprintf("type of %s changed from %s to %s; head keeps the old name as an alias of the new one, so Go clients and the wire are unchanged",
 						name, from, to),
 				})
+			case shape == shapeSame && literalForNamed(fd):
+				// []string and CidrBlocks ([]string): assignable both ways
+				// in Go, the same on the wire.
+				c.Field(fd, Report{
+					Severity: finding.Info,
+					Message: fmt.Sprintf("type of %s changed from %s to %s, a named type declared as the other; the wire shape is unchanged and "+
+						"Go assigns one to the other", name, from, to),
+				})
 			case shape == shapeSame:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
@@ -319,6 +327,32 @@ func signednessOnly(fd *model.FieldDiff) bool {
 	// is no integer to its validation), so no stored value exceeds the
 	// new type. Anything else needs base's values ruled non-negative too.
 	return nonNegative(fd.Base) || intSize[b] == "64" && strings.HasPrefix(b, "u")
+}
+
+// literalForNamed reports a field whose type changed between a type
+// literal (a slice or map, []string) and a type of the field's package
+// declared as exactly that literal (type CidrBlocks []string), behind the
+// same pointers: Go assigns values of either to the other.
+func literalForNamed(fd *model.FieldDiff) bool {
+	b, h := fd.Base.Type, fd.Head.Type
+	for strings.HasPrefix(b, "*") && strings.HasPrefix(h, "*") {
+		b, h = b[1:], h[1:]
+	}
+	literal := func(t string) bool { return strings.HasPrefix(t, "[]") || strings.HasPrefix(t, "map[") }
+	declares := func(p *model.Package, name, as string) bool {
+		if p == nil {
+			return false
+		}
+		t := p.Type(name)
+		return t != nil && t.Kind == model.KindOther && !t.Alias && t.Underlying == as
+	}
+	switch {
+	case literal(b) && !literal(h):
+		return declares(fd.Type.Pkg.Head, h, b)
+	case literal(h) && !literal(b):
+		return declares(fd.Type.Pkg.Base, b, h)
+	}
+	return false
 }
 
 // aliasedAtHead reports whether base's spelling of fd's type denotes

@@ -60,6 +60,20 @@ func compareShapesDropped(b, h typeSide) (shapeMatch, []string, string) {
 	return m, slices.Compact(s.dropped), why
 }
 
+// namedContainer returns a type side's underlying slice or map type when
+// it names a non-alias type of its package declared as one.
+func namedContainer(x typeSide) (typeSide, bool) {
+	t, _ := x.resolve()
+	if t == nil || t.t.Kind != model.KindOther || t.t.Alias {
+		return x, false
+	}
+	u := underlyingID(t.t)
+	if !strings.HasPrefix(u, "[]") && !strings.HasPrefix(u, "map[") {
+		return x, false
+	}
+	return t.with(u), true
+}
+
 type shaper struct {
 	seen    map[[2]string]bool // pairs being compared (recursive types)
 	dropped []string           // members dropped under a tombstone
@@ -85,11 +99,20 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		return shapeSame // assume equal while comparing (coinductive)
 	}
 	s.seen[key] = true
-	// Containers compare element-wise.
+	// Containers compare element-wise; a named container type of the
+	// package (type CidrBlocks []string) against a container is its
+	// underlying type.
 	for _, pre := range []string{"[]", "map["} {
-		if strings.HasPrefix(b.id, pre) != strings.HasPrefix(h.id, pre) {
-			return s.differ("%s became %s", b.id, h.id)
+		if strings.HasPrefix(b.id, pre) == strings.HasPrefix(h.id, pre) {
+			continue
 		}
+		if nb, ok := namedContainer(b); ok && strings.HasPrefix(h.id, pre) {
+			return s.compare(nb, h)
+		}
+		if nh, ok := namedContainer(h); ok && strings.HasPrefix(b.id, pre) {
+			return s.compare(b, nh)
+		}
+		return s.differ("%s became %s", b.id, h.id)
 	}
 	if strings.HasPrefix(b.id, "[]") {
 		return min(s.compare(b.with(b.id[2:]), h.with(h.id[2:])), shapeSame)
