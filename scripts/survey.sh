@@ -86,7 +86,7 @@ for r in "${OTHERS[@]}"; do
 	name=${name%/repo}
 	name=${name##*/}
 	case "$name" in gardener | k8sapi) die "-o $r: the name $name is taken" ;; esac
-	git -C "$r" tag -l 'v*' | grep -E '^v[0-9]+\.[0-9]+\.0$' | sort -V | tail -n 11 |
+	{ git -C "$r" tag -l 'v*' | grep -E '^v[0-9]+\.[0-9]+\.0$' || true; } | sort -V | tail -n 11 |
 		awk 'NR > 1 { print prev, $0 } { prev = $0 }' |
 		while read -r a b; do add "$name" release "$a..$b" "$r" "$a" "$b"; done
 	git -C "$r" log --first-parent -n 40 --format=%H HEAD -- ':(glob)**/api/**' ':(glob)**/apis/**' |
