@@ -411,8 +411,10 @@ func (c *blobCache) load() {
 		return
 	}
 	c.loaded = true
-	c.entries = map[string][]byte{}
-	c.used = map[string]bool{}
+	c.entries, c.packs, c.order = map[string][]byte{}, nil, nil
+	if c.used == nil {
+		c.used = map[string]bool{}
+	}
 	var total int64
 	for _, name := range c.listPacks() {
 		data := readPack(filepath.Join(c.dir, name))
@@ -538,14 +540,17 @@ func (c *blobCache) flush() {
 		atomicfile.WriteCache(filepath.Join(c.dir, newPackName()), encodePack(records), 0o600)
 		return
 	}
-	c.merge(records)
+	c.merge(records, listed)
 }
 
 // merge writes records and the entries of the packs as one pack of at
 // most three quarters of cacheBudget (the entries used this run first,
-// then the newest), then removes the packs it read, and temporary files
-// an interrupted run left more than an hour ago (c.mu held).
-func (c *blobCache) merge(records []packRecord) {
+// then the newest), then removes the packs listed before (those it read,
+// and older ones past the budget or unreadable), and temporary files an
+// interrupted run left more than an hour ago (c.mu held). A pack another
+// run wrote since the listing stays.
+func (c *blobCache) merge(records []packRecord, listed []string) {
+	c.loaded = false // read the packs as they are now: other runs may have written some
 	c.load()
 	made := map[string]bool{}
 	for _, r := range records {
@@ -573,7 +578,7 @@ func (c *blobCache) merge(records []packRecord) {
 	if atomicfile.WriteCache(filepath.Join(c.dir, newPackName()), encodePack(keep), 0o600) != nil {
 		return
 	}
-	for _, name := range c.packs {
+	for _, name := range listed {
 		os.Remove(filepath.Join(c.dir, name))
 	}
 	c.packs, c.order, c.entries, c.loaded = nil, nil, nil, false

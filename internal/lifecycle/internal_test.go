@@ -587,3 +587,44 @@ func TestFindStructsRealSources(t *testing.T) {
 	}
 	t.Logf("%d structs, %d read from their tokens", structs, lexed)
 }
+
+// TestPackMergeRemovesUnread: a merge removes the packs past the budget
+// that no run reads any more, so the directory shrinks back under it
+// instead of merging on every run.
+func TestPackMergeRemovesUnread(t *testing.T) {
+	dir, repo := t.TempDir(), t.TempDir()
+	oid := func(i int) string { return fmt.Sprintf("%04x", i) + testOID[4:] }
+	open := func() *blobCache {
+		c := openBlobCache(dir, repo)
+		c.maxPacks, c.budget = 8, 1000
+		return c
+	}
+	for i := range 3 { // three packs of about 700 bytes: only the newest fits the budget
+		c := openBlobCache(dir, repo)
+		c.write(oid(2*i), bytes.Repeat([]byte{'a' + byte(i)}, 300))
+		c.write(oid(2*i+1), bytes.Repeat([]byte{'a' + byte(i)}, 300))
+		c.flush()
+	}
+	c := open()
+	c.write(oid(100), bytes.Repeat([]byte("n"), 300))
+	c.flush() // over the budget: merge
+	files := cacheFiles(t, c)
+	if len(files) != 1 || !packName(files[0]) {
+		t.Fatalf("after the merge: %v, want one pack", files)
+	}
+	after := open()
+	// 356 bytes a record, 750 of 1000 kept: the new entry and the newest
+	// pack's first.
+	if after.readEntry(oid(100)) == nil || after.readEntry(oid(4)) == nil {
+		t.Error("the new entry or the newest pack's entry was not kept")
+	}
+	if after.readEntry(oid(0)) != nil {
+		t.Error("an entry of a pack past the budget survived")
+	}
+	again := open()
+	again.write(oid(101), []byte("x"))
+	again.flush() // under the budget again: a pack of its own, no merge
+	if files := cacheFiles(t, again); len(files) != 2 {
+		t.Errorf("after a run under the budget: %v, want two packs", files)
+	}
+}
