@@ -23,6 +23,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -65,11 +67,41 @@ const (
 var errUnsupported = errors.New("unsupported construct")
 
 // Compare relates the language of newPat to that of oldPat. For Narrower
-// it returns a shortest string oldPat accepts and newPat rejects.
+// it returns a shortest string oldPat accepts and newPat rejects. Answers
+// are memoised for the process: a pattern change usually repeats on
+// sibling fields and versions (Gardener's MaintenanceTimeWindow.Begin and
+// End), and comparing the automata is the costly part.
 func Compare(oldPat, newPat string) (Verdict, string) {
 	if oldPat == newPat {
 		return Same, ""
 	}
+	key := [2]string{oldPat, newPat}
+	if r, ok := memo.Load(key); ok {
+		return r.(answer).v, r.(answer).witness
+	}
+	v, w := compare(oldPat, newPat)
+	if memoSize.Load() < memoMax {
+		if _, loaded := memo.LoadOrStore(key, answer{v, w}); !loaded {
+			memoSize.Add(1)
+		}
+	}
+	return v, w
+}
+
+// memo holds Compare's answers, at most memoMax of them.
+var (
+	memo     sync.Map // [2]string -> answer
+	memoSize atomic.Int64
+)
+
+const memoMax = 4096
+
+type answer struct {
+	v       Verdict
+	witness string
+}
+
+func compare(oldPat, newPat string) (Verdict, string) {
 	a, err := compile(oldPat)
 	if err != nil {
 		return Unknown, ""

@@ -105,3 +105,20 @@ func TestCompareLimits(t *testing.T) {
 		t.Errorf("got %v", v)
 	}
 }
+
+// A comparison is memoised: the second call answers from the memo, with
+// the same verdict and witness.
+func TestCompareMemo(t *testing.T) {
+	old, new := `^[a-z]{2,5}$`, `^[a-z]{3,5}$`
+	v1, w1 := Compare(old, new)
+	r, ok := memo.Load([2]string{old, new})
+	if !ok {
+		t.Fatal("answer not memoised")
+	}
+	if a := r.(answer); a.v != v1 || a.witness != w1 {
+		t.Errorf("memo holds %v %q, Compare said %v %q", a.v, a.witness, v1, w1)
+	}
+	if v2, w2 := Compare(old, new); v2 != v1 || w2 != w1 || v1 != Narrower || w1 != "aa" {
+		t.Errorf("Compare = %v %q then %v %q, want Narrower \"aa\" twice", v1, w1, v2, w2)
+	}
+}
