@@ -142,6 +142,19 @@ func constraintChanges(base, head []model.Constraint) []constraintChange {
 	return out
 }
 
+// nonNegativeMinimum reports a change to a minimum of at most 0: on an
+// unsigned type it rules out negative values only.
+func nonNegativeMinimum(ch constraintChange) bool {
+	v, ok := new(big.Rat).SetString(ch.new)
+	return ch.kind == "minimum" && ok && v.Sign() <= 0
+}
+
+// unsignedType reports an unsigned integer type, behind pointers.
+func unsignedType(t string) bool {
+	t = strings.TrimLeft(t, "*")
+	return t == "uint" || t == "uint8" || t == "uint16" || t == "uint32" || t == "uint64"
+}
+
 func validationCheck(tighter bool) func(c *Context) {
 	return func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
@@ -150,10 +163,12 @@ func validationCheck(tighter bool) func(c *Context) {
 			}
 			var what []string
 			mirrors := c.Policy(fd.Type.Pkg).DeclarativeValidationMirrors
+			unsignedOnly := tighter
 			for _, ch := range constraintChanges(contractOf(fd.Base).Validation, contractOf(fd.Head).Validation) {
 				if ch.tighter == tighter {
 					what = append(what, ch.String())
 					mirrors = mirrors && strings.HasPrefix(ch.marker, "+k8s:")
+					unsignedOnly = unsignedOnly && nonNegativeMinimum(ch) && unsignedType(fd.Base.Type)
 				}
 			}
 			if len(what) == 0 {
@@ -167,7 +182,14 @@ func validationCheck(tighter bool) func(c *Context) {
 				Message: fmt.Sprintf("validation of %s.%s %s: %s", fd.Type.Name(), fd.Name(), verb, strings.Join(what, "; ")),
 				Hint:    hint,
 			}
-			if mirrors {
+			if unsignedOnly {
+				// prometheus-operator added Minimum=0 to its uint64 limits:
+				// the values it rules out never decoded into the Go type,
+				// so no object its controller could read is rejected.
+				r.Severity = finding.Info
+				r.Message += fmt.Sprintf(" (the Go type %s never held a negative value)", fd.Base.Type)
+				r.Hint = ""
+			} else if mirrors {
 				// Declarative tags restate the hand-written validation
 				// this profile's API server enforces; apicheck cannot see
 				// that code, so the tags alone change no contract it knows.
@@ -189,7 +211,8 @@ var ValidationTightened = &Rule{
 	Relax:        relaxedToInfo,
 	Judges:       []model.Attr{model.AttrValidation},
 	Summary: "The validation of an existing field got stricter: a bound raised or lowered against it, a pattern, format, " +
-		"enum restriction, CEL rule (`XValidation`) or immutability added or changed (`+kubebuilder:validation:*`, `+k8s:*`).",
+		"enum restriction, CEL rule (`XValidation`) or immutability added or changed (`+kubebuilder:validation:*`, `+k8s:*`). " +
+		"Info for a minimum of at most 0 on an unsigned integer, which never held a negative value.",
 	Why: "Objects stored under the old rules may violate the new ones: updates of them fail, and clients that " +
 		"relied on the old range are rejected.",
 	Fix:    "Keep the old constraint, or ratchet the new one (apply it only to new or changed values).",
