@@ -335,23 +335,36 @@ func TestBlobCacheConcurrent(t *testing.T) {
 	}
 }
 
+// oid is the test object id numbered i.
+func oid(i int) string { return fmt.Sprintf("%04x", i) + testOID[4:] }
+
+// packCache returns an opener of caches on dir with the given limits.
+func packCache(dir, repo string, maxPacks int, budget int64) func() *blobCache {
+	return func() *blobCache {
+		c := openBlobCache(dir, repo)
+		c.maxPacks, c.budget = maxPacks, budget
+		return c
+	}
+}
+
+// writePacks writes n packs, one a run, each of two 300-byte entries
+// (pack i holds oid(2i) and oid(2i+1)), the first oldest.
+func writePacks(dir, repo string, n int) {
+	for i := range n {
+		c := openBlobCache(dir, repo)
+		c.write(oid(2*i), bytes.Repeat([]byte{'a' + byte(i)}, 300))
+		c.write(oid(2*i+1), bytes.Repeat([]byte{'a' + byte(i)}, 300))
+		c.flush()
+	}
+}
+
 // TestPackMerge: past maxPacks packs a run merges them into one, with
 // the entries it made and used first, then the newest, within three
 // quarters of the budget; stale temporary files go.
 func TestPackMerge(t *testing.T) {
 	dir, repo := t.TempDir(), t.TempDir()
-	oid := func(i int) string { return fmt.Sprintf("%04x", i) + testOID[4:] }
-	open := func() *blobCache {
-		c := openBlobCache(dir, repo)
-		c.maxPacks, c.budget = 4, 4000
-		return c
-	}
-	for i := range 4 { // four packs of two 300-byte entries, 0 oldest
-		c := open()
-		c.write(oid(2*i), bytes.Repeat([]byte{'a' + byte(i)}, 300))
-		c.write(oid(2*i+1), bytes.Repeat([]byte{'a' + byte(i)}, 300))
-		c.flush()
-	}
+	open := packCache(dir, repo, 4, 4000)
+	writePacks(dir, repo, 4) // four packs of two 300-byte entries, 0 oldest
 	stale := filepath.Join(open().dir, ".p-stale.tmp-1")
 	os.WriteFile(stale, []byte("x"), 0o600)
 	old := time.Now().Add(-2 * time.Hour)
@@ -593,18 +606,8 @@ func TestFindStructsRealSources(t *testing.T) {
 // instead of merging on every run.
 func TestPackMergeRemovesUnread(t *testing.T) {
 	dir, repo := t.TempDir(), t.TempDir()
-	oid := func(i int) string { return fmt.Sprintf("%04x", i) + testOID[4:] }
-	open := func() *blobCache {
-		c := openBlobCache(dir, repo)
-		c.maxPacks, c.budget = 8, 1000
-		return c
-	}
-	for i := range 3 { // three packs of about 700 bytes: only the newest fits the budget
-		c := openBlobCache(dir, repo)
-		c.write(oid(2*i), bytes.Repeat([]byte{'a' + byte(i)}, 300))
-		c.write(oid(2*i+1), bytes.Repeat([]byte{'a' + byte(i)}, 300))
-		c.flush()
-	}
+	open := packCache(dir, repo, 8, 1000)
+	writePacks(dir, repo, 3) // three packs of about 700 bytes: only the newest fits the budget
 	c := open()
 	c.write(oid(100), bytes.Repeat([]byte("n"), 300))
 	c.flush() // over the budget: merge
