@@ -207,3 +207,16 @@ func TestCompareMovedVersions(t *testing.T) {
 		})
 	}
 }
+
+// Versions sort as the API server prefers them: GA above beta above
+// alpha, then by major and the stage's number; other names first.
+func TestVersionLess(t *testing.T) {
+	order := []string{"internal", "v1alpha1", "v1alpha2", "v2alpha1", "v1beta1", "v1beta2", "v2beta1", "v1", "v2", "v10"}
+	for i, a := range order {
+		for j, b := range order {
+			if got, want := VersionLess(a, b), i < j; got != want {
+				t.Errorf("VersionLess(%s, %s) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+}

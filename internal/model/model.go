@@ -693,9 +693,11 @@ func QualifyLocal(id, pkg string) string {
 	return b.String()
 }
 
-// VersionLess orders Kubernetes API versions by priority: v1alpha1 <
-// v1alpha2 < v1beta1 < v1 < v2alpha1 < ... < v2. Names that do not look
-// like versions sort before versions, alphabetically.
+// VersionLess orders Kubernetes API versions by the priority the API
+// server gives them (the preferred version is the greatest): GA versions
+// above beta above alpha, then by major, then by the stage's number, so
+// v1alpha1 < v2alpha1 < v1beta1 < v1beta2 < v2beta1 < v1 < v2. Names that
+// do not look like versions sort before versions, alphabetically.
 func VersionLess(a, b string) bool {
 	ma, sa, na, oka := parseVersion(a)
 	mb, sb, nb, okb := parseVersion(b)
@@ -705,10 +707,10 @@ func VersionLess(a, b string) bool {
 			return !oka
 		}
 		return a < b
-	case ma != mb:
-		return ma < mb
 	case sa != sb:
 		return sa < sb
+	case ma != mb:
+		return ma < mb
 	}
 	return na < nb
 }
