@@ -10,7 +10,6 @@ package contract
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -189,7 +188,7 @@ func isList(f *model.Field, p *model.Package) bool {
 		if nt == nil || nt.Kind != model.KindOther || nt.Alias {
 			break
 		}
-		t = cmp.Or(nt.UnderlyingID, nt.Underlying)
+		t = nt.UnderlyingIdentity()
 	}
 	if !strings.HasPrefix(t, "[") {
 		return false

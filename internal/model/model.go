@@ -7,6 +7,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -229,6 +230,10 @@ type Type struct {
 
 	byName map[string]*Field // built by Model.Sort
 }
+
+// UnderlyingIdentity is the underlying type by identity, or as written
+// when it was not resolved.
+func (t *Type) UnderlyingIdentity() string { return cmp.Or(t.UnderlyingID, t.Underlying) }
 
 // Field looks a field up by Go name (the first of that name).
 func (t *Type) Field(name string) *Field {

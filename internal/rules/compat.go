@@ -448,7 +448,7 @@ func underlyingChanged(td *model.TypeDiff) bool {
 	if td.Base.Kind != td.Head.Kind {
 		return true
 	}
-	return td.Base.Kind != model.KindStruct && underlyingID(td.Base) != underlyingID(td.Head)
+	return td.Base.Kind != model.KindStruct && td.Base.UnderlyingIdentity() != td.Head.UnderlyingIdentity()
 }
 
 // underlyingShape compares what a named type's declaration looks like on
@@ -461,7 +461,7 @@ func underlyingShape(c *Context, td *model.TypeDiff) shapeMatch {
 		if t.Kind == model.KindStruct {
 			return typeSide{m: m, pkg: pkg, id: t.Name}
 		}
-		return typeSide{m: m, pkg: pkg, id: underlyingID(t)}
+		return typeSide{m: m, pkg: pkg, id: t.UnderlyingIdentity()}
 	}
 	return compareShapes(side(c.Diff.Base, td.Pkg.Base, td.Base), side(c.Diff.Head, td.Pkg.Head, td.Head))
 }
@@ -469,7 +469,7 @@ func underlyingShape(c *Context, td *model.TypeDiff) shapeMatch {
 // serialised reports whether values of a type appear on the wire:
 // interfaces and funcs do not.
 func serialised(t *model.Type) bool {
-	u := underlyingID(t)
+	u := t.UnderlyingIdentity()
 	return t.Kind == model.KindStruct || !strings.HasPrefix(u, "interface{") && !strings.HasPrefix(u, "func(") && !strings.HasPrefix(u, "chan ")
 }
 

@@ -67,7 +67,7 @@ func namedContainer(x typeSide) (typeSide, bool) {
 	if t == nil || t.t.Kind != model.KindOther || t.t.Alias {
 		return x, false
 	}
-	u := underlyingID(t.t)
+	u := t.t.UnderlyingIdentity()
 	if !strings.HasPrefix(u, "[]") && !strings.HasPrefix(u, "map[") {
 		return x, false
 	}
@@ -147,10 +147,10 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	case bt == nil || ht == nil:
 		// A named non-struct type against its underlying type.
 		if bt == nil && ht.t.Kind == model.KindOther && !ht.t.Alias {
-			return s.compare(b, ht.with(underlyingID(ht.t)))
+			return s.compare(b, ht.with(ht.t.UnderlyingIdentity()))
 		}
 		if ht == nil && bt.t.Kind == model.KindOther && !bt.t.Alias {
-			return s.compare(bt.with(underlyingID(bt.t)), h)
+			return s.compare(bt.with(bt.t.UnderlyingIdentity()), h)
 		}
 		if unresolvedNamed(bs) || unresolvedNamed(hs) {
 			return shapeUnknown
@@ -161,7 +161,7 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		if bt.t.Kind == model.KindStruct || ht.t.Kind == model.KindStruct {
 			return s.differ("%s became %s", b.id, h.id)
 		}
-		return s.compare(bt.with(underlyingID(bt.t)), ht.with(underlyingID(ht.t)))
+		return s.compare(bt.with(bt.t.UnderlyingIdentity()), ht.with(ht.t.UnderlyingIdentity()))
 	}
 	bm, hm := s.members(bt), s.members(ht)
 	if bm == nil || hm == nil {
@@ -337,13 +337,6 @@ func splitMap(id string) (k, v string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-func underlyingID(t *model.Type) string {
-	if t.UnderlyingID != "" {
-		return t.UnderlyingID
-	}
-	return t.Underlying
 }
 
 // jsonKinds are the JSON forms of the types outside the repository whose
