@@ -243,16 +243,20 @@ func copiedFromSibling(d *model.Diff, td *model.TypeDiff, f *model.Field) bool {
 	return false
 }
 
-// acceptedValue reports a new non-nillable field that a profile's
-// conventions accept.
+// scalarKind reports a string, number or bool.
+func scalarKind(f *model.Field) bool {
+	return f.ValueKind == model.KindString || f.ValueKind == model.KindNumber || f.ValueKind == model.KindBool
+}
+
 // optionalScalar reports an optional string, number or bool that
 // encoding/json omits when zero.
 func optionalScalar(f *model.Field) bool {
 	c := contractOf(f)
-	scalar := f.ValueKind == model.KindString || f.ValueKind == model.KindNumber || f.ValueKind == model.KindBool
-	return scalar && c.Omit && c.Presence == model.Optional
+	return scalarKind(f) && c.Omit && c.Presence == model.Optional
 }
 
+// acceptedValue reports a new non-nillable field that a profile's
+// conventions accept.
 func acceptedValue(pol Policy, f *model.Field) bool {
 	c := contractOf(f)
 	if pol.RequiredValues && f.Required() {
@@ -261,7 +265,6 @@ func acceptedValue(pol Policy, f *model.Field) bool {
 	if c.Presence != model.Optional {
 		return false // a required new field is NEW_FIELD_NOT_OPTIONAL's
 	}
-	scalar := f.ValueKind == model.KindString || f.ValueKind == model.KindNumber || f.ValueKind == model.KindBool
 	if pol.OptionalScalarValues && optionalScalar(f) {
 		return true
 	}
@@ -269,7 +272,7 @@ func acceptedValue(pol Policy, f *model.Field) bool {
 		if f.ValueKind == model.KindStructValue && f.JSON.OmitZero {
 			return true
 		}
-		if scalar && c.Omit && zeroRuledOut(f.ValueKind, c.Validation) {
+		if scalarKind(f) && c.Omit && zeroRuledOut(f.ValueKind, c.Validation) {
 			return true
 		}
 	}

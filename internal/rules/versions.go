@@ -454,6 +454,9 @@ var qualifier = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*\.`)
 // but for package qualifiers (Cluster API's v1beta2 keeps
 // KubeadmControlPlane's taints in spec.machineTemplate.spec, and a change
 // adds them to v1beta1's spec.machineTemplate afterwards, a backport).
+// Type names, not wire shapes: versions reshape their types (v1beta2's
+// UnhealthyMachineCondition counts seconds where v1beta1's holds a
+// duration) and conversions map them.
 func (k kindReach) holds(x *model.PackageDiff, g skewPV, fname string) bool {
 	f := g.td.Head.Field(fname)
 	if f == nil || x.Base == nil || x.Head == nil {
@@ -534,7 +537,7 @@ func typeDesc(t *model.Type) string {
 	if t.Kind == model.KindStruct {
 		return "struct"
 	}
-	u := underlyingID(t)
+	u := t.UnderlyingIdentity()
 	switch {
 	case strings.HasPrefix(u, "interface{"):
 		return "an interface (its method set changed)"
