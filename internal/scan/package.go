@@ -33,8 +33,8 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		typ string
 	}
 	var consts []pendingConst
-	jsonMethods := map[string]map[string]bool{} // receiver -> MarshalJSON, UnmarshalJSON, delegates
-	constGroup := ""                            // const GroupName = "..." (register.go), for a package without +groupName
+	jsonMethods := map[string]*jsonMethodSet{} // by receiver type
+	constGroup := ""                           // const GroupName = "..." (register.go), for a package without +groupName
 	name := s.packageName(dir)
 	for _, fp := range s.goFiles[dir] {
 		pf := s.parsed[fp]
@@ -58,10 +58,9 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 			if fd, ok := decl.(*ast.FuncDecl); ok {
 				if r, delegates := jsonMethod(fd); r != "" {
 					if jsonMethods[r] == nil {
-						jsonMethods[r] = map[string]bool{}
+						jsonMethods[r] = &jsonMethodSet{}
 					}
-					jsonMethods[r][fd.Name.Name] = true
-					jsonMethods[r]["delegates"] = jsonMethods[r]["delegates"] || delegates
+					jsonMethods[r].add(fd.Name.Name, delegates)
 				}
 				continue
 			}
@@ -130,7 +129,7 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 	// Both directions custom, neither delegating to the default: the
 	// methods alone decide the JSON form (apiextensions' JSON).
 	for r, ms := range jsonMethods {
-		if t := seen[r]; t != nil && t.Kind == model.KindStruct && ms["MarshalJSON"] && ms["UnmarshalJSON"] && !ms["delegates"] {
+		if t := seen[r]; t != nil && t.Kind == model.KindStruct && ms.custom() {
 			t.CustomJSON = true
 		}
 	}
@@ -639,6 +638,19 @@ func groupNameConst(vs *ast.ValueSpec) (string, bool) {
 	}
 	return "", false
 }
+
+// jsonMethodSet is what a package declares of a type's JSON methods.
+type jsonMethodSet struct{ marshal, unmarshal, delegates bool }
+
+func (m *jsonMethodSet) add(method string, delegates bool) {
+	m.marshal = m.marshal || method == "MarshalJSON"
+	m.unmarshal = m.unmarshal || method == "UnmarshalJSON"
+	m.delegates = m.delegates || delegates
+}
+
+// custom reports methods that decide the JSON form alone: both
+// directions, neither delegating to the default.
+func (m *jsonMethodSet) custom() bool { return m.marshal && m.unmarshal && !m.delegates }
 
 // jsonMethod returns the receiver type's name of a MarshalJSON or
 // UnmarshalJSON method declaration ("" for any other function), and
