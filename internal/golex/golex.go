@@ -13,6 +13,8 @@
 // places or keeps going, never reading out of bounds.
 package golex
 
+import "bytes"
+
 // Kind classifies a token.
 type Kind uint8
 
@@ -91,9 +93,12 @@ func (l *Lexer) Next() (k Kind, start, end int) {
 		if src[l.off] == '/' && l.off+1 < len(src) && (src[l.off+1] == '/' || src[l.off+1] == '*') {
 			start := l.off
 			if src[l.off+1] == '/' {
-				l.off += 2
-				for l.off < len(src) && src[l.off] != '\n' {
-					l.off++
+				// To the line end (bytes.IndexByte: API files are mostly
+				// comments).
+				if k := bytes.IndexByte(src[l.off+2:], '\n'); k >= 0 {
+					l.off += 2 + k
+				} else {
+					l.off = len(src)
 				}
 				if l.insertSemi {
 					l.insertSemi = false
@@ -102,18 +107,16 @@ func (l *Lexer) Next() (k Kind, start, end int) {
 				continue
 			}
 			l.off += 2
-			newline := false
-			closed := false
-			for l.off < len(src) {
-				if src[l.off] == '*' && l.off+1 < len(src) && src[l.off+1] == '/' {
-					l.off += 2
-					closed = true
-					break
-				}
-				if src[l.off] == '\n' {
-					newline = true
-				}
-				l.off++
+			body := src[l.off:]
+			k := bytes.Index(body, []byte("*/"))
+			closed := k >= 0
+			if !closed {
+				k = len(body)
+			}
+			newline := bytes.IndexByte(body[:k], '\n') >= 0
+			l.off += k
+			if closed {
+				l.off += 2
 			}
 			if l.insertSemi && (newline || !closed) {
 				l.insertSemi = false
