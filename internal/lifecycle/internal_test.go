@@ -453,9 +453,11 @@ func TestFindStruct(t *testing.T) {
 		names = append(names, typ)
 	}
 	sort.Strings(names)
-	for i, got := range findStructs([]byte(src), names) {
-		if !reflect.DeepEqual(got, want[names[i]]) {
-			t.Errorf("findStructs(…%s…) = %+v\nwant %+v", names[i], got, want[names[i]])
+	for _, names := range [][]string{names, {"W", "S"}, {"S", "Absent", "S"}, {"T"}} {
+		for i, got := range findStructs([]byte(src), names) {
+			if !reflect.DeepEqual(got, want[names[i]]) {
+				t.Errorf("findStructs(%v) for %s = %+v\nwant %+v", names, names[i], got, want[names[i]])
+			}
 		}
 	}
 	// The declaration of a field, what a tombstone comments out.

@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -164,13 +165,25 @@ func parseStruct(src []byte, typ string) (_ *token.FileSet, _ *ast.StructType, s
 // tokenized once for all of them.
 func findStructs(src []byte, typs []string) []decl {
 	out := make([]decl, len(typs))
-	if len(typs) < 3 {
-		for i, typ := range typs {
-			out[i] = findStruct(src, typ)
+	// The types the text may declare (mayDeclare), found in one pass of
+	// the lexer that stops when it has them all.
+	var want []string
+	for _, typ := range typs {
+		if !slices.Contains(want, typ) && mayDeclare(src, typ) {
+			want = append(want, typ)
 		}
+	}
+	if len(want) == 0 {
 		return out
 	}
-	ranges := structRanges(src)
+	ranges := make(map[string][2]int, len(want))
+	scanStructs(src, func(name string) bool {
+		_, done := ranges[name]
+		return !done && slices.Contains(want, name)
+	}, func(name string, s, e int) bool {
+		ranges[name] = [2]int{s, e} // the first declaration, as structRange
+		return len(ranges) < len(want)
+	})
 	for i, typ := range typs {
 		if r, ok := ranges[typ]; ok {
 			out[i] = structAt(src, typ, r[0], r[1])
@@ -350,6 +363,18 @@ func skipBalanced(l *golex.Lexer, open, close golex.Kind) bool {
 
 var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
 
+// commentDeprecated reports whether a comment of a field's doc comment
+// ("// ..." or "/* ... */", as go/ast holds it) has a line that starts
+// with "Deprecated:".
+func commentDeprecated(text string) bool {
+	for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(text, "//"), "/*"), "*/"), "\n") {
+		if deprecatedLine.MatchString(strings.TrimPrefix(strings.TrimSpace(l), "* ")) {
+			return true
+		}
+	}
+	return false
+}
+
 // relFields describes one field declaration (one entry per name).
 func relFields(fset *token.FileSet, fld *ast.Field) []relField {
 	tagLit := ""
@@ -359,11 +384,7 @@ func relFields(fset *token.FileSet, fld *ast.Field) []relField {
 	deprecated := false
 	if fld.Doc != nil {
 		for _, c := range fld.Doc.List {
-			for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "//"), "/*"), "*/"), "\n") {
-				if deprecatedLine.MatchString(strings.TrimPrefix(strings.TrimSpace(l), "* ")) {
-					deprecated = true
-				}
-			}
+			deprecated = deprecated || commentDeprecated(c.Text)
 		}
 	}
 	if len(fld.Names) == 0 {
