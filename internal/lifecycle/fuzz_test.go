@@ -20,6 +20,10 @@ func FuzzLexStruct(f *testing.F) {
 		"package p\ntype S struct {\n\tpkg.T[int, string]\n\tV interface{ M() }\n\tW struct {\n\t\tY int\n\t}\n}\n",
 		"package p\ntype S struct { A int; }; type T struct {}\n",
 		"package p\ntype S struct {\n\tA int\n", // unterminated
+		// Deprecation: which comment group is a field's doc comment.
+		"package p\ntype S struct {\n\t// Deprecated: a.\n\tA int // Deprecated: trailing, not B's.\n\tB int\n\t// Deprecated: parted by a blank line.\n\n\tC int\n\t/* Deprecated: block */ D int\n\t/*\n\t * Deprecated: starred.\n\t */\n\tE int\n\t// x\n\t// deprecated: lower case\n\tF, G int\n}\n",
+		"package p\ntype S struct { // Deprecated: the struct's line.\n\tA int\n\tB int /* Deprecated: x\n\t*/\n\tC int\n}\n",
+		"package p\ntype S struct {\n\tA int; /* Deprecated: y */ B int\n\t// Deprecated:\r\n\tC int\n\tD int // a\n\t// Deprecated: after a line comment.\n\tE int\n}\n",
 	} {
 		f.Add([]byte(seed))
 	}

@@ -633,3 +633,50 @@ func TestPackMergeRemovesUnread(t *testing.T) {
 		t.Errorf("after a run under the budget: %v, want two packs", files)
 	}
 }
+
+// TestLexStructDeprecated: lexStruct groups comments as go/parser does to
+// find each field's doc comment, and reads the same "Deprecated:" flags
+// without parsing.
+func TestLexStructDeprecated(t *testing.T) {
+	src := "package p\ntype S struct {\n" +
+		"\t// Deprecated: a.\n\tA int // Deprecated: trailing, not B's.\n\tB int\n" +
+		"\t// Deprecated: parted by a blank line.\n\n\tC int\n" +
+		"\t/* Deprecated: block */ D int\n" +
+		"\t/*\n\t * Deprecated: starred.\n\t */\n\tE int\n" +
+		"\t// x\n\t// deprecated: lower case\n\tF, G int\n" +
+		"\tH int /* Deprecated: a line comment\n\t*/\n\tI int\n" +
+		"\t// Deprecated: the doc of J, not of K.\n\tJ int; K int\n}\n"
+	// D: a comment on the field's own line is no doc comment (go/parser).
+	want := map[string]bool{"A": true, "B": false, "C": false, "D": false, "E": true, "F": true, "G": true, "H": false, "I": false, "J": true, "K": false}
+	r, ok := structRanges([]byte(src))["S"]
+	if !ok {
+		t.Fatal("struct S not found")
+	}
+	got, ok := lexStruct([]byte(src), r[0], r[1])
+	if !ok {
+		t.Fatal("lexStruct left the struct to the parser")
+	}
+	flags := map[string]bool{}
+	for _, f := range got.Fields {
+		flags[f.Name] = f.Deprecated
+	}
+	if !reflect.DeepEqual(flags, want) {
+		t.Errorf("deprecated flags = %v, want %v", flags, want)
+	}
+	if parsed := findStructParsed(t, src, "S"); !reflect.DeepEqual(got, parsed) {
+		t.Errorf("lexStruct = %+v\nparser    = %+v", got, parsed)
+	}
+}
+
+func findStructParsed(t *testing.T, src, typ string) decl {
+	t.Helper()
+	start, end, ok := structRange([]byte(src), typ)
+	if !ok {
+		t.Fatalf("struct %s not found", typ)
+	}
+	fset, st, shift, ok := parseStructAt([]byte(src), typ, start, end)
+	if !ok {
+		t.Fatalf("struct %s does not parse", typ)
+	}
+	return structDecl(fset, st, shift)
+}

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/apicheck/apicheck/internal/golex"
 	"github.com/apicheck/apicheck/internal/protobuf"
@@ -14,14 +15,12 @@ import (
 // declaration is not in the plain shapes below (then the caller parses
 // it): a field declaration is names and a type, or an embedded type
 // (["*"] [pkg "."] T [type arguments]), each with an optional tag, in a
-// struct without type parameters. A
-// struct whose text mentions "deprecated" is left to the parser too:
-// finding a "Deprecated:" paragraph needs the comments' grouping.
+// struct without type parameters. A field is deprecated when its doc
+// comment, grouped as go/parser groups comments (leadComment), has a
+// "Deprecated:" line.
 func lexStruct(src []byte, start, end int) (decl, bool) {
 	body := src[start:end]
-	if protobuf.ContainsFold(string(body), "deprecated") {
-		return decl{}, false
-	}
+	mentions := protobuf.ContainsFold(string(body), "deprecated")
 	lc := lineCounter{src: src, off: start, line: 1 + bytes.Count(src[:start], []byte("\n"))}
 	l := golex.New(body)
 	next := func() (golex.Kind, int, int) {
@@ -36,11 +35,25 @@ func lexStruct(src []byte, start, end int) (decl, bool) {
 	if k, _, _ := next(); k != golex.Keyword || l.Keyword() != "struct" {
 		return decl{}, false
 	}
-	if k, _, _ := next(); k != golex.LBrace {
+	k, prevStart, prevEnd := next()
+	if k != golex.LBrace {
 		return decl{}, false
 	}
 	d := decl{Found: true, Fields: []relField{}}
 	var toks []lexTok
+	// field adds the declaration in toks, whose doc comment lies between
+	// the token before it (prevStart, prevEnd) and its first token.
+	field := func() bool {
+		deprecated := false
+		if mentions && len(toks) > 0 {
+			var ok bool
+			prevLine := lc.at(prevStart)[0]
+			if deprecated, ok = leadDeprecated(src, prevEnd, prevLine, toks[0].start); !ok {
+				return false
+			}
+		}
+		return lexField(src, toks, &lc, &d, deprecated)
+	}
 	depth := 0
 	for {
 		k, s, e := next()
@@ -53,7 +66,7 @@ func lexStruct(src []byte, start, end int) (decl, bool) {
 			depth--
 		case golex.RBrace:
 			if depth == 0 { // the struct's end
-				if e != end || !lexField(src, toks, &lc, &d) {
+				if e != end || !field() {
 					return decl{}, false
 				}
 				if k, _, _ := next(); k != golex.EOF && k != golex.Semicolon {
@@ -64,10 +77,11 @@ func lexStruct(src []byte, start, end int) (decl, bool) {
 			depth--
 		case golex.Semicolon:
 			if depth == 0 {
-				if !lexField(src, toks, &lc, &d) {
+				if !field() {
 					return decl{}, false
 				}
 				toks = toks[:0]
+				prevStart, prevEnd = s, e
 				continue
 			}
 		}
@@ -76,6 +90,70 @@ func lexStruct(src []byte, start, end int) (decl, bool) {
 		}
 		toks = append(toks, lexTok{k, s, e})
 	}
+}
+
+// leadDeprecated reads the comments of src[from:to], the text between a
+// field declaration's first token (at to) and the token before it (which
+// ends at from, on line prevLine): whitespace and comments only (ok is
+// false otherwise). It groups them as go/parser does (parser.next): a
+// group starting on the previous token's line is that line's comment;
+// later comments on adjacent lines form groups; the last group is the
+// declaration's doc comment when it ends on the line before to. It
+// reports whether that doc comment has a "Deprecated:" line.
+func leadDeprecated(src []byte, from, prevLine, to int) (deprecated, ok bool) {
+	type comment struct{ start, end, line, endLine int }
+	var cs []comment
+	line := prevLine
+	for i := from; i < to; {
+		switch c := src[i]; {
+		case c == '\n':
+			line++
+			i++
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+		case c == '/' && i+1 < to && src[i+1] == '/':
+			e := to
+			if k := bytes.IndexByte(src[i:to], '\n'); k >= 0 {
+				e = i + k
+			}
+			cs = append(cs, comment{i, e, line, line})
+			i = e
+		case c == '/' && i+1 < to && src[i+1] == '*':
+			k := bytes.Index(src[i+2:to], []byte("*/"))
+			if k < 0 {
+				return false, false
+			}
+			e := i + 2 + k + 2
+			n := bytes.Count(src[i:e], []byte("\n"))
+			cs = append(cs, comment{i, e, line, line + n})
+			line += n
+			i = e
+		default:
+			return false, false
+		}
+	}
+	j := 0
+	if len(cs) > 0 && cs[0].line == prevLine { // the previous line's comment
+		for end := cs[0].line; j < len(cs) && cs[j].line <= end; j++ {
+			end = cs[j].endLine
+		}
+	}
+	endLine, first := -1, j
+	for j < len(cs) {
+		first, endLine = j, cs[j].line
+		for ; j < len(cs) && cs[j].line <= endLine+1; j++ {
+			endLine = cs[j].endLine
+		}
+	}
+	if endLine+1 != line {
+		return false, true // no doc comment
+	}
+	for _, c := range cs[first:] {
+		if commentDeprecated(strings.ReplaceAll(string(src[c.start:c.end]), "\r", "")) {
+			return true, true
+		}
+	}
+	return false, true
 }
 
 // lexTok is a token of a field declaration.
@@ -87,7 +165,7 @@ type lexTok struct {
 // lexField adds the fields of one declaration (its tokens, without the
 // semicolon; none for an empty declaration) to d; false when it is not
 // one of lexStruct's shapes.
-func lexField(src []byte, toks []lexTok, lc *lineCounter, d *decl) bool {
+func lexField(src []byte, toks []lexTok, lc *lineCounter, d *decl, deprecated bool) bool {
 	if len(toks) == 0 {
 		return true
 	}
@@ -140,10 +218,10 @@ func lexField(src []byte, toks []lexTok, lc *lineCounter, d *decl) bool {
 			if !ok {
 				return false
 			}
-			d.Fields = append(d.Fields, newRelFields([]string{name}, [][2]int{lc.at(toks[0].start)}, true, tagLit, false)...)
+			d.Fields = append(d.Fields, newRelFields([]string{name}, [][2]int{lc.at(toks[0].start)}, true, tagLit, deprecated)...)
 			return true
 		}
-		d.Fields = append(d.Fields, newRelFields([]string{text(0)}, [][2]int{lc.at(toks[0].start)}, false, tagLit, false)...)
+		d.Fields = append(d.Fields, newRelFields([]string{text(0)}, [][2]int{lc.at(toks[0].start)}, false, tagLit, deprecated)...)
 		return true
 	}
 	if is(0, "*") || len(toks) == 1 || is(1, ".") {
@@ -151,7 +229,7 @@ func lexField(src []byte, toks []lexTok, lc *lineCounter, d *decl) bool {
 		if !ok {
 			return false
 		}
-		d.Fields = append(d.Fields, newRelFields([]string{name}, [][2]int{lc.at(toks[0].start)}, true, tagLit, false)...)
+		d.Fields = append(d.Fields, newRelFields([]string{name}, [][2]int{lc.at(toks[0].start)}, true, tagLit, deprecated)...)
 		return true
 	}
 	// Names, then a type.
@@ -172,7 +250,7 @@ func lexField(src []byte, toks []lexTok, lc *lineCounter, d *decl) bool {
 	if i >= len(toks) || toks[i].kind == golex.Operator && !is(i, "*") && !is(i, "<-") {
 		return false // no type, or not one a type can start with
 	}
-	d.Fields = append(d.Fields, newRelFields(names, at, false, tagLit, false)...)
+	d.Fields = append(d.Fields, newRelFields(names, at, false, tagLit, deprecated)...)
 	return true
 }
 
