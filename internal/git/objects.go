@@ -133,25 +133,37 @@ func (o *ObjectReader) start() error {
 // batch of any size cannot deadlock on full pipes. An error (git died, the
 // reader was closed) leaves the reader unusable: every later Get fails.
 func (o *ObjectReader) Get(names []string) ([]Object, error) {
+	out := make([]Object, len(names))
+	if err := o.Each(names, func(i int, obj Object) { out[i] = obj }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Each is Get that hands each answer to fn as it arrives (in order, on
+// the calling goroutine), so that the caller works on the first objects
+// while git reads the next ones. fn must not use the reader. When Each
+// fails, fn has seen some answers and not others.
+func (o *ObjectReader) Each(names []string, fn func(i int, obj Object)) error {
 	for _, n := range names {
 		if strings.ContainsAny(n, "\n") {
-			return nil, fmt.Errorf("git cat-file: object name %q contains a newline", n)
+			return fmt.Errorf("git cat-file: object name %q contains a newline", n)
 		}
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
-		return nil, errReaderClosed
+		return errReaderClosed
 	}
 	if o.broken != nil {
-		return nil, o.broken
+		return o.broken
 	}
 	if len(names) == 0 {
-		return []Object{}, nil
+		return nil
 	}
 	if o.cmd == nil {
 		if err := o.start(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 
@@ -170,7 +182,6 @@ func (o *ObjectReader) Get(names []string) ([]Object, error) {
 		writeErr <- w.Flush()
 	}()
 
-	out := make([]Object, len(names))
 	for i, n := range names {
 		obj, err := o.read(n)
 		if err != nil {
@@ -189,17 +200,17 @@ func (o *ObjectReader) Get(names []string) ([]Object, error) {
 			default:
 				o.broken = err
 			}
-			return nil, o.broken
+			return o.broken
 		}
-		out[i] = obj
+		fn(i, obj)
 	}
 	if err := <-writeErr; err != nil {
 		// Every answer arrived, so this cannot really happen; be safe.
 		o.kill()
 		o.broken = fmt.Errorf("writing to git cat-file: %w", err)
-		return nil, o.broken
+		return o.broken
 	}
-	return out, nil
+	return nil
 }
 
 // read reads the answer to the request name:

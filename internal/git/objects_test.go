@@ -128,6 +128,21 @@ func TestObjectReader(t *testing.T) {
 		t.Fatal("Get did not return within 30s: deadlock in the cat-file pipe")
 	}
 
+	// Each hands over the answers in order, as they arrive, and the
+	// reader stays in step after it.
+	var seen []string
+	if err := or.Each([]string{"HEAD:dir/a.go", "HEAD:nope.go", "HEAD:no-newline.go"}, func(i int, o git.Object) {
+		seen = append(seen, fmt.Sprintf("%d:%q:%v", i, o.Data, o.Missing))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{`0:"package dir\n":false`, `1:"":true`, `2:"package x":false`}; !reflect.DeepEqual(seen, want) {
+		t.Errorf("Each saw %q, want %q", seen, want)
+	}
+	if err := or.Each([]string{"HEAD\n:x"}, func(int, git.Object) { t.Error("Each called fn for a refused batch") }); err == nil {
+		t.Error("Each accepted a name with a newline")
+	}
+
 	if _, err := or.Get([]string{"HEAD\n:x"}); err == nil || !strings.Contains(err.Error(), "newline") {
 		t.Errorf("name with a newline: error = %v", err)
 	}

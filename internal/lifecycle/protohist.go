@@ -401,6 +401,19 @@ func (sh *structHistory) get(reader func() (*git.ObjectReader, error), names []s
 	return objs, nil
 }
 
+// each is get handing each object to fn as it arrives (ObjectReader.Each).
+func (sh *structHistory) each(reader func() (*git.ObjectReader, error), names []string, what string, fn func(i int, obj git.Object)) error {
+	o, err := reader()
+	if err != nil {
+		return err
+	}
+	if err := o.Each(names, fn); err != nil {
+		return fmt.Errorf("reading release %s: %w", what, err)
+	}
+	sh.reads += len(names)
+	return nil
+}
+
 // memoRelTrees is the kind of the memo entries (see cache.go) of a
 // directory at some release commits: the tree per commit and the Go
 // files of each tree (a commit's directory and a tree never change).
@@ -634,29 +647,35 @@ func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []
 		if len(toRead) == 0 {
 			return nil
 		}
-		objs, err := sh.get(reader, toRead, "files")
-		if err != nil {
-			return err
-		}
-		judged, err := par.Map(len(objs), func(i int) ([]decl, error) {
-			b, ts := toRead[i], want[toRead[i]]
-			if objs[i].Missing {
-				return make([]decl, len(ts)), nil
-			}
-			ds := findStructs(objs[i].Data, ts)
-			// The entry: what it held, and what was judged now.
-			entry := make(map[string]decl, len(cached[b])+len(ts))
-			for typ, d := range cached[b] {
-				entry[typ] = d
-			}
-			for k, typ := range ts {
-				if validTypeName(typ) {
-					entry[typ] = ds[k]
+		// Each blob is judged as it arrives, while git reads the next.
+		judged := make([][]decl, len(toRead))
+		pool := par.NewPool()
+		err := sh.each(reader, toRead, "files", func(i int, obj git.Object) {
+			pool.Go(func() error {
+				b, ts := toRead[i], want[toRead[i]]
+				if obj.Missing {
+					judged[i] = make([]decl, len(ts))
+					return nil
 				}
-			}
-			sh.cache.put(b, entry)
-			return ds, nil
+				ds := findStructs(obj.Data, ts)
+				// The entry: what it held, and what was judged now.
+				entry := make(map[string]decl, len(cached[b])+len(ts))
+				for typ, d := range cached[b] {
+					entry[typ] = d
+				}
+				for k, typ := range ts {
+					if validTypeName(typ) {
+						entry[typ] = ds[k]
+					}
+				}
+				sh.cache.put(b, entry)
+				judged[i] = ds
+				return nil
+			})
 		})
+		if werr := pool.Wait(); err == nil {
+			err = werr
+		}
 		if err != nil {
 			return err
 		}

@@ -18,20 +18,40 @@ func Do(n int, fn func(i int) error) error {
 	if n == 0 {
 		return nil
 	}
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
+	p := NewPool()
 	for i := range n {
-		g.Go(func() (err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					err = &PanicError{Value: p, Stack: debug.Stack()}
-				}
-			}()
-			return fn(i)
-		})
+		p.Go(func() error { return fn(i) })
 	}
-	return g.Wait()
+	return p.Wait()
 }
+
+// Pool runs work handed to it one piece at a time (as it arrives, e.g.
+// while a stream is read) on at most GOMAXPROCS goroutines.
+type Pool struct{ g errgroup.Group }
+
+// NewPool returns an empty pool.
+func NewPool() *Pool {
+	p := &Pool{}
+	p.g.SetLimit(runtime.GOMAXPROCS(0))
+	return p
+}
+
+// Go runs fn on the pool; it blocks while every goroutine is busy. A
+// panic in fn becomes Wait's error.
+func (p *Pool) Go(fn func() error) {
+	p.g.Go(func() (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = &PanicError{Value: v, Stack: debug.Stack()}
+			}
+		}()
+		return fn()
+	})
+}
+
+// Wait waits for the work handed to the pool and returns the first error
+// (by completion).
+func (p *Pool) Wait() error { return p.g.Wait() }
 
 // PanicError is a panic recovered by Do or by another part of apicheck
 // that must not crash (the rule engine): an internal error, which the CLI

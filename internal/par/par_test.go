@@ -2,8 +2,11 @@ package par
 
 import (
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestMap(t *testing.T) {
@@ -40,5 +43,40 @@ func TestPanicBecomesError(t *testing.T) {
 	}
 	if !strings.Contains(string(pe.Stack), "par.TestPanicBecomesError") {
 		t.Errorf("stack does not reach the panicking function:\n%s", pe.Stack)
+	}
+}
+
+// TestPool: work handed over one piece at a time all runs, a panic is
+// Wait's error, and the pool bounds the goroutines to GOMAXPROCS.
+func TestPool(t *testing.T) {
+	p := NewPool()
+	var mu sync.Mutex
+	running, most, done := 0, 0, 0
+	for range 50 {
+		p.Go(func() error {
+			mu.Lock()
+			running++
+			most = max(most, running)
+			mu.Unlock()
+			time.Sleep(time.Millisecond)
+			mu.Lock()
+			running--
+			done++
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := p.Wait(); err != nil || done != 50 {
+		t.Fatalf("Wait = %v after %d of 50 pieces", err, done)
+	}
+	if most > runtime.GOMAXPROCS(0) {
+		t.Errorf("%d pieces ran at once, more than GOMAXPROCS %d", most, runtime.GOMAXPROCS(0))
+	}
+	p = NewPool()
+	p.Go(func() error { panic("boom") })
+	p.Go(func() error { return nil })
+	var pe *PanicError
+	if err := p.Wait(); !errors.As(err, &pe) || pe.Value != "boom" {
+		t.Errorf("Wait = %v, want the panic as a PanicError", err)
 	}
 }
