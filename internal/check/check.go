@@ -19,6 +19,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/crd"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/fix"
 	"github.com/apicheck/apicheck/internal/git"
@@ -423,6 +424,8 @@ func analyses(res *Result) rules.Analyses {
 		Release: hist,
 		Usages:  usage.New(hist, slices.Collect(res.Diff.RemovedFields())),
 		Shoot:   shoot.NewStages(hist),
+		// Read only when a rule asks (a removed version or kind).
+		Manifests: crd.New(res.Base),
 	}
 }
 

@@ -2,7 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/apicheck/apicheck/internal/crd"
 
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
@@ -28,6 +31,10 @@ const (
 	// suppressions were applied, so check runs the rules that require
 	// them in a second pass.
 	InputSuppressions Input = "suppressions added by the change"
+	// InputManifests are the CRD manifests at base: which versions of a
+	// kind the API server served. Rules use them when the run has them
+	// (Rule.Uses), and judge without them otherwise.
+	InputManifests Input = "CRD manifests at base"
 )
 
 // Analyses are the typed inputs of the rules that need more than the
@@ -39,6 +46,8 @@ type Analyses struct {
 	Shoot   *shoot.Stages
 	// Suppressions are the suppressions the change adds.
 	Suppressions *Suppressions
+	// Manifests are the CRD manifests at base.
+	Manifests *crd.Manifests
 	// Unavailable says why the absent analyses are absent, e.g. "audit
 	// reads a single revision".
 	Unavailable string
@@ -62,6 +71,8 @@ func (a Analyses) missing(ins []Input) string {
 			ok = a.Shoot != nil
 		case InputSuppressions:
 			ok = a.Suppressions != nil
+		case InputManifests:
+			ok = a.Manifests != nil
 		}
 		if !ok {
 			absent = append(absent, string(in))
@@ -81,8 +92,8 @@ func (a Analyses) missing(ins []Input) string {
 // rule) when a rule reads an input it did not declare: every input a rule
 // reads is visible in its definition.
 func (c *Context) require(in Input) {
-	if !c.rule.Needs(in) {
-		panic(fmt.Sprintf("rule %s reads the %s without declaring it in Requires", c.rule.ID, in))
+	if !c.rule.Needs(in) && !slices.Contains(c.rule.Uses, in) {
+		panic(fmt.Sprintf("rule %s reads the %s without declaring it in Requires or Uses", c.rule.ID, in))
 	}
 }
 
@@ -94,6 +105,13 @@ func (c *Context) Auditing() bool { return c.analyses.Audit }
 func (c *Context) Release() *lifecycle.History {
 	c.require(InputRelease)
 	return c.analyses.Release
+}
+
+// Manifests are the CRD manifests at base, nil when the run has none
+// (the rule must declare InputManifests in Requires or Uses).
+func (c *Context) Manifests() *crd.Manifests {
+	c.require(InputManifests)
+	return c.analyses.Manifests
 }
 
 // Usages are the usages of removed fields (the rule must require

@@ -806,6 +806,7 @@ func listDesc(l *model.ListSemantics) string {
 
 var TypeRemoved = &Rule{
 	ID:          "TYPE_REMOVED",
+	Uses:        []Input{InputManifests},
 	Alpha:       finding.Info,
 	Category:    CatCompat,
 	Severity:    finding.Error,
@@ -813,7 +814,7 @@ var TypeRemoved = &Rule{
 	Relax:       relaxedToInfo,
 	Summary: "An exported type of an external version at base is gone at head. A type that only fields or types " +
 		"removed (or retyped) by the same change used, or that nothing used, is reported as info; a removed kind " +
-		"stays an error.",
+		"stays an error, unless the CRD manifests at base did not serve it at that version (info).",
 	Why: "Go clients referring to the type stop compiling; a removed kind disappears from the API. A type used only " +
 		"by a removed field goes with that field, whose own finding covers the wire.",
 	Fix: "Keep the type (deprecate it) until the API version is removed.",
@@ -841,6 +842,10 @@ var TypeRemoved = &Rule{
 						r.Message += fmt.Sprintf("; kind %s was deprecated at base, so the removal was announced", kind.Name)
 						r.Hint = "confirm the deprecation period is over and the removal is in the release note"
 					}
+				} else if why, ok := unservedKinds(c, pd.Base.GroupName, pd.Base, []string{td.Base.Name}); ok && td.Base.RootKind {
+					r.Severity = finding.Info
+					r.Message += "; " + why
+					r.Hint = "Go clients referring to the type break; the API server did not serve the kind at this version at base"
 				} else if !td.Base.RootKind {
 					if users, alive := typeUsers(pd, td.Base.Name); !alive {
 						r.Severity = finding.Info

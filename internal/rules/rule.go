@@ -89,6 +89,10 @@ type Rule struct {
 	// engine runs the rule only when the run can provide all of them and
 	// otherwise says so in a note.
 	Requires []Input
+	// Uses lists the analyses beyond the diff that Check reads when the
+	// run has them; without them the rule still runs (e.g. the CRD
+	// manifests that tell a removed version was not served).
+	Uses []Input
 	// UsagesAt are the revisions whose usages of the removed fields
 	// Check asks for (InputUsages): the engine has the searches start
 	// side by side, before the first rule runs, when the run has removed

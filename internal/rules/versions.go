@@ -591,6 +591,7 @@ func markerChanges(base, head []model.Marker) []string {
 
 var VersionRemoved = &Rule{
 	ID:       "VERSION_REMOVED",
+	Uses:     []Input{InputManifests},
 	Category: CatVersions,
 	Severity: finding.Error,
 	Relax:    relaxedToInfo,
@@ -599,7 +600,8 @@ var VersionRemoved = &Rule{
 		"declaring its group. A version whose every kind was marked deprecated at base is a warning (the removal " +
 		"was announced); an alpha version in a profile that lets alpha APIs break is info. A group moved to another " +
 		"directory with the same group name is not a removal, and a version that head serves, with every kind of it, " +
-		"from another directory of the same group (moved or merged) is info.",
+		"from another directory of the same group (moved or merged) is info, and so is a version that the CRD manifests " +
+		"at base did not serve for any of its kinds (a conversion package, a leftover).",
 	Why: "Every client and every stored object of that version stops working; with protobuf, clients still " +
 		"hold its message definitions.",
 	Fix: "Keep serving the version until its deprecation period is over; announce the removal by deprecating its kinds first.",
@@ -639,7 +641,17 @@ var VersionRemoved = &Rule{
 						r.Hint = "keep serving the kinds until their deprecation period is over"
 					}
 				}
-				if pd.Base.Deprecated {
+				var kinds []string
+				for _, t := range pd.Base.Types {
+					if t.RootKind {
+						kinds = append(kinds, t.Name)
+					}
+				}
+				if why, ok := unservedKinds(c, pd.Base.GroupName, pd.Base, kinds); ok {
+					r.Severity = finding.Info
+					r.Message += "; " + why
+					r.Hint = "Go clients referring to its types break; the API server did not serve the version at base"
+				} else if pd.Base.Deprecated {
 					r.Severity = finding.Warning
 					r.Message += "; every kind of it was deprecated at base, so the removal was announced"
 					r.Hint = "confirm the deprecation period is over and the removal is in the release note"
@@ -648,6 +660,46 @@ var VersionRemoved = &Rule{
 			}
 		}
 	},
+}
+
+// unservedKinds says why root kinds of base package p of group were not
+// served at p's version at base: the CRD manifests at base define every
+// one of them and none serves that version. A list kind (XList beside
+// kind X) goes by X's manifest. ok is false when anything is unknown: no
+// manifests in the run, a kind without a manifest, a version served.
+func unservedKinds(c *Context, group string, p *model.Package, kinds []string) (why string, ok bool) {
+	m := c.Manifests()
+	if m == nil || group == "" || len(kinds) == 0 {
+		return "", false
+	}
+	var defined, served, files []string
+	for _, k := range kinds {
+		if base, isList := strings.CutSuffix(k, "List"); isList && base != "" && p.Type(base) != nil && p.Type(base).RootKind {
+			k = base
+		}
+		if slices.Contains(defined, k) {
+			continue
+		}
+		ks, ok := m.Kind(group, k)
+		if !ok || slices.Contains(ks.Versions, p.Version) {
+			return "", false
+		}
+		defined = append(defined, k)
+		served = append(served, ks.Versions...)
+		files = append(files, ks.Files...)
+	}
+	sort.Strings(served)
+	sort.Strings(files)
+	serves := "no version"
+	if served = slices.Compact(served); len(served) > 0 {
+		serves = strings.Join(served, ", ") + " only"
+	}
+	files = slices.Compact(files)
+	if len(files) > maxListed {
+		files = append(files[:maxListed:maxListed], fmt.Sprintf("and %d more", len(files)-maxListed))
+	}
+	return fmt.Sprintf("base did not serve %s/%s: the CRD manifests of %s at base (%s) serve %s",
+		group, p.Version, strings.Join(defined, ", "), strings.Join(files, ", "), serves), true
 }
 
 // servedElsewhere returns the directories of head's packages of the same

@@ -1,0 +1,247 @@
+// Package crd reads the CustomResourceDefinition manifests of a revision:
+// which versions of a kind the API server serves when the repository
+// installs its API as CRDs (controller-gen's config/crd, a chart's crds,
+// deploy/crds). A Go package of a version that no CRD serves is code (a
+// conversion source, a leftover), not API: removing it breaks Go clients,
+// not the API server's clients.
+//
+// Only manifests are read, never executed: YAML files whose path names
+// CRDs (a directory or file name containing "crd"), outside vendor/,
+// testdata/ and node_modules/, read once per set of groups asked for
+// (bounded in count and bytes). A document is parsed only when its text
+// names CustomResourceDefinition and one of the groups; one that does not
+// parse (a Helm template) is skipped. Several manifests of one kind count
+// together: a version any of them serves is served.
+package crd
+
+import (
+	"bytes"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Source is a revision's files (git.Snapshot).
+type Source interface {
+	Files() []string
+	ReadFiles(paths []string) (map[string][]byte, error)
+}
+
+// Bounds of one read: past them the manifests are not read at all, and
+// every lookup answers "unknown" (callers then keep their finding).
+const (
+	maxFiles = 4000
+	maxBytes = 128 << 20
+)
+
+// Manifests are the CRD manifests of one revision, read lazily.
+type Manifests struct {
+	src Source
+
+	mu     sync.Mutex
+	loaded map[string]bool           // groups read
+	kinds  map[groupKind]*KindServed // what the manifests say
+	failed bool                      // the files could not be read: nothing is known
+}
+
+type groupKind struct{ group, kind string }
+
+// KindServed is what the manifests of a revision say about one kind.
+type KindServed struct {
+	// Versions are the versions a manifest serves, sorted.
+	Versions []string
+	// Files are the manifests defining the kind, sorted.
+	Files []string
+}
+
+// New returns the manifests of src; nothing is read yet. A nil src has
+// none.
+func New(src Source) *Manifests {
+	return &Manifests{src: src, loaded: map[string]bool{}, kinds: map[groupKind]*KindServed{}}
+}
+
+// Kind returns what the manifests say about kind of group: ok is false
+// when no manifest of the revision defines it (or they could not be
+// read), so nothing is known about which versions are served.
+func (m *Manifests) Kind(group, kind string) (KindServed, bool) {
+	if m == nil || m.src == nil || group == "" || kind == "" {
+		return KindServed{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.loaded[group] {
+		m.load([]string{group})
+	}
+	if m.failed {
+		return KindServed{}, false
+	}
+	ks, ok := m.kinds[groupKind{group, kind}]
+	if !ok {
+		return KindServed{}, false
+	}
+	return *ks, true
+}
+
+// Load reads the manifests of several groups in one pass (Kind reads one
+// group at a time otherwise).
+func (m *Manifests) Load(groups ...string) {
+	if m == nil || m.src == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var todo []string
+	for _, g := range groups {
+		if g != "" && !m.loaded[g] && !slices.Contains(todo, g) {
+			todo = append(todo, g)
+		}
+	}
+	if len(todo) > 0 {
+		m.load(todo)
+	}
+}
+
+// load reads the candidate files for groups; m.mu is held.
+func (m *Manifests) load(groups []string) {
+	for _, g := range groups {
+		m.loaded[g] = true
+	}
+	if m.failed {
+		return
+	}
+	files := Candidates(m.src.Files())
+	if len(files) > maxFiles {
+		m.failed = true
+		return
+	}
+	// In batches, so that a large repository's manifests are not all in
+	// memory at once.
+	total := 0
+	for len(files) > 0 {
+		n := min(len(files), 64)
+		batch := files[:n]
+		files = files[n:]
+		data, err := m.src.ReadFiles(batch)
+		if err != nil {
+			m.failed = true // a missing object, a file too large: unknown
+			return
+		}
+		for _, f := range batch {
+			total += len(data[f])
+			if total > maxBytes {
+				m.failed = true
+				return
+			}
+			m.read(f, data[f], groups)
+		}
+	}
+	for _, ks := range m.kinds {
+		sort.Strings(ks.Versions)
+		ks.Versions = slices.Compact(ks.Versions)
+		sort.Strings(ks.Files)
+		ks.Files = slices.Compact(ks.Files)
+	}
+}
+
+// Candidates are the files that may hold CRD manifests: YAML whose path
+// contains "crd" (any case), outside vendor/, testdata/, node_modules/
+// and hidden directories.
+func Candidates(files []string) []string {
+	var out []string
+	for _, f := range files {
+		ext := strings.ToLower(path.Ext(f))
+		if ext != ".yaml" && ext != ".yml" || !strings.Contains(strings.ToLower(f), "crd") {
+			continue
+		}
+		skip := false
+		for _, seg := range strings.Split(path.Dir(f), "/") {
+			if seg == "vendor" || seg == "testdata" || seg == "node_modules" || strings.HasPrefix(seg, ".") && seg != "." {
+				skip = true
+				break
+			}
+		}
+		if !skip {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// doc is the part of a CRD manifest (apiextensions.k8s.io v1 or v1beta1)
+// that says which versions are served.
+type doc struct {
+	Kind string `yaml:"kind"`
+	Spec struct {
+		Group string `yaml:"group"`
+		Names struct {
+			Kind string `yaml:"kind"`
+		} `yaml:"names"`
+		// Version is v1beta1's single version (served).
+		Version  string `yaml:"version"`
+		Versions []struct {
+			Name   string `yaml:"name"`
+			Served *bool  `yaml:"served"`
+		} `yaml:"versions"`
+	} `yaml:"spec"`
+}
+
+// read adds the CRDs of groups that file f defines.
+func (m *Manifests) read(f string, data []byte, groups []string) {
+	if !bytes.Contains(data, []byte("CustomResourceDefinition")) {
+		return
+	}
+	for _, text := range documents(data) {
+		if !bytes.Contains(text, []byte("CustomResourceDefinition")) ||
+			!slices.ContainsFunc(groups, func(g string) bool { return bytes.Contains(text, []byte(g)) }) {
+			continue
+		}
+		var d doc
+		if yaml.Unmarshal(text, &d) != nil || d.Kind != "CustomResourceDefinition" ||
+			!slices.Contains(groups, d.Spec.Group) || d.Spec.Names.Kind == "" {
+			continue
+		}
+		k := groupKind{d.Spec.Group, d.Spec.Names.Kind}
+		ks := m.kinds[k]
+		if ks == nil {
+			ks = &KindServed{}
+			m.kinds[k] = ks
+		}
+		ks.Files = append(ks.Files, f)
+		if d.Spec.Version != "" {
+			ks.Versions = append(ks.Versions, d.Spec.Version)
+		}
+		for _, v := range d.Spec.Versions {
+			if v.Name != "" && (v.Served == nil || *v.Served) { // unset: count it served
+				ks.Versions = append(ks.Versions, v.Name)
+			}
+		}
+	}
+}
+
+// documents splits a YAML stream at its "---" lines.
+func documents(data []byte) [][]byte {
+	var out [][]byte
+	start := 0
+	for i := 0; i <= len(data); {
+		end := bytes.IndexByte(data[i:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += i
+		}
+		line := bytes.TrimRight(data[i:end], " \t\r")
+		if bytes.Equal(line, []byte("---")) || bytes.HasPrefix(line, []byte("--- ")) {
+			out = append(out, data[start:i])
+			start = end + 1
+		}
+		i = end + 1
+	}
+	if start < len(data) {
+		out = append(out, data[start:])
+	}
+	return out
+}

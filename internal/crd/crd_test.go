@@ -1,0 +1,122 @@
+package crd
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+type fakeSource struct {
+	files map[string]string
+	reads int
+	err   error
+}
+
+func (s *fakeSource) Files() []string {
+	var out []string
+	for f := range s.files {
+		out = append(out, f)
+	}
+	return out
+}
+
+func (s *fakeSource) ReadFiles(paths []string) (map[string][]byte, error) {
+	s.reads++
+	if s.err != nil {
+		return nil, s.err
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		out[p] = []byte(s.files[p])
+	}
+	return out, nil
+}
+
+const widgets = `# comment
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec:
+  group: widgets.example.com
+  names: {kind: Widget}
+  versions:
+  - name: v1
+    served: true
+  - name: v1beta1
+    served: false
+  - name: v1alpha1
+--- # another document
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec:
+  group: other.example.com
+  names: {kind: Widget}
+  versions: [{name: v2, served: true}]
+---
+kind: ConfigMap
+`
+
+func TestKind(t *testing.T) {
+	src := &fakeSource{files: map[string]string{
+		"config/crd/bases/widgets.yaml":   widgets,
+		"charts/x/crds/gadget.yml":        "kind: CustomResourceDefinition\nspec:\n  group: widgets.example.com\n  names:\n    kind: Gadget\n  version: v1beta1\n",
+		"charts/x/templates/crd-bad.yaml": "{{ if .X }}\nkind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Gadget}, versions: [{name: v9}]}\n{{ end }}\n",
+		"vendor/y/crds/widget.yaml":       "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v7}]}\n",
+		"docs/widgets.yaml":               "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v8}]}\n",
+	}}
+	m := New(src)
+	m.Load("widgets.example.com", "other.example.com")
+	for _, c := range []struct {
+		group, kind string
+		want        KindServed
+		ok          bool
+	}{
+		// served unset counts as served; vendor/ and files without "crd"
+		// in their path are not read.
+		{"widgets.example.com", "Widget", KindServed{Versions: []string{"v1", "v1alpha1"}, Files: []string{"config/crd/bases/widgets.yaml"}}, true},
+		{"other.example.com", "Widget", KindServed{Versions: []string{"v2"}, Files: []string{"config/crd/bases/widgets.yaml"}}, true},
+		// a v1beta1 CRD's single version; the template does not parse
+		{"widgets.example.com", "Gadget", KindServed{Versions: []string{"v1beta1"}, Files: []string{"charts/x/crds/gadget.yml"}}, true},
+		{"widgets.example.com", "Sprocket", KindServed{}, false},
+		{"third.example.com", "Widget", KindServed{}, false},
+	} {
+		got, ok := m.Kind(c.group, c.kind)
+		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Kind(%s, %s) = %+v, %v; want %+v, %v", c.group, c.kind, got, ok, c.want, c.ok)
+		}
+	}
+	// Load read both groups at once; third.example.com was a second read.
+	if src.reads != 2 {
+		t.Errorf("%d reads, want 2", src.reads)
+	}
+}
+
+// TestUnknown: files that cannot be read, or too many of them, make
+// every kind unknown (never "not served").
+func TestUnknown(t *testing.T) {
+	broken := &fakeSource{files: map[string]string{"crds/w.yaml": widgets}, err: errors.New("missing object")}
+	if _, ok := New(broken).Kind("widgets.example.com", "Widget"); ok {
+		t.Error("a read failure gave an answer")
+	}
+	many := &fakeSource{files: map[string]string{"crds/w.yaml": widgets}}
+	for i := range maxFiles {
+		many.files[fmt.Sprintf("crds/f%d.yaml", i)] = "kind: ConfigMap\n"
+	}
+	if _, ok := New(many).Kind("widgets.example.com", "Widget"); ok || many.reads != 0 {
+		t.Errorf("past %d candidates: ok %v after %d reads, want no answer and no read", maxFiles, ok, many.reads)
+	}
+	if _, ok := New(nil).Kind("widgets.example.com", "Widget"); ok {
+		t.Error("no source gave an answer")
+	}
+}
+
+func TestDocuments(t *testing.T) {
+	got := documents([]byte("a: 1\n---\nb: 2\n--- # c\nc: 3\n---\n"))
+	var s []string
+	for _, d := range got {
+		s = append(s, string(d))
+	}
+	if want := []string{"a: 1\n", "b: 2\n", "c: 3\n"}; !reflect.DeepEqual(s, want) {
+		t.Errorf("documents = %q, want %q", s, want)
+	}
+}
