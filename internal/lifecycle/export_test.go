@@ -40,3 +40,11 @@ func ReplaceCache(root string, names []string, entries map[string][]byte, tail [
 	}
 	return os.WriteFile(filepath.Join(c.dir, newPackName()), append(encodePack(records), tail...), 0o600)
 }
+
+// SetSplitAt sets the smallest batch the release reads split between
+// their cat-file processes, and returns the previous value.
+func SetSplitAt(n int) int {
+	old := splitAt
+	splitAt = n
+	return old
+}

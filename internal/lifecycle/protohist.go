@@ -125,39 +125,55 @@ type structHistory struct {
 	reads    int                   // trees and blobs read from git (for tests)
 	hists    map[histKey]StructHistory
 
-	// reader is the cat-file process of the release reads, started on
-	// the first read and stopped by History.Close.
-	reader *git.ObjectReader
-	closed bool
+	// readers are the cat-file processes of the release reads, each
+	// started on its first read and stopped by History.Close.
+	readers [releaseReaders]*git.ObjectReader
+	closed  bool
 	// blobs are release files read by FieldDecl, by "<commit>:<path>".
 	blobs map[string][]byte
 }
 
-// objects returns the release reads' cat-file process, starting it on
-// first use.
+// releaseReaders is how many cat-file processes the release reads use:
+// a large batch is split between them, so that git inflates blobs on
+// both cores (a cold protobuf history reads every distinct blob of a
+// struct's file over every release).
+const releaseReaders = 2
+
+// splitAt is the smallest batch split between the readers (a variable
+// for the tests).
+var splitAt = 16
+
+// objects returns the release reads' first cat-file process.
 func (sh *structHistory) objects(repo *git.Repo) (*git.ObjectReader, error) {
+	return sh.objectsAt(repo, 0)
+}
+
+// objectsAt returns release reader k, starting it on first use.
+func (sh *structHistory) objectsAt(repo *git.Repo, k int) (*git.ObjectReader, error) {
 	if sh.closed {
 		return nil, errors.New("the release history is closed")
 	}
-	if sh.reader == nil {
+	if sh.readers[k] == nil {
 		o, err := repo.NewObjectReader()
 		if err != nil {
 			return nil, err
 		}
-		sh.reader = o
+		sh.readers[k] = o
 	}
-	return sh.reader, nil
+	return sh.readers[k], nil
 }
 
-// close stops the cat-file process, if one was started.
+// close stops the cat-file processes that were started.
 func (sh *structHistory) close() {
 	if sh == nil {
 		return
 	}
 	sh.closed = true
-	if sh.reader != nil {
-		sh.reader.Close()
-		sh.reader = nil
+	for k, o := range sh.readers {
+		if o != nil {
+			o.Close()
+			sh.readers[k] = nil
+		}
 	}
 }
 
@@ -298,7 +314,7 @@ func (sh *structHistory) load(repo *git.Repo, structs map[string][]string, n int
 	if n == 0 {
 		return nil
 	}
-	reader := func() (*git.ObjectReader, error) { return sh.objects(repo) }
+	reader := func(k int) (*git.ObjectReader, error) { return sh.objectsAt(repo, k) }
 
 	// 1. Each new (tag, dir) to its tree, and the Go files of new trees:
 	// from the memo (a commit's directory and a tree never change), else
@@ -386,28 +402,38 @@ type span struct {
 	from, to int
 }
 
-// get reads release objects (what names them in errors) through the
-// release reads' cat-file process, counting them.
-func (sh *structHistory) get(reader func() (*git.ObjectReader, error), names []string, what string) ([]git.Object, error) {
-	o, err := reader()
-	if err != nil {
+// get reads release objects (what names them in errors), counting them.
+func (sh *structHistory) get(reader func(k int) (*git.ObjectReader, error), names []string, what string) ([]git.Object, error) {
+	out := make([]git.Object, len(names))
+	if err := sh.each(reader, names, what, func(i int, obj git.Object) { out[i] = obj }); err != nil {
 		return nil, err
 	}
-	objs, err := o.Get(names)
-	if err != nil {
-		return nil, fmt.Errorf("reading release %s: %w", what, err)
-	}
-	sh.reads += len(names)
-	return objs, nil
+	return out, nil
 }
 
-// each is get handing each object to fn as it arrives (ObjectReader.Each).
-func (sh *structHistory) each(reader func() (*git.ObjectReader, error), names []string, what string, fn func(i int, obj git.Object)) error {
-	o, err := reader()
-	if err != nil {
-		return err
+// each reads release objects and hands each to fn as it arrives
+// (ObjectReader.Each). A batch of splitAt names or more is split between
+// the release readers, which read their parts at once: fn must be safe
+// for concurrent use (each index comes once).
+func (sh *structHistory) each(reader func(k int) (*git.ObjectReader, error), names []string, what string, fn func(i int, obj git.Object)) error {
+	parts := 1
+	if len(names) >= splitAt {
+		parts = releaseReaders
 	}
-	if err := o.Each(names, fn); err != nil {
+	readers := make([]*git.ObjectReader, parts)
+	for k := range readers {
+		o, err := reader(k)
+		if err != nil {
+			return err
+		}
+		readers[k] = o
+	}
+	size := (len(names) + parts - 1) / parts
+	err := par.Do(parts, func(k int) error {
+		lo, hi := k*size, min(len(names), (k+1)*size)
+		return readers[k].Each(names[lo:hi], func(i int, obj git.Object) { fn(lo+i, obj) })
+	})
+	if err != nil {
 		return fmt.Errorf("reading release %s: %w", what, err)
 	}
 	sh.reads += len(names)
@@ -421,7 +447,7 @@ const memoRelTrees = "release-trees"
 
 // readTrees finds the tree of each span's directory at each of its tags
 // and the Go files of every tree found: from the memo, else from git.
-func (sh *structHistory) readTrees(reader func() (*git.ObjectReader, error), todo []span) error {
+func (sh *structHistory) readTrees(reader func(k int) (*git.ObjectReader, error), todo []span) error {
 	var names []string // <commit>:<dir> to read from git
 	type at struct {
 		dir string
@@ -602,7 +628,7 @@ type job struct {
 // first tree; round 2 reads, in the other trees, the file of that name;
 // round 3 reads all files of the trees where that file did not declare
 // the struct (it moved, or did not exist yet).
-func (sh *structHistory) judge(reader func() (*git.ObjectReader, error), jobs []job, known map[[2]string]string) error {
+func (sh *structHistory) judge(reader func(k int) (*git.ObjectReader, error), jobs []job, known map[[2]string]string) error {
 	byBlob := map[declKey]decl{}
 	read := func(pick func(j job) []treeFile) error {
 		want := map[string][]string{} // blob -> types to judge
