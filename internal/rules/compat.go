@@ -185,7 +185,12 @@ var FieldTypeChanged = &Rule{
 			bt, ht := contractOf(fd.Base).Type, contractOf(fd.Head).Type
 			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
 			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
-			shape, dropped, why := compareShapesDropped(base, head)
+			res := compareShapesDropped(base, head, c.Policy(fd.Type.Pkg).AlphaMayBreak)
+			shape, dropped, why := res.match, res.dropped, res.why
+			alphaGone := ""
+			if len(res.alphaGone) > 0 {
+				alphaGone = fmt.Sprintf("; alpha member(s) %s went away or changed, as alpha fields may", quoteList(res.alphaGone))
+			}
 			from, to := fd.Base.Type, fd.Head.Type
 			if from == to && bt != ht {
 				// The same spelling names types of two packages (Cluster
@@ -235,13 +240,13 @@ var FieldTypeChanged = &Rule{
 			case shape == shapeSame:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged (Go clients break, the wire does not)", name, from, to),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged%s (Go clients break, the wire does not)", name, from, to, alphaGone),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeSuperset:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged for existing objects: the new type has the old members plus optional ones (Go clients break, the wire does not)", name, from, to),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged for existing objects: the new type has the old members plus optional ones%s (Go clients break, the wire does not)", name, from, to, alphaGone),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeUnknown:
@@ -463,7 +468,7 @@ func underlyingShape(c *Context, td *model.TypeDiff) shapeMatch {
 		}
 		return typeSide{m: m, pkg: pkg, id: t.UnderlyingIdentity()}
 	}
-	return compareShapes(side(c.Diff.Base, td.Pkg.Base, td.Base), side(c.Diff.Head, td.Pkg.Head, td.Head))
+	return compareShapes(side(c.Diff.Base, td.Pkg.Base, td.Base), side(c.Diff.Head, td.Pkg.Head, td.Head), c.Policy(td.Pkg).AlphaMayBreak)
 }
 
 // serialised reports whether values of a type appear on the wire:

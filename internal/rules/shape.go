@@ -40,24 +40,40 @@ type typeSide struct {
 	id  string
 }
 
-// compareShapes compares the wire shapes of a base and a head type.
-func compareShapes(b, h typeSide) shapeMatch {
-	m, _, _ := compareShapesDropped(b, h)
-	return m
+// compareShapes compares the wire shapes of a base and a head type;
+// alphaGoes lets base's alpha members go or change (shapeResult.alphaGone).
+func compareShapes(b, h typeSide, alphaGoes bool) shapeMatch {
+	return compareShapesDropped(b, h, alphaGoes).match
 }
 
-// compareShapesDropped is compareShapes that also names the members head
-// dropped under tombstones (for shapeDropsReserved), sorted, and for
-// shapeDifferent the first difference found, in a few words.
-func compareShapesDropped(b, h typeSide) (shapeMatch, []string, string) {
-	s := &shaper{seen: map[[2]string]bool{}}
+// shapeResult is what compareShapesDropped found.
+type shapeResult struct {
+	match shapeMatch
+	// dropped are the members head dropped under tombstones (for
+	// shapeDropsReserved), sorted.
+	dropped []string
+	// why is, for shapeDifferent, the first difference found, in a few
+	// words.
+	why string
+	// alphaGone are base's alpha members that head lacks or changed,
+	// sorted: with alphaGoes they make no difference (alpha fields may
+	// change or go away).
+	alphaGone []string
+}
+
+// compareShapesDropped is compareShapes that says what it found.
+func compareShapesDropped(b, h typeSide, alphaGoes bool) shapeResult {
+	s := &shaper{seen: map[[2]string]bool{}, alphaGoes: alphaGoes}
 	m := s.compare(b, h)
+	r := shapeResult{match: m}
 	slices.Sort(s.dropped)
-	why := ""
+	r.dropped = slices.Compact(s.dropped)
 	if m == shapeDifferent {
-		why = s.why
+		r.why = s.why
 	}
-	return m, slices.Compact(s.dropped), why
+	slices.Sort(s.alphaGone)
+	r.alphaGone = slices.Compact(s.alphaGone)
+	return r
 }
 
 // namedContainer returns a type side's underlying slice or map type when
@@ -78,6 +94,10 @@ type shaper struct {
 	seen    map[[2]string]bool // pairs being compared (recursive types)
 	dropped []string           // members dropped under a tombstone
 	why     string             // the first difference found
+	// alphaGoes: a member alpha at base may go away or change (the
+	// profile lets alpha fields break); alphaGone lists those that did.
+	alphaGoes bool
+	alphaGone []string
 }
 
 // differ records why two shapes differ (the first reason wins: the
@@ -172,18 +192,34 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	for _, name := range slices.Sorted(maps.Keys(bm)) {
 		bf := bm[name]
 		hf, ok := hm[name]
+		alphaGoes := s.alphaGoes && bf.alpha
 		if !ok {
-			if !reserves(ht.t, name) {
+			switch {
+			case reserves(ht.t, name): // a deliberate removal, whatever the member was
+				s.dropped = append(s.dropped, name)
+				result = min(result, shapeDropsReserved)
+			case alphaGoes:
+				s.alphaGone = append(s.alphaGone, name)
+			default:
 				return s.differ("member %q is gone", name)
 			}
-			s.dropped = append(s.dropped, name)
-			result = min(result, shapeDropsReserved)
 			continue
 		}
 		if bf.presence != hf.presence && hf.presence == model.Required {
+			if alphaGoes {
+				s.alphaGone = append(s.alphaGone, name)
+				continue
+			}
 			return s.differ("member %q became required", name)
 		}
-		result = min(result, s.compare(bf.side, hf.side))
+		why := s.why
+		m := s.compare(bf.side, hf.side)
+		if m == shapeDifferent && alphaGoes {
+			s.why = why // the alpha member's difference is not the type's
+			s.alphaGone = append(s.alphaGone, name)
+			continue
+		}
+		result = min(result, m)
 		if result == shapeDifferent {
 			return shapeDifferent
 		}
@@ -214,6 +250,7 @@ func reserves(t *model.Type, name string) bool {
 type member struct {
 	side     typeSide
 	presence model.Presence
+	alpha    bool // the field is alpha (model.Field.Alpha)
 }
 
 // members are a struct's JSON members, inline fields flattened; nil when
@@ -244,7 +281,7 @@ func (s *shaper) members(t *resolvedType) map[string]member {
 				}
 				continue
 			}
-			out[c.Name] = member{side: t.with(c.Type), presence: c.Presence}
+			out[c.Name] = member{side: t.with(c.Type), presence: c.Presence, alpha: f.Alpha}
 		}
 		return true
 	}

@@ -345,6 +345,20 @@ var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
 // "alpha-level", "This field is alpha").
 var alphaText = regexp.MustCompile(`(?i)\b(an alpha field|alpha-level|(field|feature) is (in )?alpha|is an alpha feature)\b`)
 
+// experimentalChannel reports a doc comment line "<gateway:experimental>":
+// Gateway API's CRD generator (and the projects that reuse it) leaves
+// such a field out of the standard channel's CRDs. It ships in the
+// experimental channel only, whose fields may change or go away (the
+// project's versioning policy), so it is an alpha field.
+func experimentalChannel(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "<gateway:experimental>" {
+			return true
+		}
+	}
+	return false
+}
+
 // mentionsAlpha reports whether s contains "alpha" in any case: every
 // phrase alphaText matches does (and the case folds of a, l, p and h are
 // ASCII), so the costly regexp runs only on the few comments that do.
@@ -452,7 +466,7 @@ func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
 		Own:     pf.ownMarkers(f.Doc),
 	}
 	base.Deprecated = isDeprecated(lines)
-	base.Alpha = base.Markers.Has("k8s:alpha") || mentionsAlpha(base.Doc) && alphaText.MatchString(base.Doc)
+	base.Alpha = base.Markers.Has("k8s:alpha") || mentionsAlpha(base.Doc) && alphaText.MatchString(base.Doc) || experimentalChannel(lines)
 	if f.Tag != nil {
 		tag, err := strconv.Unquote(f.Tag.Value)
 		if err != nil {
