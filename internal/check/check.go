@@ -425,7 +425,7 @@ func analyses(res *Result) rules.Analyses {
 		Usages:  usage.New(hist, slices.Collect(res.Diff.RemovedFields())),
 		Shoot:   shoot.NewStages(hist),
 		// Read only when a rule asks (a removed version or kind).
-		Manifests: crd.New(res.Base),
+		Manifests: &rules.Manifests{Base: crd.New(res.Base), Head: crd.New(res.Head)},
 	}
 }
 

@@ -31,10 +31,10 @@ const (
 	// suppressions were applied, so check runs the rules that require
 	// them in a second pass.
 	InputSuppressions Input = "suppressions added by the change"
-	// InputManifests are the CRD manifests at base: which versions of a
-	// kind the API server served. Rules use them when the run has them
-	// (Rule.Uses), and judge without them otherwise.
-	InputManifests Input = "CRD manifests at base"
+	// InputManifests are the CRD manifests at base and head: which
+	// versions of a kind the API server serves. Rules use them when the
+	// run has them (Rule.Uses), and judge without them otherwise.
+	InputManifests Input = "CRD manifests"
 )
 
 // Analyses are the typed inputs of the rules that need more than the
@@ -46,8 +46,8 @@ type Analyses struct {
 	Shoot   *shoot.Stages
 	// Suppressions are the suppressions the change adds.
 	Suppressions *Suppressions
-	// Manifests are the CRD manifests at base.
-	Manifests *crd.Manifests
+	// Manifests are the CRD manifests at base and at head.
+	Manifests *Manifests
 	// Unavailable says why the absent analyses are absent, e.g. "audit
 	// reads a single revision".
 	Unavailable string
@@ -107,9 +107,12 @@ func (c *Context) Release() *lifecycle.History {
 	return c.analyses.Release
 }
 
-// Manifests are the CRD manifests at base, nil when the run has none
-// (the rule must declare InputManifests in Requires or Uses).
-func (c *Context) Manifests() *crd.Manifests {
+// Manifests are the CRD manifests of the two revisions.
+type Manifests struct{ Base, Head *crd.Manifests }
+
+// Manifests are the CRD manifests at base and head, nil when the run has
+// none (the rule must declare InputManifests in Requires or Uses).
+func (c *Context) Manifests() *Manifests {
 	c.require(InputManifests)
 	return c.analyses.Manifests
 }

@@ -819,7 +819,8 @@ var TypeRemoved = &Rule{
 	Relax:       relaxedToInfo,
 	Summary: "An exported type of an external version at base is gone at head. A type that only fields or types " +
 		"removed (or retyped) by the same change used, or that nothing used, is reported as info; a removed kind " +
-		"stays an error, unless the CRD manifests at base did not serve it at that version (info).",
+		"stays an error, unless the CRD manifests at base did not serve it at that version (info) or head's still serve it " +
+		"(a warning: its Go type moved out of the repository).",
 	Why: "Go clients referring to the type stop compiling; a removed kind disappears from the API. A type used only " +
 		"by a removed field goes with that field, whose own finding covers the wire.",
 	Fix: "Keep the type (deprecate it) until the API version is removed.",
@@ -851,6 +852,10 @@ var TypeRemoved = &Rule{
 					r.Severity = finding.Info
 					r.Message += "; " + why
 					r.Hint = "Go clients referring to the type break; the API server did not serve the kind at this version at base"
+				} else if why, ok := servedAtHead(c, pd.Base.GroupName, pd.Base, []string{td.Base.Name}, "Go type"); ok && td.Base.RootKind {
+					r.Severity = finding.Warning
+					r.Message += "; " + why
+					r.Hint = "Go clients referring to the type break: tell them where it went; if the manifests are stale, regenerate them (then this removes a served kind)"
 				} else if !td.Base.RootKind {
 					if users, alive := typeUsers(pd, td.Base.Name); !alive {
 						r.Severity = finding.Info

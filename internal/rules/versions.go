@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/crd"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
 )
@@ -601,7 +602,8 @@ var VersionRemoved = &Rule{
 		"was announced); an alpha version in a profile that lets alpha APIs break is info. A group moved to another " +
 		"directory with the same group name is not a removal, and a version that head serves, with every kind of it, " +
 		"from another directory of the same group (moved or merged) is info, and so is a version that the CRD manifests " +
-		"at base did not serve for any of its kinds (a conversion package, a leftover).",
+		"at base did not serve for any of its kinds (a conversion package, a leftover); a version whose every kind head's CRD " +
+		"manifests still serve (its Go types moved to another module) is a warning.",
 	Why: "Every client and every stored object of that version stops working; with protobuf, clients still " +
 		"hold its message definitions.",
 	Fix: "Keep serving the version until its deprecation period is over; announce the removal by deprecating its kinds first.",
@@ -651,6 +653,10 @@ var VersionRemoved = &Rule{
 					r.Severity = finding.Info
 					r.Message += "; " + why
 					r.Hint = "Go clients referring to its types break; the API server did not serve the version at base"
+				} else if why, ok := servedAtHead(c, pd.Base.GroupName, pd.Base, kinds, "Go package"); ok {
+					r.Severity = finding.Warning
+					r.Message += "; " + why
+					r.Hint = "Go clients that import " + pd.Base.ImportPath + " break: tell them where the types went; if the manifests are stale, regenerate them (then this removes a served version)"
 				} else if pd.Base.Deprecated {
 					r.Severity = finding.Warning
 					r.Message += "; every kind of it was deprecated at base, so the removal was announced"
@@ -669,10 +675,49 @@ var VersionRemoved = &Rule{
 // manifests in the run, a kind without a manifest, a version served.
 func unservedKinds(c *Context, group string, p *model.Package, kinds []string) (why string, ok bool) {
 	m := c.Manifests()
-	if m == nil || group == "" || len(kinds) == 0 {
+	if m == nil {
 		return "", false
 	}
-	var defined, served, files []string
+	defined, served, files, ok := manifestsServe(m.Base, group, p, kinds, false)
+	if !ok {
+		return "", false
+	}
+	serves := "no version"
+	if len(served) > 0 {
+		serves = strings.Join(served, ", ") + " only"
+	}
+	return fmt.Sprintf("base did not serve %s/%s: the CRD manifests of %s at base (%s) serve %s",
+		group, p.Version, strings.Join(defined, ", "), strings.Join(files, ", "), serves), true
+}
+
+// servedAtHead says (what: the Go package or type that went) how head still serves the root kinds of base package
+// p of group at p's version although the package is gone: head's CRD
+// manifests define every one of them and serve that version (the Go
+// types moved out of the repository, as Kyverno's to its kyverno/api
+// module). ok is false when anything is unknown or not served.
+func servedAtHead(c *Context, group string, p *model.Package, kinds []string, what string) (why string, ok bool) {
+	m := c.Manifests()
+	if m == nil {
+		return "", false
+	}
+	defined, _, files, ok := manifestsServe(m.Head, group, p, kinds, true)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("head's CRD manifests of %s (%s) still serve %s/%s: the %s left the repository, not the API (unless the manifests are stale)",
+		strings.Join(defined, ", "), strings.Join(files, ", "), group, p.Version, what), true
+}
+
+// manifestsServe checks that the manifests m define every root kind of
+// package p of group (a list kind, XList beside kind X, goes by X's) and
+// that each serves p's version (want) or none does (!want). It returns
+// the kinds, the versions they serve and the manifests (at most
+// maxListed named), sorted; ok is false when anything is unknown or
+// differs: no manifests, no group, no kinds, a kind without a manifest.
+func manifestsServe(m *crd.Manifests, group string, p *model.Package, kinds []string, want bool) (defined, served, files []string, ok bool) {
+	if m == nil || group == "" || len(kinds) == 0 {
+		return nil, nil, nil, false
+	}
 	for _, k := range kinds {
 		if base, isList := strings.CutSuffix(k, "List"); isList && base != "" && p.Type(base) != nil && p.Type(base).RootKind {
 			k = base
@@ -681,8 +726,8 @@ func unservedKinds(c *Context, group string, p *model.Package, kinds []string) (
 			continue
 		}
 		ks, ok := m.Kind(group, k)
-		if !ok || slices.Contains(ks.Versions, p.Version) {
-			return "", false
+		if !ok || slices.Contains(ks.Versions, p.Version) != want {
+			return nil, nil, nil, false
 		}
 		defined = append(defined, k)
 		served = append(served, ks.Versions...)
@@ -690,16 +735,11 @@ func unservedKinds(c *Context, group string, p *model.Package, kinds []string) (
 	}
 	sort.Strings(served)
 	sort.Strings(files)
-	serves := "no version"
-	if served = slices.Compact(served); len(served) > 0 {
-		serves = strings.Join(served, ", ") + " only"
-	}
 	files = slices.Compact(files)
 	if len(files) > maxListed {
 		files = append(files[:maxListed:maxListed], fmt.Sprintf("and %d more", len(files)-maxListed))
 	}
-	return fmt.Sprintf("base did not serve %s/%s: the CRD manifests of %s at base (%s) serve %s",
-		group, p.Version, strings.Join(defined, ", "), strings.Join(files, ", "), serves), true
+	return defined, slices.Compact(served), files, true
 }
 
 // servedElsewhere returns the directories of head's packages of the same
