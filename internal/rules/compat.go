@@ -257,11 +257,20 @@ var FieldTypeChanged = &Rule{
 					Hint: "confirm the wire shape is unchanged (e.g. a named string for a string)",
 				})
 			case shape == shapeDropsReserved:
+				var how, confirm []string
+				if len(dropped) > 0 {
+					how = append(how, fmt.Sprintf("%s under a tombstone (a deliberate removal)", quoteList(dropped)))
+					confirm = append(confirm, "that clients could not set the dropped members (e.g. validation always rejected them)")
+				}
+				if len(res.deprecated) > 0 {
+					how = append(how, fmt.Sprintf("%s, deprecated at base (an announced removal)", quoteList(res.deprecated)))
+					confirm = append(confirm, "that the deprecation period is over")
+				}
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s, which drops %s under a tombstone (a deliberate removal) and keeps the rest of the wire shape",
-						name, from, to, quoteList(dropped)),
-					Hint: "confirm that clients could not set the dropped members (e.g. validation always rejected them); otherwise keep " + fd.Base.Type,
+					Message: fmt.Sprintf("type of %s changed from %s to %s, which drops %s and keeps the rest of the wire shape",
+						name, from, to, strings.Join(how, ", and ")),
+					Hint: "confirm " + strings.Join(confirm, " and ") + "; otherwise keep " + fd.Base.Type,
 				})
 			case signednessOnly(fd):
 				c.Field(fd, Report{

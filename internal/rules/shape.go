@@ -24,8 +24,8 @@ const (
 	// differs.
 	shapeUnknown
 	// shapeDropsReserved: head lacks members of base, each reserved by a
-	// tombstone in head's struct (a deliberate removal), and is otherwise
-	// the same or a superset.
+	// tombstone in head's struct (a deliberate removal) or deprecated at
+	// base (an announced one), and is otherwise the same or a superset.
 	shapeDropsReserved
 	// shapeSuperset: head accepts everything base did and adds only
 	// optional members.
@@ -52,6 +52,9 @@ type shapeResult struct {
 	// dropped are the members head dropped under tombstones (for
 	// shapeDropsReserved), sorted.
 	dropped []string
+	// deprecated are the members head dropped that base deprecated (also
+	// shapeDropsReserved: an announced removal), sorted.
+	deprecated []string
 	// why is, for shapeDifferent, the first difference found, in a few
 	// words.
 	why string
@@ -68,6 +71,8 @@ func compareShapesDropped(b, h typeSide, alphaGoes bool) shapeResult {
 	r := shapeResult{match: m}
 	slices.Sort(s.dropped)
 	r.dropped = slices.Compact(s.dropped)
+	slices.Sort(s.deprecated)
+	r.deprecated = slices.Compact(s.deprecated)
 	if m == shapeDifferent {
 		r.why = s.why
 	}
@@ -91,9 +96,10 @@ func namedContainer(x typeSide) (typeSide, bool) {
 }
 
 type shaper struct {
-	seen    map[[2]string]bool // pairs being compared (recursive types)
-	dropped []string           // members dropped under a tombstone
-	why     string             // the first difference found
+	seen       map[[2]string]bool // pairs being compared (recursive types)
+	dropped    []string           // members dropped under a tombstone
+	deprecated []string           // members dropped that base deprecated
+	why        string             // the first difference found
 	// alphaGoes: a member alpha at base may go away or change (the
 	// profile lets alpha fields break); alphaGone lists those that did.
 	alphaGoes bool
@@ -198,6 +204,9 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 			case reserves(ht.t, name): // a deliberate removal, whatever the member was
 				s.dropped = append(s.dropped, name)
 				result = min(result, shapeDropsReserved)
+			case bf.deprecated: // an announced removal
+				s.deprecated = append(s.deprecated, name)
+				result = min(result, shapeDropsReserved)
 			case alphaGoes:
 				s.alphaGone = append(s.alphaGone, name)
 			default:
@@ -251,6 +260,8 @@ type member struct {
 	side     typeSide
 	presence model.Presence
 	alpha    bool // the field is alpha (model.Field.Alpha)
+	// deprecated: the field's doc comment deprecates it.
+	deprecated bool
 }
 
 // members are a struct's JSON members, inline fields flattened; nil when
@@ -281,7 +292,7 @@ func (s *shaper) members(t *resolvedType) map[string]member {
 				}
 				continue
 			}
-			out[c.Name] = member{side: t.with(c.Type), presence: c.Presence, alpha: f.Alpha}
+			out[c.Name] = member{side: t.with(c.Type), presence: c.Presence, alpha: f.Alpha, deprecated: f.Deprecated}
 		}
 		return true
 	}
