@@ -85,7 +85,8 @@ var NewFieldNotOptional = &Rule{
 	Severity:            finding.Error,
 	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has no `+optional` marker (a warning when omitempty makes it optional " +
-		"in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation).",
+		"in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation; " +
+		"a warning under the crd profile when the field has a default, which the API server fills in before it validates).",
 	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
 		"them fails validation, and generated OpenAPI marks it required.",
 	Fix:    "Add `// +optional` to the field's doc comment (or `+k8s:optional`).",
@@ -113,6 +114,15 @@ var NewFieldNotOptional = &Rule{
 					r.Message += "; the marker would document it, the contract is unchanged"
 				}
 				c.Field(fd, r)
+			case !f.Optional() && contractOf(f).Default != nil && c.Policy(fd.Type.Pkg).SchemaDefaults:
+				// Required in the schema, but the API server fills in the
+				// default first: old clients that do not send it pass.
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message: fmt.Sprintf("new field %s.%s has no // +optional marker, so the schema requires it; its default (%s) is filled in for clients that do not send it, so none breaks",
+						fd.Type.Name(), f.Name, *contractOf(f).Default),
+					Hint: "add // +optional to the field's doc comment: a defaulted field is optional to its clients",
+				})
 			case !f.Optional():
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("new field %s.%s has no // +optional marker", fd.Type.Name(), f.Name),

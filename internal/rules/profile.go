@@ -41,6 +41,11 @@ type Policy struct {
 	// value (kube-api-linter's requiredfields asks required fields not to
 	// be pointers); that it is required at all is NEW_FIELD_NOT_OPTIONAL's.
 	RequiredValues bool
+	// SchemaDefaults: the API server fills in a missing field from its
+	// schema default (+kubebuilder:default, +default) before it validates
+	// (CRDs' structural defaulting), so a field the schema requires but
+	// defaults is satisfied for clients that do not send it.
+	SchemaDefaults bool
 	// DefaultsAreDocumentation: default markers document defaulting done
 	// in Go code (built-in types); adding one is info.
 	DefaultsAreDocumentation bool
@@ -68,7 +73,8 @@ var Policies = map[model.Profile]Policy{
 	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
 		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true},
-	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, RequiredValues: true, OptionalMarker: true},
+	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, RequiredValues: true, OptionalMarker: true,
+		SchemaDefaults: true},
 }
 
 // PolicyOf is a profile's policy (Gardener's for an unknown one).
