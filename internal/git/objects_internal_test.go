@@ -1,6 +1,7 @@
 package git
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -55,9 +56,9 @@ func TestObjectReaderGitDies(t *testing.T) {
 	}
 }
 
-// TestSnapshotUsesObjectReader: commit snapshots list their files and read
-// them through one shared cat-file process; a directory both revisions
-// have is parsed once.
+// TestSnapshotUsesObjectReader: commit snapshots read their files through
+// one shared cat-file process; the listing without ls-tree (walkTree)
+// gives the same files, parsing a directory both revisions have once.
 func TestSnapshotUsesObjectReader(t *testing.T) {
 	t.Parallel()
 	f := gitfixture.New(t)
@@ -78,14 +79,28 @@ func TestSnapshotUsesObjectReader(t *testing.T) {
 		defer s.Close()
 		snaps = append(snaps, s.(*commitSnapshot))
 	}
-	if snaps[0].objects.cmd == nil || snaps[1].objects != snaps[0].objects {
-		t.Fatal("the snapshots do not share one running cat-file process")
+	if snaps[1].objects != snaps[0].objects {
+		t.Fatal("the snapshots do not share one cat-file process")
 	}
 	if diff := cmp.Diff([]string{"a", "d/e/b", "x/c"}, snaps[1].Files()); diff != "" {
 		t.Errorf("Files (-want +got):\n%s", diff)
 	}
 	if got, err := snaps[1].ReadFiles([]string{"a", "d/e/b"}); err != nil || string(got["a"]) != "a2\n" || string(got["d/e/b"]) != "b\n" {
 		t.Fatalf("ReadFiles = %q, %v", got, err)
+	}
+	if snaps[0].objects.cmd == nil {
+		t.Fatal("ReadFiles started no cat-file process")
+	}
+	// walkTree lists what ls-tree listed.
+	for _, s := range snaps {
+		lsTree := maps.Clone(s.blobs)
+		clear(s.blobs)
+		if err := s.walkTree(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(lsTree, s.blobs); diff != "" {
+			t.Errorf("walkTree of %s (-ls-tree +walkTree):\n%s", s.ref, diff)
+		}
 	}
 	// Trees: two roots, two x/, and d/ and d/e once.
 	n := 0

@@ -269,11 +269,55 @@ func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
 	return s, nil
 }
 
-// list reads the commit's tree through the shared cat-file process, one
-// batch of requests per directory level, what `git ls-tree -r` prints
+// list lists the commit's files: `git ls-tree -r` in a process of its
+// own (base's and head's run side by side on two cores), else, when that
+// fails (a partial clone without trees, an old git), walkTree, whose
+// errors say which object is missing.
+func (s *commitSnapshot) list() error {
+	if s.lsTree() == nil {
+		return nil
+	}
+	clear(s.blobs)
+	s.submodules = nil
+	return s.walkTree()
+}
+
+// lsTree lists the commit's files with one `git ls-tree -r -z` (a commit
+// of 5,400 files and 1,500 directories in 17 ms, where walkTree's
+// round trips per directory level took 40 ms for base and head).
+func (s *commitSnapshot) lsTree() error {
+	out, err := s.repo.run("ls-tree", "-r", "-z", "--full-tree", "--end-of-options", s.sha+"^{commit}")
+	if err != nil {
+		return err
+	}
+	for len(out) > 0 {
+		rec, rest, ok := bytes.Cut(out, []byte{0})
+		if !ok {
+			return fmt.Errorf("list files of %s: git ls-tree output ends without NUL", s.ref)
+		}
+		out = rest
+		// "<mode> SP <type> SP <oid> TAB <path>"
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		mode, meta2, ok1 := bytes.Cut(meta, []byte{' '})
+		_, oid, ok2 := bytes.Cut(meta2, []byte{' '})
+		if !ok || !ok1 || !ok2 || len(path) == 0 || len(oid) == 0 {
+			return fmt.Errorf("list files of %s: unexpected git ls-tree output %q", s.ref, rec)
+		}
+		switch m := string(mode); {
+		case m == modeGitlink:
+			s.submodules = append(s.submodules, string(path))
+		case isFileMode(m):
+			s.blobs[string(path)] = string(oid)
+		}
+	}
+	return nil
+}
+
+// walkTree reads the commit's tree through the shared cat-file process,
+// one batch of requests per directory level, what `git ls-tree -r` prints
 // without a process of its own; a directory that another revision of the
 // run has (the same tree object) is parsed once.
-func (s *commitSnapshot) list() error {
+func (s *commitSnapshot) walkTree() error {
 	objs, err := s.objects.Get([]string{s.sha + "^{commit}"})
 	if err != nil {
 		return s.listError(err)
