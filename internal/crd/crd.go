@@ -7,8 +7,9 @@
 //
 // Only manifests are read, never executed: YAML files whose path names
 // CRDs (a directory or file name containing "crd"), outside vendor/,
-// testdata/ and node_modules/, read once per set of groups asked for
-// (bounded in count and bytes). A document is parsed only when its text
+// testdata/ and node_modules/, and not named for another group
+// (controller-gen's "<group>_<plural>.yaml"), read once per set of groups
+// asked for (bounded in count and bytes). A document is parsed only when its text
 // names CustomResourceDefinition and one of the groups; one that does not
 // parse (a Helm template) is skipped. Several manifests of one kind count
 // together: a version any of them serves is served.
@@ -113,7 +114,10 @@ func (m *Manifests) load(groups []string) {
 	if m.failed {
 		return
 	}
-	files := Candidates(m.src.Files())
+	files := slices.DeleteFunc(Candidates(m.src.Files()), func(f string) bool {
+		g, ok := namedGroup(f)
+		return ok && !slices.Contains(groups, g)
+	})
 	if len(files) > maxFiles {
 		m.failed = true
 		return
@@ -169,6 +173,32 @@ func Candidates(files []string) []string {
 		}
 	}
 	return out
+}
+
+// namedGroup returns the API group a manifest's file name says it
+// defines, the way controller-gen names its output
+// ("<group>_<plural>.yaml", also behind a "10-crd-" or "crd-" prefix):
+// a repository that vendors third-party CRDs (Gardener has 185 files,
+// 55 MB) need not read the other groups' manifests. ok is false when the
+// name names no group ("crd-certificates.yaml", "crds.yaml").
+func namedGroup(file string) (group string, ok bool) {
+	name := strings.TrimSuffix(path.Base(file), path.Ext(file))
+	for {
+		i := strings.IndexByte(name, '-')
+		if i < 0 {
+			break
+		}
+		prefix := name[:i]
+		if prefix != "crd" && strings.Trim(prefix, "0123456789") != "" {
+			break
+		}
+		name = name[i+1:]
+	}
+	group, plural, ok := strings.Cut(name, "_")
+	if !ok || plural == "" || !strings.Contains(group, ".") || strings.Trim(group, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" {
+		return "", false
+	}
+	return group, true
 }
 
 // doc is the part of a CRD manifest (apiextensions.k8s.io v1 or v1beta1)

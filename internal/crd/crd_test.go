@@ -120,3 +120,27 @@ func TestDocuments(t *testing.T) {
 		t.Errorf("documents = %q, want %q", s, want)
 	}
 }
+
+func TestNamedGroup(t *testing.T) {
+	for _, c := range []struct{ file, group string }{
+		{"config/crd/bases/cert-manager.io_certificates.yaml", "cert-manager.io"},
+		{"example/seed-crds/10-crd-operator.victoriametrics.com_vmclusters.yaml", "operator.victoriametrics.com"},
+		{"charts/x/templates/crd-extensions.gardener.cloud_workers.yaml", "extensions.gardener.cloud"},
+		{"deploy/crds/crd-certificates.yaml", ""},
+		{"config/crd/crds.yaml", ""},
+		{"config/crd/bases/Widget_things.yaml", ""},
+		{"crds/example_things.yaml", ""},
+	} {
+		g, ok := namedGroup(c.file)
+		if g != c.group || ok != (c.group != "") {
+			t.Errorf("namedGroup(%s) = %q, %v; want %q", c.file, g, ok, c.group)
+		}
+	}
+	// A manifest named for another group is not read.
+	src := &fakeSource{files: map[string]string{
+		"crds/other.example.com_widgets.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v1}]}\n",
+	}}
+	if _, ok := New(src).Kind("widgets.example.com", "Widget"); ok || src.reads != 0 {
+		t.Errorf("a manifest named for another group was read (%d reads)", src.reads)
+	}
+}
