@@ -62,15 +62,8 @@ func BenchmarkReleaseBefore(b *testing.B) {
 //	go test -run '^$' -bench BenchmarkPreviouslyUsed ./internal/lifecycle/
 func BenchmarkPreviouslyUsed(b *testing.B) {
 	r := lifecycletest.Generate(b, lifecycletest.Spec{Tags: benchTags, ReleaseBranches: true})
-	repo, err := git.Open(r.Dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	base, err := repo.Snapshot(r.Base)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer base.Close()
+	repo, snaps := r.Open(b, r.Base)
+	base := snaps[0]
 	history := func(dir string) {
 		env := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Options: lifecycle.Options{CacheDir: dir}})
 		defer env.Close()

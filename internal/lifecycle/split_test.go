@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/lifecycletest"
 )
@@ -15,15 +14,8 @@ import (
 func TestReadsSplit(t *testing.T) {
 	const tags = 40
 	r := lifecycletest.Generate(t, lifecycletest.Spec{Tags: tags})
-	repo, err := git.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := repo.Snapshot(r.Base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer base.Close()
+	repo, snaps := r.Open(t, r.Base)
+	base := snaps[0]
 	structs := map[string][]string{lifecycletest.APIDir: {"Type0_0", "Type5_1", "Type3_7"}}
 	history := func(split int) (map[int][]lifecycle.Holder, int) {
 		defer lifecycle.SetSplitAt(lifecycle.SetSplitAt(split))

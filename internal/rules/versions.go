@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/apicheck/apicheck/internal/crd"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
 )
@@ -674,11 +673,7 @@ var VersionRemoved = &Rule{
 // kind X) goes by X's manifest. ok is false when anything is unknown: no
 // manifests in the run, a kind without a manifest, a version served.
 func unservedKinds(c *Context, group string, p *model.Package, kinds []string) (why string, ok bool) {
-	m := c.Manifests()
-	if m == nil {
-		return "", false
-	}
-	defined, served, files, ok := manifestsServe(m.Base, group, p, kinds, false)
+	defined, served, files, ok := manifestsServe(c, false, group, p, kinds, false)
 	if !ok {
 		return "", false
 	}
@@ -690,17 +685,13 @@ func unservedKinds(c *Context, group string, p *model.Package, kinds []string) (
 		group, p.Version, strings.Join(defined, ", "), strings.Join(files, ", "), serves), true
 }
 
-// servedAtHead says (what: the Go package or type that went) how head still serves the root kinds of base package
-// p of group at p's version although the package is gone: head's CRD
-// manifests define every one of them and serve that version (the Go
-// types moved out of the repository, as Kyverno's to its kyverno/api
-// module). ok is false when anything is unknown or not served.
+// servedAtHead says how head still serves the root kinds of base package
+// p of group at p's version although what (the Go package or type) is
+// gone: head's CRD manifests define every one of them and serve that
+// version (the Go types moved out of the repository, as Kyverno's to its
+// kyverno/api module). ok is false when anything is unknown or not served.
 func servedAtHead(c *Context, group string, p *model.Package, kinds []string, what string) (why string, ok bool) {
-	m := c.Manifests()
-	if m == nil {
-		return "", false
-	}
-	defined, _, files, ok := manifestsServe(m.Head, group, p, kinds, true)
+	defined, _, files, ok := manifestsServe(c, true, group, p, kinds, true)
 	if !ok {
 		return "", false
 	}
@@ -708,15 +699,21 @@ func servedAtHead(c *Context, group string, p *model.Package, kinds []string, wh
 		strings.Join(defined, ", "), strings.Join(files, ", "), group, p.Version, what), true
 }
 
-// manifestsServe checks that the manifests m define every root kind of
-// package p of group (a list kind, XList beside kind X, goes by X's) and
-// that each serves p's version (want) or none does (!want). It returns
-// the kinds, the versions they serve and the manifests (at most
-// maxListed named), sorted; ok is false when anything is unknown or
-// differs: no manifests, no group, no kinds, a kind without a manifest.
-func manifestsServe(m *crd.Manifests, group string, p *model.Package, kinds []string, want bool) (defined, served, files []string, ok bool) {
-	if m == nil || group == "" || len(kinds) == 0 {
+// manifestsServe checks that the CRD manifests at base (at head with
+// atHead) define every root kind of package p of group (a list kind,
+// XList beside kind X, goes by X's) and that each serves p's version
+// (want) or none does (!want). It returns the kinds, the versions they
+// serve and the manifests (at most maxListed named), sorted; ok is false
+// when anything is unknown or differs: no manifests in the run, no group,
+// no kinds, a kind without a manifest.
+func manifestsServe(c *Context, atHead bool, group string, p *model.Package, kinds []string, want bool) (defined, served, files []string, ok bool) {
+	ms := c.Manifests()
+	if ms == nil || group == "" || len(kinds) == 0 {
 		return nil, nil, nil, false
+	}
+	m := ms.Base
+	if atHead {
+		m = ms.Head
 	}
 	for _, k := range kinds {
 		if base, isList := strings.CutSuffix(k, "List"); isList && base != "" && p.Type(base) != nil && p.Type(base).RootKind {

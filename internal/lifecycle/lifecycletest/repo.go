@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
@@ -326,4 +327,24 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 	commits = append(commits, head)
 	r.Dir = FastImport(tb, commits, r.Head)
 	return r
+}
+
+// Open opens the generated repository and the snapshots of the given
+// revisions (r.Base, r.Head, a tag), closed when the test ends.
+func (r *Repo) Open(tb testing.TB, revs ...string) (*git.Repo, []git.Snapshot) {
+	tb.Helper()
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	snaps := make([]git.Snapshot, len(revs))
+	for i, rev := range revs {
+		s, err := repo.Snapshot(rev)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { s.Close() })
+		snaps[i] = s
+	}
+	return repo, snaps
 }
