@@ -158,6 +158,12 @@ var NewFieldNoOmitempty = &Rule{
 				msg = fmt.Sprintf("new field %s.%s has no json tag (serialised as %q without omitempty)", fd.Type.Name(), f.Name, f.Name)
 				hint = fmt.Sprintf("add `json:\"%s,omitempty\"`", model.JSONNameFor(f.Name))
 			}
+			if f.ValueKind == model.KindStructValue && f.JSON.Present {
+				// encoding/json never omits a struct value for omitempty:
+				// the fix is a pointer, or omitzero.
+				msg += " (omitempty alone would not omit it: encoding/json never omits a struct value)"
+				hint = fmt.Sprintf("make it a pointer with `json:\"%s,omitempty\"`, or use `json:\"%s,omitzero\"`", f.WireName(), f.WireName())
+			}
 			c.Field(fd, Report{Message: msg, Hint: hint})
 		}
 	},
