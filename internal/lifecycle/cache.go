@@ -306,28 +306,28 @@ func decodeEntry(oid string, data []byte) (map[string]decl, error) {
 
 // decodeField reads a field line (without its leading tab).
 func decodeField(l string) (relField, error) {
+	bad := func() (relField, error) { return relField{}, fmt.Errorf("bad field line %q", l) } // only when it is
 	f := strings.Split(l, "\t")
-	bad := fmt.Errorf("bad field line %q", l)
 	if len(f) != 7 {
-		return relField{}, bad
+		return bad()
 	}
 	var rf relField
 	var err error
 	var nums [4]int
 	if rf.Name, err = strconv.Unquote(f[0]); err != nil {
-		return relField{}, bad
+		return bad()
 	}
 	if rf.JSON, err = strconv.Unquote(f[1]); err != nil {
-		return relField{}, bad
+		return bad()
 	}
 	for i := range nums {
 		if nums[i], err = strconv.Atoi(f[2+i]); err != nil {
-			return relField{}, bad
+			return bad()
 		}
 	}
 	rf.Number, rf.Deprecated, rf.Line, rf.Col = nums[0], nums[1] == 1, nums[2], nums[3]
 	if rf.Wire, err = strconv.Unquote(f[6]); err != nil {
-		return relField{}, bad
+		return bad()
 	}
 	return rf, nil
 }

@@ -21,3 +21,20 @@ func TestMarkerMemo(t *testing.T) {
 		t.Errorf("the memo holds %d marker texts, more than its bound %d", n, markerMemoMax)
 	}
 }
+
+// TestVersionBound: the cheap test before the regexp keeps every match,
+// also one whose s is U+017F (a case fold of s under (?i)).
+func TestVersionBound(t *testing.T) {
+	for doc, want := range map[string]string{
+		"Available for versions < v1.31.":                               "v1.31",
+		"This value is supported with Kubernetes\nversions below 1.27.": "1.27",
+		"VALID FOR VERSIONS BEFORE 1.2":                                 "1.2",
+		"Valid for ver\u017fions before 1.2":                            "1.2",
+		"Supported in all versions.":                                    "",
+		"no bound here":                                                 "",
+	} {
+		if got := versionBound(doc); got != want {
+			t.Errorf("versionBound(%q) = %q, want %q", doc, got, want)
+		}
+	}
+}

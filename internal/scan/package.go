@@ -165,6 +165,11 @@ var upperBound = regexp.MustCompile(`(?i)\b(?:available|supported|allowed|valid|
 
 // versionBound is the version an upper bound in doc names, "" for none.
 func versionBound(doc string) string {
+	// Every match says "version": in any case, and under (?i) its s may
+	// also be U+017F, but v, e, r, i, o and n fold to ASCII only.
+	if !protobuf.ContainsFold(doc, "ver") || !protobuf.ContainsFold(doc, "ion") {
+		return ""
+	}
 	m := upperBound.FindStringSubmatch(strings.Join(strings.Fields(doc), " "))
 	if m == nil {
 		return ""

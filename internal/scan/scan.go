@@ -607,7 +607,7 @@ func declaresGroup(parsed map[string]*parsedFile, files []string) bool {
 		if pf == nil {
 			continue
 		}
-		if groupNameMarker.Match(pf.src) {
+		if bytes.Contains(pf.src, []byte("+groupName")) && groupNameMarker.Match(pf.src) { // the regexp only where it can match
 			return true
 		}
 		for _, d := range pf.file.Decls {
