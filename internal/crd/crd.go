@@ -17,6 +17,7 @@ package crd
 
 import (
 	"bytes"
+	"fmt"
 	"path"
 	"slices"
 	"sort"
@@ -34,7 +35,8 @@ type Source interface {
 
 // Bounds of one read: past them the manifests are not read at all, and
 // every lookup answers "unknown" (callers then keep their finding).
-const (
+// Variables for the tests.
+var (
 	maxFiles = 4000
 	maxBytes = 128 << 20
 )
@@ -46,7 +48,7 @@ type Manifests struct {
 	mu     sync.Mutex
 	loaded map[string]bool           // groups read
 	kinds  map[groupKind]*KindServed // what the manifests say
-	failed bool                      // the files could not be read: nothing is known
+	failed string                    // why nothing is known ("": the files were read)
 }
 
 type groupKind struct{ group, kind string }
@@ -77,7 +79,7 @@ func (m *Manifests) Kind(group, kind string) (KindServed, bool) {
 	if !m.loaded[group] {
 		m.load([]string{group})
 	}
-	if m.failed {
+	if m.failed != "" {
 		return KindServed{}, false
 	}
 	ks, ok := m.kinds[groupKind{group, kind}]
@@ -85,6 +87,17 @@ func (m *Manifests) Kind(group, kind string) (KindServed, bool) {
 		return KindServed{}, false
 	}
 	return *ks, true
+}
+
+// Unread says why the manifests could not be read ("" when they were,
+// or were not needed yet): every lookup then answers "unknown".
+func (m *Manifests) Unread() string {
+	if m == nil {
+		return ""
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.failed
 }
 
 // Load reads the manifests of several groups in one pass (Kind reads one
@@ -111,7 +124,7 @@ func (m *Manifests) load(groups []string) {
 	for _, g := range groups {
 		m.loaded[g] = true
 	}
-	if m.failed {
+	if m.failed != "" {
 		return
 	}
 	files := slices.DeleteFunc(Candidates(m.src.Files()), func(f string) bool {
@@ -119,7 +132,7 @@ func (m *Manifests) load(groups []string) {
 		return ok && !slices.Contains(groups, g)
 	})
 	if len(files) > maxFiles {
-		m.failed = true
+		m.failed = fmt.Sprintf("%d files may hold CRD manifests, more than the %d apicheck reads", len(files), maxFiles)
 		return
 	}
 	// In batches, so that a large repository's manifests are not all in
@@ -130,14 +143,14 @@ func (m *Manifests) load(groups []string) {
 		batch := files[:n]
 		files = files[n:]
 		data, err := m.src.ReadFiles(batch)
-		if err != nil {
-			m.failed = true // a missing object, a file too large: unknown
+		if err != nil { // a missing object, a file too large
+			m.failed = "reading them failed: " + err.Error()
 			return
 		}
 		for _, f := range batch {
 			total += len(data[f])
 			if total > maxBytes {
-				m.failed = true
+				m.failed = fmt.Sprintf("they hold more than the %d MiB apicheck reads", maxBytes>>20)
 				return
 			}
 			m.read(f, data[f], groups)

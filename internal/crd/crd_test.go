@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -95,15 +96,35 @@ func TestKind(t *testing.T) {
 // every kind unknown (never "not served").
 func TestUnknown(t *testing.T) {
 	broken := &fakeSource{files: map[string]string{"crds/w.yaml": widgets}, err: errors.New("missing object")}
-	if _, ok := New(broken).Kind("widgets.example.com", "Widget"); ok {
+	m := New(broken)
+	if _, ok := m.Kind("widgets.example.com", "Widget"); ok {
 		t.Error("a read failure gave an answer")
+	}
+	if why := m.Unread(); why != "reading them failed: missing object" {
+		t.Errorf("Unread = %q after a read failure", why)
 	}
 	many := &fakeSource{files: map[string]string{"crds/w.yaml": widgets}}
 	for i := range maxFiles {
 		many.files[fmt.Sprintf("crds/f%d.yaml", i)] = "kind: ConfigMap\n"
 	}
-	if _, ok := New(many).Kind("widgets.example.com", "Widget"); ok || many.reads != 0 {
+	m = New(many)
+	if _, ok := m.Kind("widgets.example.com", "Widget"); ok || many.reads != 0 {
 		t.Errorf("past %d candidates: ok %v after %d reads, want no answer and no read", maxFiles, ok, many.reads)
+	}
+	if why, want := m.Unread(), fmt.Sprintf("%d files may hold CRD manifests, more than the %d apicheck reads", maxFiles+1, maxFiles); why != want {
+		t.Errorf("Unread = %q, want %q", why, want)
+	}
+	defer func(n int) { maxBytes = n }(maxBytes)
+	maxBytes = 1 << 20
+	big := &fakeSource{files: map[string]string{}}
+	for i := range 5 {
+		big.files[fmt.Sprintf("crds/f%d.yaml", i)] = strings.Repeat("#", maxBytes/4)
+	}
+	if m = New(big); m.Unread() != "" {
+		t.Error("Unread before anything was asked")
+	}
+	if _, ok := m.Kind("widgets.example.com", "Widget"); ok || !strings.Contains(m.Unread(), "MiB") {
+		t.Errorf("past %d bytes: ok %v, Unread %q", maxBytes, ok, m.Unread())
 	}
 	if _, ok := New(nil).Kind("widgets.example.com", "Widget"); ok {
 		t.Error("no source gave an answer")

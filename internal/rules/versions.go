@@ -711,10 +711,15 @@ func manifestsServe(c *Context, atHead bool, group string, p *model.Package, kin
 	if ms == nil || group == "" || len(kinds) == 0 {
 		return nil, nil, nil, false
 	}
-	m := ms.Base
+	m, rev := ms.Base, "base"
 	if atHead {
-		m = ms.Head
+		m, rev = ms.Head, "head"
 	}
+	defer func() {
+		if why := m.Unread(); why != "" {
+			c.Note(fmt.Sprintf("the CRD manifests at %s were not read (%s): whether a removed version or kind was served is unknown", rev, why))
+		}
+	}()
 	for _, k := range kinds {
 		if base, isList := strings.CutSuffix(k, "List"); isList && base != "" && p.Type(base) != nil && p.Type(base).RootKind {
 			k = base
