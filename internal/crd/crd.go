@@ -12,7 +12,8 @@
 // asked for (bounded in count and bytes). A document is parsed only when its text
 // names CustomResourceDefinition and one of the groups; one that does not
 // parse (a Helm template) is skipped. Several manifests of one kind count
-// together: a version any of them serves is served.
+// together: a version any of them serves is served (KindServed.Versions),
+// and one all of them serve is served everywhere (KindServed.Everywhere).
 package crd
 
 import (
@@ -55,10 +56,13 @@ type groupKind struct{ group, kind string }
 
 // KindServed is what the manifests of a revision say about one kind.
 type KindServed struct {
-	// Versions are the versions a manifest serves, sorted.
+	// Versions are the versions some manifest serves, sorted.
 	Versions []string
 	// Files are the manifests defining the kind, sorted.
 	Files []string
+	// Everywhere are the versions every manifest of the kind serves
+	// (a stale copy, a chart not synced yet, serves less or more).
+	Everywhere []string
 }
 
 // New returns the manifests of src; nothing is read yet. A nil src has
@@ -159,6 +163,8 @@ func (m *Manifests) load(groups []string) {
 	for _, ks := range m.kinds {
 		sort.Strings(ks.Versions)
 		ks.Versions = slices.Compact(ks.Versions)
+		sort.Strings(ks.Everywhere)
+		ks.Everywhere = slices.Compact(ks.Everywhere)
 		sort.Strings(ks.Files)
 		ks.Files = slices.Compact(ks.Files)
 	}
@@ -253,15 +259,22 @@ func (m *Manifests) read(f string, data []byte, groups []string) {
 			ks = &KindServed{}
 			m.kinds[k] = ks
 		}
-		ks.Files = append(ks.Files, f)
+		var served []string
 		if d.Spec.Version != "" {
-			ks.Versions = append(ks.Versions, d.Spec.Version)
+			served = append(served, d.Spec.Version)
 		}
 		for _, v := range d.Spec.Versions {
 			if v.Name != "" && (v.Served == nil || *v.Served) { // unset: count it served
-				ks.Versions = append(ks.Versions, v.Name)
+				served = append(served, v.Name)
 			}
 		}
+		if len(ks.Files) == 0 {
+			ks.Everywhere = slices.Clone(served)
+		} else {
+			ks.Everywhere = slices.DeleteFunc(ks.Everywhere, func(v string) bool { return !slices.Contains(served, v) })
+		}
+		ks.Files = append(ks.Files, f)
+		ks.Versions = append(ks.Versions, served...)
 	}
 }
 

@@ -64,6 +64,8 @@ func TestKind(t *testing.T) {
 		"charts/x/templates/crd-bad.yaml": "{{ if .X }}\nkind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Gadget}, versions: [{name: v9}]}\n{{ end }}\n",
 		"vendor/y/crds/widget.yaml":       "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v7}]}\n",
 		"docs/widgets.yaml":               "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v8}]}\n",
+		// a copy in a chart that serves less
+		"charts/x/crds/widgets.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v1, served: true}]}\n",
 	}}
 	m := New(src)
 	m.Load("widgets.example.com", "other.example.com")
@@ -74,10 +76,11 @@ func TestKind(t *testing.T) {
 	}{
 		// served unset counts as served; vendor/ and files without "crd"
 		// in their path are not read.
-		{"widgets.example.com", "Widget", KindServed{Versions: []string{"v1", "v1alpha1"}, Files: []string{"config/crd/bases/widgets.yaml"}}, true},
-		{"other.example.com", "Widget", KindServed{Versions: []string{"v2"}, Files: []string{"config/crd/bases/widgets.yaml"}}, true},
+		// (Versions: some manifest serves it; Everywhere: all do)
+		{"widgets.example.com", "Widget", KindServed{Versions: []string{"v1", "v1alpha1"}, Files: []string{"charts/x/crds/widgets.yaml", "config/crd/bases/widgets.yaml"}, Everywhere: []string{"v1"}}, true},
+		{"other.example.com", "Widget", KindServed{Versions: []string{"v2"}, Files: []string{"config/crd/bases/widgets.yaml"}, Everywhere: []string{"v2"}}, true},
 		// a v1beta1 CRD's single version; the template does not parse
-		{"widgets.example.com", "Gadget", KindServed{Versions: []string{"v1beta1"}, Files: []string{"charts/x/crds/gadget.yml"}}, true},
+		{"widgets.example.com", "Gadget", KindServed{Versions: []string{"v1beta1"}, Files: []string{"charts/x/crds/gadget.yml"}, Everywhere: []string{"v1beta1"}}, true},
 		{"widgets.example.com", "Sprocket", KindServed{}, false},
 		{"third.example.com", "Widget", KindServed{}, false},
 	} {

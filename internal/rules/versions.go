@@ -702,7 +702,7 @@ func servedAtHead(c *Context, group string, p *model.Package, kinds []string, wh
 // manifestsServe checks that the CRD manifests at base (at head with
 // atHead) define every root kind of package p of group (a list kind,
 // XList beside kind X, goes by X's) and that each serves p's version
-// (want) or none does (!want). It returns the kinds, the versions they
+// (want: every manifest of it) or none does (!want). It returns the kinds, the versions they
 // serve and the manifests (at most maxListed named), sorted; ok is false
 // when anything is unknown or differs: no manifests in the run, no group,
 // no kinds, a kind without a manifest.
@@ -728,7 +728,10 @@ func manifestsServe(c *Context, atHead bool, group string, p *model.Package, kin
 			continue
 		}
 		ks, ok := m.Kind(group, k)
-		if !ok || slices.Contains(ks.Versions, p.Version) != want {
+		// Not served: no manifest serves it. Served (head still serving
+		// what left the repository): every manifest does, so that a copy
+		// not regenerated yet (a chart's) cannot hide a removal.
+		if !ok || !want && slices.Contains(ks.Versions, p.Version) || want && !slices.Contains(ks.Everywhere, p.Version) {
 			return nil, nil, nil, false
 		}
 		defined = append(defined, k)
