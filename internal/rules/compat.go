@@ -185,11 +185,15 @@ var FieldTypeChanged = &Rule{
 			bt, ht := contractOf(fd.Base).Type, contractOf(fd.Head).Type
 			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
 			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
-			res := compareShapesDropped(base, head, c.Policy(fd.Type.Pkg).AlphaMayBreak)
+			pol := c.Policy(fd.Type.Pkg)
+			res := compareShapesDropped(base, head, shapeOpts{alphaGoes: pol.AlphaMayBreak, statusWritten: pol.StatusByController && c.inStatus(fd)})
 			shape, dropped, why := res.match, res.dropped, res.why
-			alphaGone := ""
+			relaxed := "" // what the comparison let pass, said after its verdict
 			if len(res.alphaGone) > 0 {
-				alphaGone = fmt.Sprintf("; alpha member(s) %s went away or changed, as alpha fields may", quoteList(res.alphaGone))
+				relaxed = fmt.Sprintf("; alpha member(s) %s went away or changed, as alpha fields may", quoteList(res.alphaGone))
+			}
+			if len(res.required) > 0 {
+				relaxed += fmt.Sprintf("; status member(s) %s became required, which only the controller that ships with the CRD writes", quoteList(res.required))
 			}
 			from, to := fd.Base.Type, fd.Head.Type
 			if from == to && bt != ht {
@@ -240,13 +244,13 @@ var FieldTypeChanged = &Rule{
 			case shape == shapeSame:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged%s (Go clients break, the wire does not)", name, from, to, alphaGone),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged%s (Go clients break, the wire does not)", name, from, to, relaxed),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeSuperset:
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged for existing objects: the new type has the old members plus optional ones%s (Go clients break, the wire does not)", name, from, to, alphaGone),
+					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged for existing objects: the new type has the old members plus optional ones%s (Go clients break, the wire does not)", name, from, to, relaxed),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case shape == shapeUnknown:
@@ -268,8 +272,8 @@ var FieldTypeChanged = &Rule{
 				}
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s, which drops %s and keeps the rest of the wire shape",
-						name, from, to, strings.Join(how, ", and ")),
+					Message: fmt.Sprintf("type of %s changed from %s to %s, which drops %s and keeps the rest of the wire shape%s",
+						name, from, to, strings.Join(how, ", and "), relaxed),
 					Hint: "confirm " + strings.Join(confirm, " and ") + "; otherwise keep " + fd.Base.Type,
 				})
 			case signednessOnly(fd):
@@ -477,7 +481,7 @@ func underlyingShape(c *Context, td *model.TypeDiff) shapeMatch {
 		}
 		return typeSide{m: m, pkg: pkg, id: t.UnderlyingIdentity()}
 	}
-	return compareShapes(side(c.Diff.Base, td.Pkg.Base, td.Base), side(c.Diff.Head, td.Pkg.Head, td.Head), c.Policy(td.Pkg).AlphaMayBreak)
+	return compareShapes(side(c.Diff.Base, td.Pkg.Base, td.Base), side(c.Diff.Head, td.Pkg.Head, td.Head), shapeOpts{alphaGoes: c.Policy(td.Pkg).AlphaMayBreak})
 }
 
 // serialised reports whether values of a type appear on the wire:
@@ -534,7 +538,8 @@ var FieldBecameRequired = &Rule{
 	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
 		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (info for an optional member of a kind's " +
-		"status, which only the controller writes, and for a field the schema required already).",
+		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
+		"any member of a status, whose controller ships with the CRD).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
 		"Marking a field required that already was (no optional form at base) changes nothing and is not reported.",
 	Fix:    "Keep the field optional with omitempty.",
@@ -587,6 +592,12 @@ var FieldBecameRequired = &Rule{
 				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (omitempty/omitzero removed); it stays optional, "+
 					"and as a member of the status only the controller writes it", fd.Type.Name(), fd.Name())
 				r.Hint = ""
+			} else if c.Policy(fd.Type.Pkg).StatusByController && c.inStatus(fd) {
+				// The status: only the controller writes it, and it ships
+				// with the CRD, so what status requires is its to send.
+				r.Severity = finding.Warning
+				r.Message += "; it is status, which only the controller that ships with the CRD writes"
+				r.Hint = "confirm the controller always sets it"
 			} else if fd.Head.Required() && bc.Omit == hc.Omit {
 				// An explicit +required that changes only the schema is a
 				// deliberate decision, usually documenting what validation

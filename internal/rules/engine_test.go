@@ -133,7 +133,7 @@ func TestShapeDifferenceDeterministic(t *testing.T) {
 	base := typeSide{pkg: p("Artifact", bf), id: "Artifact"}
 	head := typeSide{pkg: p("ArtifactV2", hf), id: "ArtifactV2"}
 	for range 30 {
-		res := compareShapesDropped(base, head, false)
+		res := compareShapesDropped(base, head, shapeOpts{})
 		m, why := res.match, res.why
 		if m != shapeDifferent || why != `member "c" is gone` {
 			t.Fatalf("compareShapesDropped = %v, %q; want different, the first member in name order", m, why)

@@ -13,5 +13,5 @@ func WireShapeKept(d *model.Diff, fd *model.FieldDiff) bool {
 	}
 	base := typeSide{m: d.Base, pkg: fd.Type.Pkg.Base, id: contractOf(fd.Base).Type}
 	head := typeSide{m: d.Head, pkg: fd.Type.Pkg.Head, id: contractOf(fd.Head).Type}
-	return compareShapes(base, head, false) >= shapeSuperset
+	return compareShapes(base, head, shapeOpts{}) >= shapeSuperset
 }

@@ -41,6 +41,11 @@ type Policy struct {
 	// value (kube-api-linter's requiredfields asks required fields not to
 	// be pointers); that it is required at all is NEW_FIELD_NOT_OPTIONAL's.
 	RequiredValues bool
+	// StatusByController: the controller that writes a kind's status
+	// ships with the API (a CRD and its controller): a member of the
+	// status that became required binds no other client, only the
+	// controller, which sends it.
+	StatusByController bool
 	// SchemaDefaults: the API server fills in a missing field from its
 	// schema default (+kubebuilder:default, +default) before it validates
 	// (CRDs' structural defaulting), so a field the schema requires but
@@ -74,7 +79,7 @@ var Policies = map[model.Profile]Policy{
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
 		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true},
 	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, RequiredValues: true, OptionalMarker: true,
-		SchemaDefaults: true},
+		SchemaDefaults: true, StatusByController: true},
 }
 
 // PolicyOf is a profile's policy (Gardener's for an unknown one).

@@ -260,6 +260,8 @@ type Context struct {
 	judged      map[model.Attr]bool
 	notes       []unjudged
 	paths       map[*model.Package]map[string]string
+	// statusTypes are head's types only status reaches (statusOnly).
+	statusTypes map[string]bool
 	runNotes    []string
 	skips       map[string][]string // why -> rule IDs, in run order
 	skipWhy     []string            // the reasons in order of first appearance

@@ -40,10 +40,20 @@ type typeSide struct {
 	id  string
 }
 
-// compareShapes compares the wire shapes of a base and a head type;
-// alphaGoes lets base's alpha members go or change (shapeResult.alphaGone).
-func compareShapes(b, h typeSide, alphaGoes bool) shapeMatch {
-	return compareShapesDropped(b, h, alphaGoes).match
+// shapeOpts relax a shape comparison.
+type shapeOpts struct {
+	// alphaGoes lets base's alpha members go or change
+	// (shapeResult.alphaGone).
+	alphaGoes bool
+	// statusWritten: the types compared are status, which only the
+	// controller writes: a member that became required is no difference
+	// (shapeResult.required).
+	statusWritten bool
+}
+
+// compareShapes compares the wire shapes of a base and a head type.
+func compareShapes(b, h typeSide, o shapeOpts) shapeMatch {
+	return compareShapesDropped(b, h, o).match
 }
 
 // shapeResult is what compareShapesDropped found.
@@ -62,11 +72,14 @@ type shapeResult struct {
 	// sorted: with alphaGoes they make no difference (alpha fields may
 	// change or go away).
 	alphaGone []string
+	// required are members that became required, sorted: with
+	// statusWritten they make no difference.
+	required []string
 }
 
 // compareShapesDropped is compareShapes that says what it found.
-func compareShapesDropped(b, h typeSide, alphaGoes bool) shapeResult {
-	s := &shaper{seen: map[[2]string]bool{}, alphaGoes: alphaGoes}
+func compareShapesDropped(b, h typeSide, o shapeOpts) shapeResult {
+	s := &shaper{seen: map[[2]string]bool{}, shapeOpts: o}
 	m := s.compare(b, h)
 	r := shapeResult{match: m}
 	slices.Sort(s.dropped)
@@ -78,6 +91,8 @@ func compareShapesDropped(b, h typeSide, alphaGoes bool) shapeResult {
 	}
 	slices.Sort(s.alphaGone)
 	r.alphaGone = slices.Compact(s.alphaGone)
+	slices.Sort(s.required)
+	r.required = slices.Compact(s.required)
 	return r
 }
 
@@ -100,10 +115,9 @@ type shaper struct {
 	dropped    []string           // members dropped under a tombstone
 	deprecated []string           // members dropped that base deprecated
 	why        string             // the first difference found
-	// alphaGoes: a member alpha at base may go away or change (the
-	// profile lets alpha fields break); alphaGone lists those that did.
-	alphaGoes bool
-	alphaGone []string
+	shapeOpts
+	alphaGone []string // alpha members gone or changed (alphaGoes)
+	required  []string // members that became required (statusWritten)
 }
 
 // differ records why two shapes differ (the first reason wins: the
@@ -215,11 +229,15 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 			continue
 		}
 		if bf.presence != hf.presence && hf.presence == model.Required {
-			if alphaGoes {
+			switch {
+			case alphaGoes:
 				s.alphaGone = append(s.alphaGone, name)
 				continue
+			case s.statusWritten:
+				s.required = append(s.required, name) // the controller sends it
+			default:
+				return s.differ("member %q became required", name)
 			}
-			return s.differ("member %q became required", name)
 		}
 		why := s.why
 		m := s.compare(bf.side, hf.side)
