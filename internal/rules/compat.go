@@ -845,6 +845,15 @@ var TypeRemoved = &Rule{
 		"by a removed field goes with that field, whose own finding covers the wire.",
 	Fix: "Keep the type (deprecate it) until the API version is removed.",
 	Check: func(c *Context) {
+		var groups []string // of removed kinds: their manifests are read in one pass
+		for pd := range c.Diff.ExternalPackages() {
+			for _, td := range pd.Types {
+				if pd.Head != nil && td.Base != nil && td.Head == nil && td.Base.RootKind {
+					groups = append(groups, pd.Base.GroupName)
+				}
+			}
+		}
+		loadManifests(c, groups)
 		for pd := range c.Diff.ExternalPackages() {
 			if pd.Head == nil {
 				continue // the whole version went away: VERSION_REMOVED reports it

@@ -607,6 +607,15 @@ var VersionRemoved = &Rule{
 		"hold its message definitions.",
 	Fix: "Keep serving the version until its deprecation period is over; announce the removal by deprecating its kinds first.",
 	Check: func(c *Context) {
+		var groups []string // of the removed versions: their manifests are read in one pass
+		for _, gd := range c.Diff.Groups {
+			for _, pd := range gd.Packages {
+				if pd.External() && pd.Base != nil && pd.Head == nil {
+					groups = append(groups, pd.Base.GroupName)
+				}
+			}
+		}
+		loadManifests(c, groups)
 		for _, gd := range c.Diff.Groups {
 			for _, pd := range gd.Packages {
 				if !pd.External() || pd.Base == nil || pd.Head != nil {
@@ -697,6 +706,15 @@ func servedAtHead(c *Context, group string, p *model.Package, kinds []string, wh
 	}
 	return fmt.Sprintf("head's CRD manifests of %s (%s) still serve %s/%s: the %s left the repository, not the API (unless the manifests are stale)",
 		strings.Join(defined, ", "), strings.Join(files, ", "), group, p.Version, what), true
+}
+
+// loadManifests reads the CRD manifests of groups at base and head in one
+// pass each (a lookup reads one group at a time otherwise).
+func loadManifests(c *Context, groups []string) {
+	if ms := c.Manifests(); ms != nil && len(groups) > 0 {
+		ms.Base.Load(groups...)
+		ms.Head.Load(groups...)
+	}
 }
 
 // manifestsServe checks that the CRD manifests at base (at head with
