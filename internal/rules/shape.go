@@ -239,10 +239,16 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 				return s.differ("member %q became required", name)
 			}
 		}
-		why := s.why
+		why, seen := s.why, s.seen
+		if alphaGoes {
+			// A pair compared below an alpha member and found different
+			// must not count as the same when a stable member meets it
+			// again (seen answers "same" for pairs already visited).
+			s.seen = maps.Clone(seen)
+		}
 		m := s.compare(bf.side, hf.side)
 		if m == shapeDifferent && alphaGoes {
-			s.why = why // the alpha member's difference is not the type's
+			s.why, s.seen = why, seen // the alpha member's difference is not the type's
 			s.alphaGone = append(s.alphaGone, name)
 			continue
 		}
