@@ -262,9 +262,12 @@ type Context struct {
 	paths       map[*model.Package]map[string]string
 	// statusTypes are head's types only status reaches (statusOnly).
 	statusTypes map[string]bool
-	runNotes    []string
-	skips       map[string][]string // why -> rule IDs, in run order
-	skipWhy     []string            // the reasons in order of first appearance
+	// reached are the types a kind reaches, at base and at head
+	// (reachable), computed on first use.
+	reached  [2]map[string]bool
+	runNotes []string
+	skips    map[string][]string // why -> rule IDs, in run order
+	skipWhy  []string            // the reasons in order of first appearance
 }
 
 type unjudged struct {
@@ -510,6 +513,10 @@ func (c *Context) emitField(pd *model.PackageDiff, typ, field, apiPath string, p
 			sev = finding.Warning
 			r.Message += fmt.Sprintf(" (feature-gated field first released in %s: alpha if its gate is, and then it may change)", tag)
 		}
+	}
+	if sev > finding.Warning && fd != nil && c.unserved(fd.Type) {
+		sev = finding.Warning
+		r.Message += fmt.Sprintf(" (no kind of the API reaches %s, at base or head: only Go code uses its json form)", typ)
 	}
 	pkg := pd.Pkg()
 	c.findings = append(c.findings, finding.Finding{

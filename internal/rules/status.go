@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/model"
@@ -85,4 +86,73 @@ func (c *Context) inStatus(fd *model.FieldDiff) bool {
 		c.statusTypes = statusOnly(c.Diff.Head)
 	}
 	return c.statusTypes[pkg.ImportPath+"."+t.Name]
+}
+
+// reachable returns the types of model m, by import path and name, that
+// a kind reaches: its root kinds, and every type a field of a reached
+// type refers to (by identity, across packages).
+func reachable(m *model.Model) map[string]bool {
+	if m == nil {
+		return map[string]bool{}
+	}
+	types := map[string]*model.Package{} // type -> its package
+	var queue []string
+	out := map[string]bool{}
+	for _, g := range m.Groups {
+		for _, p := range g.Packages() {
+			for _, t := range p.Types {
+				id := p.ImportPath + "." + t.Name
+				types[id] = p
+				if t.RootKind {
+					out[id] = true
+					queue = append(queue, id)
+				}
+			}
+		}
+	}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		p := types[id]
+		t := p.Type(id[len(p.ImportPath)+1:])
+		for _, f := range t.Fields {
+			for _, ref := range typeRef.FindAllString(f.TypeID, -1) {
+				if !strings.Contains(ref, ".") {
+					ref = p.ImportPath + "." + ref
+				}
+				if _, ok := types[ref]; ok && !out[ref] {
+					out[ref] = true
+					queue = append(queue, ref)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// unserved reports a struct that no kind of the API reaches, at base or
+// at head, in a package that has kinds: only Go code (a controller's
+// in-memory specs) uses its json form, so what the rules say of the wire
+// is at most a warning. A package without kinds is not judged so (what
+// serves its types is unknown).
+func (c *Context) unserved(td *model.TypeDiff) bool {
+	for i, side := range []struct {
+		m   *model.Model
+		pkg *model.Package
+		t   *model.Type
+	}{{c.Diff.Base, td.Pkg.Base, td.Base}, {c.Diff.Head, td.Pkg.Head, td.Head}} {
+		if side.pkg == nil || side.t == nil {
+			continue
+		}
+		if !slices.ContainsFunc(side.pkg.Types, func(t *model.Type) bool { return t.RootKind }) {
+			return false
+		}
+		if c.reached[i] == nil {
+			c.reached[i] = reachable(side.m)
+		}
+		if c.reached[i][side.pkg.ImportPath+"."+side.t.Name] {
+			return false
+		}
+	}
+	return td.Base != nil || td.Head != nil
 }
