@@ -264,7 +264,9 @@ type Context struct {
 	statusTypes map[string]bool
 	// reached are the types a kind reaches, at base and at head
 	// (reachable), computed on first use.
-	reached  [2]map[string]bool
+	reached [2]map[string]bool
+	// typeRefs are the type references of base's and head's models.
+	typeRefs [2]*typeRefs
 	runNotes []string
 	skips    map[string][]string // why -> rule IDs, in run order
 	skipWhy  []string            // the reasons in order of first appearance

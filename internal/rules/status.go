@@ -13,58 +13,100 @@ import (
 // package's own.
 var typeRef = regexp.MustCompile(`(?:[\w.\-/]+\.)?[A-Za-z_]\w*`)
 
-// statusOnly returns the struct types of model m, by import path and name
-// ("example.com/api/v1.Artifact"), that only status reaches: some field of
-// m refers to each, and every field that does is a root kind's status
-// field or belongs to such a type. Root kinds are never status-only. Only
-// the controller writes status (through the status subresource); where
-// it ships with the API (a CRD and its controller), what status requires
-// is the controller's to send. Fields of every package count, so a type
-// another package's spec uses is not status-only.
-func statusOnly(m *model.Model) map[string]bool {
-	type use struct {
-		status bool   // a root kind's status field
-		owner  string // the struct the field belongs to
+// typeRefs are the types of a model by identity ("importpath.Name") and
+// the references between them: which fields refer to a type, and which
+// types a type's fields refer to (across packages).
+type typeRefs struct {
+	types map[string]*model.Type
+	users map[string][]fieldUse // referenced type -> the fields referring to it
+	refs  map[string][]string   // type -> the types its fields refer to
+}
+
+// fieldUse is a field that refers to a type, and the struct it belongs to.
+type fieldUse struct {
+	owner string
+	field *model.Field
+}
+
+func refsOf(m *model.Model) *typeRefs {
+	r := &typeRefs{types: map[string]*model.Type{}, users: map[string][]fieldUse{}, refs: map[string][]string{}}
+	if m == nil {
+		return r
 	}
-	users := map[string][]use{}
-	types := map[string]*model.Type{}
 	for _, g := range m.Groups {
 		for _, p := range g.Packages() {
 			for _, t := range p.Types {
 				id := p.ImportPath + "." + t.Name
-				types[id] = t
+				r.types[id] = t
 				for _, f := range t.Fields {
-					u := use{status: t.RootKind && f.WireName() == "status", owner: id}
 					for _, ref := range typeRef.FindAllString(f.TypeID, -1) {
 						if !strings.Contains(ref, ".") {
 							ref = p.ImportPath + "." + ref
 						}
-						users[ref] = append(users[ref], u)
+						r.users[ref] = append(r.users[ref], fieldUse{id, f})
+						r.refs[id] = append(r.refs[id], ref)
 					}
 				}
 			}
 		}
 	}
+	return r
+}
+
+// statusOnly returns the struct types, by identity, that only status
+// reaches: some field refers to each, and every field that does is a
+// root kind's status field or belongs to such a type. Root kinds are
+// never status-only. Only the controller writes status (through the
+// status subresource); where it ships with the API (a CRD and its
+// controller), what status requires is the controller's to send. Fields
+// of every package count, so a type another package's spec uses is not
+// status-only.
+func (r *typeRefs) statusOnly() map[string]bool {
 	out := map[string]bool{}
 	for changed := true; changed; {
 		changed = false
-		for id, t := range types {
+		for id, t := range r.types {
 			if out[id] || t.RootKind || t.Kind != model.KindStruct {
 				continue
 			}
 			others, all := 0, true
-			for _, u := range users[id] {
+			for _, u := range r.users[id] {
 				if u.owner == id {
 					continue // a recursive type's own fields do not decide
 				}
 				others++
-				if !u.status && !out[u.owner] {
+				status := r.types[u.owner].RootKind && u.field.WireName() == "status"
+				if !status && !out[u.owner] {
 					all = false
 					break
 				}
 			}
 			if all && others > 0 {
 				out[id], changed = true, true
+			}
+		}
+	}
+	return out
+}
+
+// reachable returns the types, by identity, that a kind reaches: the
+// root kinds, and every type a field of a reached type refers to.
+func (r *typeRefs) reachable() map[string]bool {
+	out := map[string]bool{}
+	var queue []string
+	for id, t := range r.types {
+		if t.RootKind {
+			out[id] = true
+			queue = append(queue, id)
+		}
+	}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		for _, ref := range r.refs[id] {
+			if _, ok := r.types[ref]; ok && !out[ref] {
+				out[ref] = true
+				queue = append(queue, ref)
 			}
 		}
 	}
@@ -83,51 +125,18 @@ func (c *Context) inStatus(fd *model.FieldDiff) bool {
 		return true
 	}
 	if c.statusTypes == nil {
-		c.statusTypes = statusOnly(c.Diff.Head)
+		c.statusTypes = c.refs(1).statusOnly()
 	}
 	return c.statusTypes[pkg.ImportPath+"."+t.Name]
 }
 
-// reachable returns the types of model m, by import path and name, that
-// a kind reaches: its root kinds, and every type a field of a reached
-// type refers to (by identity, across packages).
-func reachable(m *model.Model) map[string]bool {
-	if m == nil {
-		return map[string]bool{}
+// refs are the type references of base's (0) or head's (1) model,
+// computed once.
+func (c *Context) refs(side int) *typeRefs {
+	if c.typeRefs[side] == nil {
+		c.typeRefs[side] = refsOf([2]*model.Model{c.Diff.Base, c.Diff.Head}[side])
 	}
-	types := map[string]*model.Package{} // type -> its package
-	var queue []string
-	out := map[string]bool{}
-	for _, g := range m.Groups {
-		for _, p := range g.Packages() {
-			for _, t := range p.Types {
-				id := p.ImportPath + "." + t.Name
-				types[id] = p
-				if t.RootKind {
-					out[id] = true
-					queue = append(queue, id)
-				}
-			}
-		}
-	}
-	for len(queue) > 0 {
-		id := queue[0]
-		queue = queue[1:]
-		p := types[id]
-		t := p.Type(id[len(p.ImportPath)+1:])
-		for _, f := range t.Fields {
-			for _, ref := range typeRef.FindAllString(f.TypeID, -1) {
-				if !strings.Contains(ref, ".") {
-					ref = p.ImportPath + "." + ref
-				}
-				if _, ok := types[ref]; ok && !out[ref] {
-					out[ref] = true
-					queue = append(queue, ref)
-				}
-			}
-		}
-	}
-	return out
+	return c.typeRefs[side]
 }
 
 // unserved reports a struct that no kind of the API reaches, at base or
@@ -137,10 +146,9 @@ func reachable(m *model.Model) map[string]bool {
 // serves its types is unknown).
 func (c *Context) unserved(td *model.TypeDiff) bool {
 	for i, side := range []struct {
-		m   *model.Model
 		pkg *model.Package
 		t   *model.Type
-	}{{c.Diff.Base, td.Pkg.Base, td.Base}, {c.Diff.Head, td.Pkg.Head, td.Head}} {
+	}{{td.Pkg.Base, td.Base}, {td.Pkg.Head, td.Head}} {
 		if side.pkg == nil || side.t == nil {
 			continue
 		}
@@ -148,7 +156,7 @@ func (c *Context) unserved(td *model.TypeDiff) bool {
 			return false
 		}
 		if c.reached[i] == nil {
-			c.reached[i] = reachable(side.m)
+			c.reached[i] = c.refs(i).reachable()
 		}
 		if c.reached[i][side.pkg.ImportPath+"."+side.t.Name] {
 			return false
