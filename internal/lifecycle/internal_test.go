@@ -680,3 +680,17 @@ func findStructParsed(t *testing.T, src, typ string) decl {
 	}
 	return structDecl(fset, st, shift)
 }
+
+// structRanges returns the byte range of every top-level struct
+// declaration of src by type name (the first, for a name declared twice):
+// the tests' view of every struct; findStructs looks for named ones only.
+func structRanges(src []byte) map[string][2]int {
+	out := map[string][2]int{}
+	scanStructs(src, func(string) bool { return true }, func(name string, s, e int) bool {
+		if _, dup := out[name]; !dup {
+			out[name] = [2]int{s, e}
+		}
+		return true
+	})
+	return out
+}

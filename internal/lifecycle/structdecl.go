@@ -243,19 +243,6 @@ func structRange(src []byte, typ string) (start, end int, ok bool) {
 	return start, end, found
 }
 
-// structRanges returns the byte range of every top-level struct
-// declaration of src by type name (the first, for a name declared twice).
-func structRanges(src []byte) map[string][2]int {
-	out := map[string][2]int{}
-	scanStructs(src, func(string) bool { return true }, func(name string, s, e int) bool {
-		if _, dup := out[name]; !dup {
-			out[name] = [2]int{s, e}
-		}
-		return true
-	})
-	return out
-}
-
 // scanStructs tokenizes src once and calls found with the range of every
 // top-level struct declaration whose name want accepts, until found
 // returns false.
