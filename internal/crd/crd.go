@@ -131,7 +131,7 @@ func (m *Manifests) load(groups []string) {
 	if m.failed != "" {
 		return
 	}
-	files := slices.DeleteFunc(Candidates(m.src.Files()), func(f string) bool {
+	files := slices.DeleteFunc(candidates(m.src.Files()), func(f string) bool {
 		g, ok := namedGroup(f)
 		return ok && !slices.Contains(groups, g)
 	})
@@ -170,10 +170,10 @@ func (m *Manifests) load(groups []string) {
 	}
 }
 
-// Candidates are the files that may hold CRD manifests: YAML whose path
+// candidates are the files that may hold CRD manifests: YAML whose path
 // contains "crd" (any case), outside vendor/, testdata/, node_modules/
 // and hidden directories.
-func Candidates(files []string) []string {
+func candidates(files []string) []string {
 	var out []string
 	for _, f := range files {
 		ext := strings.ToLower(path.Ext(f))
