@@ -396,10 +396,20 @@ func refError(repo *git.Repo, err error) error {
 // scanBoth scans base and head in parallel (step "scan").
 func scanBoth(res *Result) error {
 	snaps := []git.Snapshot{res.Base, res.Head}
-	opts := res.Options.Scan
-	opts.Parses = scan.NewParses() // a file head did not change is parsed once
+	opts := [2]scan.Options{res.Options.Scan, res.Options.Scan}
+	_, baseIDs := res.Base.(scan.BlobIDs)
+	_, headIDs := res.Head.(scan.BlobIDs)
+	if baseIDs && headIDs {
+		// A group head did not change is built once (base's).
+		r := scan.NewReuse()
+		opts[0].Record, opts[1].Reuse = r, r
+	} else {
+		// A file head did not change is parsed once.
+		opts[0].Parses = scan.NewParses()
+		opts[1].Parses = opts[0].Parses
+	}
 	models, err := par.Map(2, func(i int) (*model.Model, error) {
-		m, err := scan.Scan(snaps[i], opts)
+		m, err := scan.Scan(snaps[i], opts[i])
 		if err != nil {
 			return nil, fmt.Errorf("scanning %s %s: %w", [2]string{"base", "head"}[i], describe(snaps[i]), err)
 		}

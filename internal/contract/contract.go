@@ -21,13 +21,11 @@ import (
 	"github.com/apicheck/apicheck/internal/model"
 )
 
-// Normalize fills the Contract of every field of every package of m.
-func Normalize(m *model.Model) {
-	var pkgs []*model.Package
-	for _, g := range m.Groups {
-		pkgs = append(pkgs, g.Packages()...)
-	}
-	for _, p := range append(pkgs, m.Shared...) {
+// NormalizePackages fills the Contract of every field of pkgs (a scan
+// passes the packages it built; those it took from another scan have
+// theirs).
+func NormalizePackages(pkgs []*model.Package) {
+	for _, p := range pkgs {
 		for _, t := range p.Types {
 			list := isListKind(t)
 			for _, f := range t.Fields {

@@ -29,6 +29,9 @@ type resolver struct {
 	s        *state
 	modCache string
 	pkgs     map[string]*declPkg // by import path
+	// track, when set, receives every package resolution goes through
+	// (see Reuse).
+	track map[string]dep
 }
 
 type declPkg struct {
@@ -335,6 +338,14 @@ func (r *resolver) repoPkg(importPath, dir string) *declPkg {
 // pkgFor finds the package of an import path as seen from a repository
 // directory.
 func (r *resolver) pkgFor(importPath, fromDir string) *declPkg {
+	p := r.lookup(importPath, fromDir)
+	if r.track != nil {
+		r.track[importPath] = dep{dir: p.dir, from: p.fromDir, pkg: p}
+	}
+	return p
+}
+
+func (r *resolver) lookup(importPath, fromDir string) *declPkg {
 	if p, ok := r.pkgs[importPath]; ok {
 		return p
 	}

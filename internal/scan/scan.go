@@ -65,6 +65,11 @@ type Options struct {
 	// the ones it finds, but the others are never read. Set Profile with
 	// it: detection from a few groups may differ from the repository's.
 	Only []string
+	// Record, when set, receives the groups this scan builds, for a scan
+	// of another revision running beside it (see Reuse).
+	Record *Reuse
+	// Reuse, when set, offers the groups another scan builds (see Reuse).
+	Reuse *Reuse
 }
 
 // Parses holds the files parsed by the two scans that share it (base and
@@ -142,8 +147,19 @@ var versionDir = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
 func IsVersionDir(name string) bool { return versionDir.MatchString(name) }
 
 // Scan discovers the API groups of src and parses them.
-func Scan(src Source, opts Options) (*model.Model, error) {
-	s := &state{src: src, files: src.Files(), parses: opts.Parses}
+func Scan(src Source, opts Options) (m *model.Model, err error) {
+	s := &state{src: src, files: src.Files(), parses: opts.Parses, record: opts.Record, reuse: opts.Reuse}
+	if s.record != nil {
+		defer func() {
+			if !s.published {
+				s.record.recordDiscovered(s, nil)
+			}
+			s.record.recordDone(m)
+		}()
+	}
+	if s.reuse != nil {
+		defer s.reuse.publishShare(nil) // if it failed before
+	}
 	return s.run(opts)
 }
 
@@ -160,11 +176,22 @@ type state struct {
 	exprs map[string]ast.Expr
 	// notes become the model's notes.
 	notes []string
-	// parses is shared with other scans (nil: none).
+	// parses is shared with other scans (nil: none); when share is set,
+	// for those paths only.
 	parses *Parses
+	share  map[string]bool
 	// kubebuilder is set when a version package's files carry
 	// +kubebuilder markers (DetectProfile).
 	kubebuilder bool
+
+	// record receives what this scan builds, reuse offers what another
+	// builds (see Reuse); published is set once record has discovery.
+	record, reuse *Reuse
+	published     bool
+	// building is the record of the group being built (record only).
+	building *builtGroup
+	// reused are the groups taken from the other scan.
+	reused map[*model.Group]bool
 }
 
 type parsedFile struct {
@@ -251,6 +278,9 @@ func (s *state) discover(opts Options) ([]*candidate, error) {
 			d := path.Dir(f)
 			s.goFiles[d] = append(s.goFiles[d], f)
 		}
+	}
+	for _, fs := range s.goFiles {
+		slices.Sort(fs) // in the order of a snapshot's Files, whatever the source's
 	}
 	mods, err := readModules(s.src, goMods)
 	if err != nil {
@@ -342,11 +372,74 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	if len(opts.Only) > 0 {
 		cands = slices.DeleteFunc(cands, func(c *candidate) bool { return !slices.Contains(opts.Only, c.dir) })
 	}
+	if s.record != nil {
+		s.record.recordDiscovered(s, cands)
+		s.published = true
+		s.awaitShare()
+	}
 	s.res = newResolver(s)
+	cands, maybe := s.reusable(cands)
 
-	// Group by group, in batches: parse, build the packages, index their
-	// declarations for type resolution, drop the syntax trees.
 	m := &model.Model{}
+	if err := s.buildAll(m, cands); err != nil {
+		return nil, err
+	}
+	if err := s.takeAll(m, maybe); err != nil {
+		return nil, err
+	}
+	m.Profile = opts.Profile
+	if m.Profile == "" {
+		m.Profile = s.DetectProfile(m)
+	}
+	if len(s.reused) > 0 && m.Profile != s.reuse.profile {
+		// The groups were built for base's profile: build them anew.
+		var again []*candidate
+		for _, c := range maybe {
+			if g := s.reuse.groups[c.dir].group; g != nil && s.reused[g] {
+				again = append(again, c)
+			}
+		}
+		m.Groups = slices.DeleteFunc(m.Groups, func(g *model.Group) bool { return s.reused[g] })
+		s.reused = nil
+		if err := s.buildAll(m, again); err != nil {
+			return nil, err
+		}
+	}
+	for _, g := range m.Groups {
+		if g.Profile == "" {
+			g.Profile = m.Profile
+		}
+	}
+	var built []*model.Package
+	for _, g := range m.Groups {
+		if s.reused[g] {
+			continue
+		}
+		var b *builtGroup
+		if s.record != nil {
+			b = s.record.groups[g.Dir]
+			b.deps = map[string]dep{}
+			s.res.track = b.deps
+		}
+		for _, p := range g.Packages() {
+			s.resolveNillability(p)
+			built = append(built, p)
+		}
+		s.res.track = nil
+	}
+	m.Shared = s.sharedPackages(m, opts)
+	clear(s.parsed)
+	m.Sort()
+	contract.NormalizePackages(append(built, m.Shared...))
+	sort.Strings(s.notes)
+	m.Notes = slices.Compact(s.notes)
+	return m, nil
+}
+
+// buildAll builds the groups of cands into m, group by group in batches:
+// parse, build the packages, index their declarations for type
+// resolution, drop the syntax trees.
+func (s *state) buildAll(m *model.Model, cands []*candidate) error {
 	for len(cands) > 0 {
 		n, files := 0, []string(nil)
 		for n < len(cands) && (n == 0 || len(files) < batchFiles) {
@@ -356,13 +449,23 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		batch := cands[:n]
 		cands = cands[n:]
 		if err := s.parseFiles(files); err != nil {
-			return nil, err
+			return err
 		}
 		for _, c := range batch {
+			if s.record != nil {
+				s.building = &builtGroup{dirs: append([]string{c.dir}, c.versions...)}
+				s.record.groups[c.dir] = s.building
+			}
+			notes := len(s.notes)
 			s.keepDeclared(c)
 			g, err := s.buildGroup(c)
 			if err != nil {
-				return nil, err
+				return err
+			}
+			if s.building != nil {
+				s.building.group = g
+				s.building.notes = slices.Clone(s.notes[notes:])
+				s.building = nil
 			}
 			if g != nil {
 				m.Groups = append(m.Groups, g)
@@ -370,27 +473,38 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		}
 		clear(s.parsed)
 	}
-	m.Profile = opts.Profile
-	if m.Profile == "" {
-		m.Profile = s.DetectProfile(m)
+	return nil
+}
+
+// takeAll adds to m the groups of cands that the other scan built from
+// the same inputs, and builds the others. It waits for the other scan; if
+// that one failed, it builds them all.
+func (s *state) takeAll(m *model.Model, cands []*candidate) error {
+	if len(cands) == 0 {
+		return nil
 	}
-	for _, g := range m.Groups {
-		if g.Profile == "" {
-			g.Profile = m.Profile
+	<-s.reuse.done
+	var build []*candidate
+	for _, c := range cands {
+		b, ok := (*builtGroup)(nil), false
+		if s.reuse.ok {
+			b, ok = s.take(c)
+		}
+		if !ok {
+			build = append(build, c)
+			continue
+		}
+		s.kubebuilder = s.kubebuilder || b.kubebuilder
+		s.notes = append(s.notes, b.notes...)
+		if b.group != nil {
+			if s.reused == nil {
+				s.reused = map[*model.Group]bool{}
+			}
+			s.reused[b.group] = true
+			m.Groups = append(m.Groups, b.group)
 		}
 	}
-	for _, g := range m.Groups {
-		for _, p := range g.Packages() {
-			s.resolveNillability(p)
-		}
-	}
-	m.Shared = s.sharedPackages(m, opts)
-	clear(s.parsed)
-	m.Sort()
-	contract.Normalize(m)
-	sort.Strings(s.notes)
-	m.Notes = slices.Compact(s.notes)
-	return m, nil
+	return s.buildAll(m, build)
 }
 
 // buildGroup builds the packages of a candidate whose files are parsed,
@@ -404,6 +518,9 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 		// only conversions and names the external types' package.
 		if ext := s.externalTypes(v); ext != "" {
 			v = ext
+			if s.building != nil {
+				s.building.dirs = append(s.building.dirs, ext)
+			}
 		}
 		pkg, err := s.buildPackage(v, path.Base(v))
 		if err != nil {
@@ -416,8 +533,12 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 			g.Name = pkg.GroupName
 		}
 		for _, fp := range pkg.Files {
-			if pf := s.parsed[fp]; !s.kubebuilder && pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:")) {
+			// A record needs the group's own answer.
+			if pf := s.parsed[fp]; (!s.kubebuilder || s.building != nil && !s.building.kubebuilder) && pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:")) {
 				s.kubebuilder = true
+				if s.building != nil {
+					s.building.kubebuilder = true
+				}
 			}
 		}
 	}
@@ -645,7 +766,12 @@ func (s *state) parseFiles(paths []string) error {
 	if err != nil {
 		return err
 	}
-	results, err := par.Map(len(need), func(i int) (*parsedFile, error) { return s.parses.parse(need[i], contents[need[i]]) })
+	results, err := par.Map(len(need), func(i int) (*parsedFile, error) {
+		if s.share != nil && !s.share[need[i]] {
+			return parseOne(need[i], contents[need[i]])
+		}
+		return s.parses.parse(need[i], contents[need[i]])
+	})
 	if err != nil {
 		return err
 	}
