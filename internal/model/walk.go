@@ -1,6 +1,9 @@
 package model
 
-import "iter"
+import (
+	"iter"
+	"slices"
+)
 
 // The walkers below are the pair sets rules judge. They visit pairs in
 // diff order (groups by directory, packages internal first, types by
@@ -75,15 +78,69 @@ func (d *Diff) AddedFields() iter.Seq[*FieldDiff] {
 }
 
 // RemovedFields yields the named (non-embedded) fields removed from
-// existing struct types of external versions.
+// existing struct types of external versions, on the wire too: not the
+// ones head's struct still promotes, or may promote, through an inline
+// embedded struct (StillPromoted).
 func (d *Diff) RemovedFields() iter.Seq[*FieldDiff] {
 	return func(yield func(*FieldDiff) bool) {
 		for td := range d.ExistingStructs() {
 			for _, fd := range td.Fields {
-				if fd.Head == nil && !fd.Base.Embedded && !yield(fd) {
+				if fd.Head != nil || fd.Base.Embedded {
+					continue
+				}
+				if yes, maybe := td.StillPromoted(fd.Base.WireName()); yes || maybe != "" {
+					continue
+				}
+				if !yield(fd) {
 					return
 				}
 			}
 		}
 	}
+}
+
+// MaybeMovedFields yields the fields removed from existing struct types
+// of external versions that head's struct may still promote through an
+// inline embedded struct whose members were not resolved, with that
+// struct's type: whether they left the wire is unknown.
+func (d *Diff) MaybeMovedFields() iter.Seq2[*FieldDiff, string] {
+	return func(yield func(*FieldDiff, string) bool) {
+		for td := range d.ExistingStructs() {
+			for _, fd := range td.Fields {
+				if fd.Head != nil || fd.Base.Embedded {
+					continue
+				}
+				if _, maybe := td.StillPromoted(fd.Base.WireName()); maybe != "" && !yield(fd, maybe) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// StillPromoted reports whether head's struct puts json name wire at its
+// level through an inline embedded struct whose members the scanner
+// resolved (a member moved into a struct of another package that head
+// embeds inline is still there on the wire: Flux moved
+// HelmReleaseStatus.LastHandledForceAt into meta.ForceRequestStatus).
+// Otherwise maybe is the type of an inline embedded field that head added
+// and whose members were not resolved (a module not in the module cache):
+// the member may be one of them. A struct of the same package that head
+// embeds inline is in the model: the diff pairs the member with it.
+func (td *TypeDiff) StillPromoted(wire string) (yes bool, maybe string) {
+	if td.Head == nil || wire == "" || wire == "-" {
+		return false, ""
+	}
+	for _, hf := range td.Head.Fields {
+		if !hf.Embedded || !hf.Inline() {
+			continue
+		}
+		if slices.Contains(hf.Promoted, wire) {
+			return true, ""
+		}
+		if hf.Promoted == nil && maybe == "" && (td.Base == nil || td.Base.Field(hf.Name) == nil) {
+			maybe = hf.Type
+		}
+	}
+	return false, maybe
 }

@@ -35,6 +35,14 @@ var VersionSkew = &Rule{
 
 func hasField(t *model.Type, name string) bool { return t != nil && t.Field(name) != nil }
 
+// promotedAtHead reports whether base's field of that Go name may still
+// be on the wire at head, promoted through an inline embedded struct
+// (model.TypeDiff.StillPromoted).
+func promotedAtHead(td *model.TypeDiff, name string) bool {
+	yes, maybe := td.StillPromoted(td.Base.Field(name).WireName())
+	return yes || maybe != ""
+}
+
 // skewPV is one version's pair of a type VERSION_SKEW compares.
 type skewPV struct {
 	pd *model.PackageDiff
@@ -273,6 +281,9 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 				var got, missed []pv
 				for _, x := range pvs {
 					b, h := hasField(x.td.Base, fname), hasField(x.td.Head, fname)
+					if !added && b && !h && promotedAtHead(x.td, fname) {
+						continue // still on the wire, or may be: not removed from this version
+					}
 					if added && !b && h || !added && b && !h {
 						got = append(got, x)
 					}
@@ -497,6 +508,14 @@ var UnclassifiedChange = &Rule{
 	Check: func(c *Context) {
 		for _, n := range c.notes {
 			c.Field(n.field, Report{Message: n.msg, Hint: "review by hand; add the type to a module that is downloaded (go mod download) to let apicheck resolve it"})
+		}
+		for fd, emb := range c.Diff.MaybeMovedFields() {
+			c.Field(fd, Report{
+				Message: fmt.Sprintf("%s.%s was removed, and %s now embeds %s inline, whose members could not be resolved "+
+					"(module not in the module cache): whether the field moved into it and is still on the wire is unknown, "+
+					"so the removal rules did not judge it", fd.Type.Name(), fd.Base.Name, fd.Type.Name(), emb),
+				Hint: "review by hand; download the module (go mod download) to let apicheck resolve it",
+			})
 		}
 		for pd := range c.Diff.ExternalPackages() {
 			for _, td := range pd.Types {
