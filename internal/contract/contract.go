@@ -189,7 +189,11 @@ func isList(f *model.Field, p *model.Package) bool {
 		t = nt.UnderlyingIdentity()
 	}
 	if !strings.HasPrefix(t, "[") {
-		return false
+		// A named slice of another package (v2beta2's History became
+		// v2.Snapshots in Flux): the scanner followed it to a slice. A
+		// byte slice is a base64 string and json.RawMessage raw JSON.
+		return p.Type(t) == nil && f.ValueKind == model.KindSlice && !strings.HasPrefix(f.NillableWhy, model.ByteSlice) &&
+			t != "encoding/json.RawMessage"
 	}
 	i := strings.Index(t, "]")
 	elem := t[i+1:]

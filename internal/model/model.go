@@ -292,6 +292,11 @@ const (
 	KindUnknown ValueKind = "unknown"
 )
 
+// ByteSlice begins the NillableWhy of a field whose type is, or names
+// through a chain of named types, a byte slice: encoding/json writes it as
+// a base64 string, not as a list.
+const ByteSlice = "byte slice"
+
 // Nillability says whether values of the kind can be nil.
 func (k ValueKind) Nillability() Nillability {
 	switch k {

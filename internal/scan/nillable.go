@@ -115,6 +115,9 @@ func (r *resolver) kind(e ast.Expr, imports map[string]string, pkg *declPkg, see
 		return model.KindPointer, "pointer"
 	case *ast.ArrayType:
 		if x.Len == nil {
+			if id, ok := x.Elt.(*ast.Ident); ok && (id.Name == "byte" || id.Name == "uint8") {
+				return model.KindSlice, model.ByteSlice
+			}
 			return model.KindSlice, "slice"
 		}
 		return model.KindArray, "array"
