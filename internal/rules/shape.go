@@ -160,10 +160,17 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	if strings.HasPrefix(b.id, "map[") {
 		bk, bv, ok1 := splitMap(b.id)
 		hk, hv, ok2 := splitMap(h.id)
-		if !ok1 || !ok2 || s.compare(b.with(bk), h.with(hk)) != shapeSame {
+		if !ok1 || !ok2 {
 			return s.differ("map key %s became %s", bk, hk)
 		}
-		return s.compare(b.with(bv), h.with(hv))
+		// A key type outside the repository that was not resolved is
+		// unknown, as a value would be (Kubeflow's
+		// commonv1.ReplicaType became its own string ReplicaType).
+		km := s.compare(b.with(bk), h.with(hk))
+		if km != shapeSame && km != shapeUnknown {
+			return s.differ("map key %s became %s", bk, hk)
+		}
+		return min(km, s.compare(b.with(bv), h.with(hv)))
 	}
 	bt, bs := b.resolve()
 	ht, hs := h.resolve()
