@@ -528,6 +528,18 @@ func usersDesc(us []typeUser) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
+// omitUnknown reports whether a field kept its json tag's omit options
+// and only its type's kind is unknown on one side (a type outside the
+// repository that was not resolved): omitempty does not omit a struct
+// value, so whether the field was or is omitted when empty is unknown
+// (Kubeflow's RunPolicy, json:"runPolicy,omitempty", went from
+// commonv1.RunPolicy to the package's own struct: it never was).
+func omitUnknown(fd *model.FieldDiff) bool {
+	b, h := fd.Base, fd.Head
+	return b.JSON.OmitEmpty == h.JSON.OmitEmpty && b.JSON.OmitZero == h.JSON.OmitZero &&
+		(b.ValueKind == model.KindUnknown || h.ValueKind == model.KindUnknown)
+}
+
 var FieldBecameRequired = &Rule{
 	ID:           "FIELD_BECAME_REQUIRED",
 	ReleasedOnly: true,
@@ -555,7 +567,7 @@ var FieldBecameRequired = &Rule{
 			if bc.Presence == model.Optional && hc.Presence == model.Required {
 				what = append(what, "required in the schema ("+requiredWhy(fd.Head)+")")
 			}
-			if bc.Omit && !hc.Omit && !hc.Inline {
+			if bc.Omit && !hc.Omit && !hc.Inline && !omitUnknown(fd) {
 				what = append(what, "no longer omitted when empty (omitempty/omitzero removed)")
 			}
 			if len(what) == 0 {
