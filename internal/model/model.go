@@ -9,6 +9,8 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -133,8 +135,27 @@ type Package struct {
 	// Imports maps every import alias used in the package's files to its
 	// import path, per file: Imports[file][alias] = path.
 	Imports map[string]map[string]string `json:"-"`
+	// Conversions are the conversion functions (Convert_...) the
+	// package's hand-written files declare, by name, each with a
+	// fingerprint of its source: a function new or rewritten in a change
+	// shows the change's author handled a difference between versions.
+	Conversions map[string]string `json:"conversions,omitempty"`
 
 	byName map[string]*Type
+}
+
+// ConversionOf returns the fingerprint of a hand-written conversion
+// function of type name into or out of p, conversion-gen style
+// (Convert_<pkg>_<Type>_To_<p.Name>_<Type>, or from p), and its name; ""
+// when there is none. With several, the first by name.
+func (p *Package) ConversionOf(name string) (fn, fingerprint string) {
+	from, to := "_"+p.Name+"_"+name+"_To_", "_To_"+p.Name+"_"+name
+	for _, n := range slices.Sorted(maps.Keys(p.Conversions)) {
+		if strings.HasSuffix(n, "_"+name) && (strings.Contains(n, from) || strings.HasSuffix(n, to)) {
+			return n, p.Conversions[n]
+		}
+	}
+	return "", ""
 }
 
 // External reports whether p is a versioned package.

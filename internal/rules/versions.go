@@ -22,7 +22,9 @@ var VersionSkew = &Rule{
 		"that agreed with it at base: the same-named type, or the struct at the same JSON path from the kind. No skew: a field " +
 		"added to a version that another version already had in another struct of the same kind (same json name and type: a " +
 		"backport into a restructured older version), an internal field renamed in place after an external version's name, and " +
-		"same-named structs that no common kind reaches (versions serving different kinds).",
+		"same-named structs that no common kind reaches (versions serving different kinds), a member head still promotes through " +
+		"an inline embedded struct. Info for a version whose hand-written conversion of the type (Convert_…, conversion-gen " +
+		"style) the change added or rewrote: its author handled the difference.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
 	Fix: "Make the same change in the internal version and every external version of the group (and adapt conversions).",
@@ -34,6 +36,23 @@ var VersionSkew = &Rule{
 }
 
 func hasField(t *model.Type, name string) bool { return t != nil && t.Field(name) != nil }
+
+// newConversion names the hand-written conversion function of the
+// version's type that head has and base did not have in that form (new,
+// or rewritten); "" when there is none.
+func newConversion(x skewPV) string {
+	if x.pd.Head == nil {
+		return ""
+	}
+	fn, fp := x.pd.Head.ConversionOf(x.td.Head.Name)
+	if fn == "" {
+		return ""
+	}
+	if x.pd.Base != nil && x.pd.Base.Conversions[fn] == fp {
+		return ""
+	}
+	return fn
+}
 
 // promotedAtHead reports whether base's field of that Go name may still
 // be on the wire at head, promoted through an inline embedded struct
@@ -325,7 +344,21 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 				if added && c.VersionSkewPolicy(gd) == "newest" {
 					missed = olderOnly(got, missed)
 				}
-				if len(missed) == 0 {
+				// A version whose hand-written conversion of the type this
+				// change added or rewrote: its author handled the
+				// difference (kubelet's credentialprovider v1alpha1 and
+				// v1beta1 omit v1's service account token on purpose).
+				var handled []pv
+				var handledBy []string
+				missed = slices.DeleteFunc(missed, func(x pv) bool {
+					if fn := newConversion(x); fn != "" {
+						handled = append(handled, x)
+						handledBy = append(handledBy, fn)
+						return true
+					}
+					return false
+				})
+				if len(missed) == 0 && len(handled) == 0 {
 					continue
 				}
 				label := func(xs []pv) string {
@@ -348,6 +381,16 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 				r := Report{
 					Message: fmt.Sprintf("field %s.%s was %s %s but not %s %s", first.td.Head.Name, fname, verb, label(got), prep, label(missed)),
 					Hint:    fmt.Sprintf("make the same change in %s (and adapt conversions)", label(missed)),
+				}
+				if len(missed) > 0 && len(handled) > 0 {
+					r.Message += fmt.Sprintf(" (%s: handled by the hand-written conversion this change wrote, %s)", label(handled), strings.Join(handledBy, ", "))
+				}
+				if len(missed) == 0 {
+					r = Report{
+						Severity: finding.Info,
+						Message: fmt.Sprintf("field %s.%s was %s %s but not %s %s, whose hand-written conversion this change wrote (%s)",
+							first.td.Head.Name, fname, verb, label(got), prep, label(handled), strings.Join(handledBy, ", ")),
+					}
 				}
 				if fd != nil {
 					c.Field(fd, r)

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"hash/fnv"
 	"path"
 	"reflect"
 	"regexp"
@@ -54,6 +55,7 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 				}
 			}
 		}
+		generated := ast.IsGenerated(pf.file)
 		for _, decl := range pf.file.Decls {
 			if fd, ok := decl.(*ast.FuncDecl); ok {
 				if r, delegates := jsonMethod(fd); r != "" {
@@ -61,6 +63,12 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 						jsonMethods[r] = &jsonMethodSet{}
 					}
 					jsonMethods[r].add(fd.Name.Name, delegates)
+				}
+				if fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Convert_") && !generated {
+					if pkg.Conversions == nil {
+						pkg.Conversions = map[string]string{}
+					}
+					pkg.Conversions[fd.Name.Name] = pf.fingerprint(fd)
 				}
 				continue
 			}
@@ -205,6 +213,22 @@ func (s *state) packageName(dir string) string {
 		}
 	}
 	return best
+}
+
+// fingerprint identifies a declaration's source text (a hash: equal
+// for the same text).
+func (pf *parsedFile) fingerprint(n ast.Node) string {
+	f := pf.fset.File(n.Pos())
+	if f == nil {
+		return ""
+	}
+	start, end := f.Offset(n.Pos()), f.Offset(n.End())
+	if start < 0 || end > len(pf.src) || start > end {
+		return ""
+	}
+	h := fnv.New64a()
+	h.Write(pf.src[start:end])
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 func (pf *parsedFile) pos(p token.Pos) model.Pos {
