@@ -528,6 +528,21 @@ func usersDesc(us []typeUser) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
+// kindMetadata reports a root kind's ObjectMeta or ListMeta: the API
+// server fills it (a stored object always has a name) and validates it
+// in Go whatever the schema says, so its json options (lws swapped
+// omitzero for omitempty on metadata) change nothing a client sees.
+func kindMetadata(fd *model.FieldDiff) bool {
+	if fd.Type.Head == nil || !fd.Type.Head.RootKind {
+		return false
+	}
+	switch strings.TrimPrefix(fd.Head.TypeID, "*") {
+	case "k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta", "k8s.io/apimachinery/pkg/apis/meta/v1.ListMeta":
+		return true
+	}
+	return false
+}
+
 // omitUnknown reports whether a field kept its json tag's omit options
 // and only its type's kind is unknown on one side (a type outside the
 // repository that was not resolved): omitempty does not omit a struct
@@ -549,7 +564,7 @@ var FieldBecameRequired = &Rule{
 	Judges:       []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
 	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
-		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (info for an optional member of a kind's " +
+		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (not a kind's metadata, which the server fills; info for an optional member of a kind's " +
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
 		"any member of a status, whose controller ships with the CRD).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
@@ -561,6 +576,9 @@ var FieldBecameRequired = &Rule{
 		for fd := range c.Diff.PairedFields() {
 			if listKindField(fd) {
 				continue // lists are responses: no client sends one
+			}
+			if kindMetadata(fd) {
+				continue // the server's: a stored object always has a name
 			}
 			bc, hc := contractOf(fd.Base), contractOf(fd.Head)
 			var what []string
