@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,6 +85,17 @@ func scanPair(t *testing.T, base, head scan.Source) (bm, hm *model.Model, taken 
 	return got[0], got[1], taken
 }
 
+// wantNillable checks the nillability of field name of pkg/apis/a/v1's
+// Spec at base and at head.
+func wantNillable(t *testing.T, bm, hm *model.Model, name string, base, head model.Nillability) {
+	t.Helper()
+	b := bm.Group("pkg/apis/a").Version("v1").Type("Spec").Field(name).Nillable
+	h := hm.Group("pkg/apis/a").Version("v1").Type("Spec").Field(name).Nillable
+	if b != base || h != head {
+		t.Errorf("%s nillable %s at base, %s at head; want %s, %s", name, b, h, base, head)
+	}
+}
+
 func TestReuseTakesUnchangedGroups(t *testing.T) {
 	base := baseRepo()
 	head := baseRepo()
@@ -121,10 +132,7 @@ func TestReuseFollowsResolution(t *testing.T) {
 		"pkg/unrelated/unrelated.go":    "package unrelated\n\ntype U struct{}\n",
 		"pkg/apis/b/v1/zz_generated.go": "package v1\n",
 	}
-	head := mapSource{}
-	for k, v := range base {
-		head[k] = v
-	}
+	head := maps.Clone(base)
 	head["pkg/shared/shared.go"] = "package shared\n\ntype Window []string\n"
 	head["pkg/apis/c/v1/unrelated.go"] = "package v1\n\ntype Other struct{ X, Y int }\n"
 	head["pkg/unrelated/unrelated.go"] = "package unrelated\n\ntype U struct{ A int }\n"
@@ -132,17 +140,10 @@ func TestReuseFollowsResolution(t *testing.T) {
 	if d := cmp.Diff(map[string]bool{"pkg/apis/b": true}, taken); d != "" {
 		t.Errorf("groups head took from base (-want +got):\n%s", d)
 	}
-	nil1 := bm.Group("pkg/apis/a").Version("v1").Type("Spec").Field("W").Nillable
-	nil2 := hm.Group("pkg/apis/a").Version("v1").Type("Spec").Field("W").Nillable
-	if nil1 != model.NotNillable || nil2 != model.Nillable {
-		t.Errorf("W nillable %s at base, %s at head; want no, yes", nil1, nil2)
-	}
+	wantNillable(t, bm, hm, "W", model.NotNillable, model.Nillable)
 
 	// A nested module makes pkg/apis/b another import path: built anew.
-	head2 := mapSource{}
-	for k, v := range base {
-		head2[k] = v
-	}
+	head2 := maps.Clone(base)
 	head2["pkg/apis/b/go.mod"] = "module example.com/b\n\ngo 1.22\n"
 	if _, _, taken := scanPair(t, blobSource{base}, blobSource{head2}); taken["pkg/apis/b"] || !taken["pkg/apis/a"] {
 		t.Errorf("took %v; want pkg/apis/a (unchanged) but not pkg/apis/b (moved module)", taken)
@@ -163,10 +164,7 @@ func TestReuseFollowsModuleVersions(t *testing.T) {
 		"pkg/apis/k/v1/types.go": "// +groupName=k.example.com\npackage v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\n" +
 			"type Spec struct {\n\tT metav1.Time `json:\"t\"`\n}\n",
 	}
-	head := mapSource{}
-	for k, v := range base {
-		head[k] = v
-	}
+	head := maps.Clone(base)
 	head["go.mod"] = gomod("v1.2.4")
 
 	t.Setenv("GOMODCACHE", t.TempDir())
@@ -189,11 +187,7 @@ func TestReuseFollowsModuleVersions(t *testing.T) {
 	if d := cmp.Diff(map[string]bool{"pkg/apis/k": true}, taken); d != "" {
 		t.Errorf("with the module in the cache, groups taken (-want +got):\n%s", d)
 	}
-	b := bm.Group("pkg/apis/a").Version("v1").Type("Spec").Field("B").Nillable
-	h := hm.Group("pkg/apis/a").Version("v1").Type("Spec").Field("B").Nillable
-	if b != model.Nillable || h != model.NotNillable {
-		t.Errorf("B nillable %s at base, %s at head; want yes, no", b, h)
-	}
+	wantNillable(t, bm, hm, "B", model.Nillable, model.NotNillable)
 }
 
 // A group is built for its revision's profile: when detection differs
@@ -204,10 +198,7 @@ func TestReuseFollowsProfile(t *testing.T) {
 		"pkg/apis/a/v1/types.go": "// +groupName=a.example.com\npackage v1\n\ntype Spec struct {\n\tN *string `json:\"n,omitempty\" protobuf:\"bytes,1,opt,name=n\"`\n}\n",
 		"pkg/apis/b/v1/types.go": "// +groupName=b.example.com\npackage v1\n\ntype Spec struct {\n\tN *string `json:\"n,omitempty\" protobuf:\"bytes,1,opt,name=n\"`\n}\n",
 	}
-	head := mapSource{}
-	for k, v := range base {
-		head[k] = v
-	}
+	head := maps.Clone(base)
 	head["pkg/apis/b/v1/types.go"] = strings.Replace(base["pkg/apis/b/v1/types.go"], "type Spec", "// +kubebuilder:object:root=true\ntype Spec", 1)
 	bm, hm, taken := scanPair(t, blobSource{base}, blobSource{head})
 	if len(taken) != 0 {
@@ -237,21 +228,12 @@ func TestReuseFailure(t *testing.T) {
 
 // The notes a group's build wrote come with it when head takes it.
 func TestReuseKeepsNotes(t *testing.T) {
-	var big strings.Builder
-	big.WriteString("// +groupName=big.example.com\npackage v1\n\ntype Big struct {\n")
-	for i := range scan.MaxFields + 1 {
-		fmt.Fprintf(&big, "\tF%d *string `json:\"f%d,omitempty\"`\n", i, i)
-	}
-	big.WriteString("}\n")
 	base := mapSource{
 		"go.mod":                 "module example.com/repo\n\ngo 1.22\n",
-		"pkg/apis/big/v1/big.go": big.String(),
+		"pkg/apis/big/v1/big.go": "// +groupName=big.example.com\npackage v1\n\n" + hugeStruct("Big"),
 		"pkg/apis/b/v1/types.go": "// +groupName=b.example.com\npackage v1\n\ntype Spec struct{ N string }\n",
 	}
-	head := mapSource{}
-	for k, v := range base {
-		head[k] = v
-	}
+	head := maps.Clone(base)
 	head["pkg/apis/b/v1/types.go"] = "// +groupName=b.example.com\npackage v1\n\ntype Spec struct{ M string }\n"
 	bm, hm, taken := scanPair(t, blobSource{base}, blobSource{head})
 	if !taken["pkg/apis/big"] || len(bm.Notes) != 1 || !strings.Contains(bm.Notes[0], "Big") {

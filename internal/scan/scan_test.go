@@ -579,15 +579,23 @@ func TestBuildConstraints(t *testing.T) {
 	}
 }
 
+// hugeStruct declares a struct with one field more than MaxFields.
+func hugeStruct(name string) string {
+	var b strings.Builder
+	b.WriteString("type " + name + " struct {\n")
+	for i := range scan.MaxFields + 1 {
+		fmt.Fprintf(&b, "\tF%d *string `json:\"f%d,omitempty\"`\n", i, i)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
 // A struct with more fields than MaxFields is kept without its fields,
 // with a note naming it; the diff pairs none of its fields.
 func TestFieldLimit(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("package v1\n\n// Huge has too many fields.\ntype Huge struct {\n")
-	for i := range scan.MaxFields + 1 {
-		fmt.Fprintf(&b, "\tF%d *string `json:\"f%d,omitempty\"`\n", i, i)
-	}
-	b.WriteString("}\n\n// Small is fine.\ntype Small struct {\n\tA *string `json:\"a,omitempty\"`\n}\n")
+	b.WriteString("package v1\n\n// Huge has too many fields.\n" + hugeStruct("Huge"))
+	b.WriteString("\n// Small is fine.\ntype Small struct {\n\tA *string `json:\"a,omitempty\"`\n}\n")
 	src := mapSource{
 		"go.mod":                    "module example.com/repo\n\ngo 1.22\n",
 		"pkg/apis/core/v1/doc.go":   "// +groupName=core.example.cloud\npackage v1\n",
