@@ -248,7 +248,9 @@ func (s *state) sameDep(importPath string, d dep) bool {
 	if d.pkg.found {
 		return false
 	}
-	p := s.res.pkgFor(importPath, d.from)
+	// A package of its own, not the resolver's: which directory asks
+	// first must stay the resolution's business.
+	p := &declPkg{path: importPath, fromDir: d.from, where: "module cache", decls: map[string]*typeDecl{}}
 	s.res.loadModCache(p)
 	return !p.found
 }

@@ -395,7 +395,7 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		// The groups were built for base's profile: build them anew.
 		var again []*candidate
 		for _, c := range maybe {
-			if g := s.reuse.groups[c.dir].group; g != nil && s.reused[g] {
+			if b := s.reuse.groups[c.dir]; b != nil && b.group != nil && s.reused[b.group] {
 				again = append(again, c)
 			}
 		}
