@@ -86,7 +86,8 @@ var NewFieldNotOptional = &Rule{
 	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has no `+optional` marker (a warning when omitempty makes it optional " +
 		"in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation; " +
-		"a warning under the crd profile when the field has a default, which the API server fills in before it validates).",
+		"a warning under the crd profile when the field has a default, which the API server fills in before it validates, " +
+		"whether or not it is marked required).",
 	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
 		"them fails validation, and generated OpenAPI marks it required.",
 	Fix:    "Add `// +optional` to the field's doc comment (or `+k8s:optional`).",
@@ -96,6 +97,16 @@ var NewFieldNotOptional = &Rule{
 		for fd := range newFieldsInScope(c.Diff) {
 			f := fd.Head
 			switch {
+			case f.Required() && contractOf(f).Default != nil && c.Policy(fd.Type.Pkg).SchemaDefaults:
+				// Required, but the API server fills in the default
+				// before it validates: old clients that do not send it
+				// pass (CAPO's OpenStackIdentityReference.Type).
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message: fmt.Sprintf("new field %s.%s is marked required; its default (%s) is filled in for clients that do not send it, so none breaks",
+						fd.Type.Name(), f.Name, *contractOf(f).Default),
+					Hint: "replace the required marker with // +optional: a defaulted field is optional to its clients",
+				})
 			case f.Required():
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("new field %s.%s is marked required: a required new field breaks every existing client that does not send it", fd.Type.Name(), f.Name),
