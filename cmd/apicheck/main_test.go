@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"os/exec"
@@ -62,7 +63,26 @@ type result struct {
 
 func run(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
+	return runWithin(t, 0, dir, env, args...)
+}
+
+// runWithin is run that kills apicheck's process group after limit (0:
+// no limit) and fails the test.
+func runWithin(t *testing.T, limit time.Duration, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	if limit > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		cmd = exec.CommandContext(ctx, binary, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its worker too
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		defer func() {
+			if ctx.Err() != nil {
+				t.Fatalf("apicheck %v did not finish within %v", args, limit)
+			}
+		}()
+	}
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), hermetic.UserDirs(t)...), env...)
 	var stdout, stderr bytes.Buffer
@@ -128,6 +148,19 @@ func TestCheckOfflineEmptyModuleCache(t *testing.T) {
 	offline := run(t, fx.Dir, []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOMODCACHE=" + t.TempDir()}, args...)
 	if offline.code != online.code || offline.stdout != online.stdout {
 		t.Errorf("offline run differs: code %d vs %d\n%s", offline.code, online.code, offline.stderr)
+	}
+}
+
+// On one core the check reports the same (base's and head's scans wait
+// on one another: they must run side by side whatever GOMAXPROCS is).
+func TestCheckOneCore(t *testing.T) {
+	t.Parallel()
+	fx := example(t)
+	args := []string{"check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "json"}
+	want := run(t, fx.Dir, nil, args...)
+	got := runWithin(t, 60*time.Second, fx.Dir, []string{"GOMAXPROCS=1"}, args...)
+	if got.code != want.code || got.stdout != want.stdout {
+		t.Errorf("on one core: code %d vs %d\n%s", got.code, want.code, got.stderr)
 	}
 }
 

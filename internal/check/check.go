@@ -408,12 +408,16 @@ func scanBoth(res *Result) error {
 		opts[0].Parses = scan.NewParses()
 		opts[1].Parses = opts[0].Parses
 	}
-	models, err := par.Map(2, func(i int) (*model.Model, error) {
+	// Side by side whatever the number of cores: with a Reuse each scan
+	// waits on the other.
+	var models [2]*model.Model
+	err := par.Together(2, func(i int) error {
 		m, err := scan.Scan(snaps[i], opts[i])
 		if err != nil {
-			return nil, fmt.Errorf("scanning %s %s: %w", [2]string{"base", "head"}[i], describe(snaps[i]), err)
+			return fmt.Errorf("scanning %s %s: %w", [2]string{"base", "head"}[i], describe(snaps[i]), err)
 		}
-		return m, nil
+		models[i] = m
+		return nil
 	})
 	if err != nil {
 		return err

@@ -25,6 +25,19 @@ func Do(n int, fn func(i int) error) error {
 	return p.Wait()
 }
 
+// Together calls fn(i) for every i in [0, n), each on its own goroutine
+// whatever the number of cores, and returns the first error (by
+// completion): for a few pieces that wait on one another (base's and
+// head's scans), which a pool bounded by GOMAXPROCS could deadlock. A
+// panic becomes the error, as in Do.
+func Together(n int, fn func(i int) error) error {
+	var p Pool // no limit
+	for i := range n {
+		p.Go(func() error { return fn(i) })
+	}
+	return p.Wait()
+}
+
 // Pool runs work handed to it one piece at a time (as it arrives, e.g.
 // while a stream is read) on at most GOMAXPROCS goroutines.
 type Pool struct{ g errgroup.Group }

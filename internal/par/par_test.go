@@ -80,3 +80,41 @@ func TestPool(t *testing.T) {
 		t.Errorf("Wait = %v, want the panic as a PanicError", err)
 	}
 }
+
+// TestTogether: pieces that wait on one another all run at once, even on
+// one core (a pool bounded by GOMAXPROCS would deadlock), and a panic is
+// the error.
+func TestTogether(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	first, second := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- Together(2, func(i int) error {
+			if i == 0 {
+				close(first)
+				<-second
+			} else {
+				<-first
+				close(second)
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the two pieces did not run side by side on one core (deadlock)")
+	}
+	var pe *PanicError
+	if err := Together(2, func(i int) error {
+		if i == 1 {
+			panic("boom")
+		}
+		return nil
+	}); !errors.As(err, &pe) || pe.Value != "boom" {
+		t.Errorf("Together = %v, want the panic as a PanicError", err)
+	}
+}
