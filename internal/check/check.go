@@ -396,18 +396,11 @@ func refError(repo *git.Repo, err error) error {
 // scanBoth scans base and head in parallel (step "scan").
 func scanBoth(res *Result) error {
 	snaps := []git.Snapshot{res.Base, res.Head}
+	// A group head did not change is built once (base's), a file both
+	// build is parsed once.
 	opts := [2]scan.Options{res.Options.Scan, res.Options.Scan}
-	_, baseIDs := res.Base.(scan.BlobIDs)
-	_, headIDs := res.Head.(scan.BlobIDs)
-	if baseIDs && headIDs {
-		// A group head did not change is built once (base's).
-		r := scan.NewReuse()
-		opts[0].Record, opts[1].Reuse = r, r
-	} else {
-		// A file head did not change is parsed once.
-		opts[0].Parses = scan.NewParses()
-		opts[1].Parses = opts[0].Parses
-	}
+	r := scan.NewReuse()
+	opts[0].Record, opts[1].Reuse = r, r
 	// Side by side whatever the number of cores: with a Reuse each scan
 	// waits on the other.
 	var models [2]*model.Model

@@ -347,7 +347,7 @@ func (e *History) ReleaseModel() (*model.Model, error) {
 // empty) with the profile base was judged by.
 func (e *History) scanRelease(snap git.Snapshot, dirs []string) (*model.Model, error) {
 	opts := e.in.Scan
-	opts.Only, opts.Parses = dirs, nil
+	opts.Only, opts.Record, opts.Reuse = dirs, nil, nil // a scan of its own
 	if opts.Profile == "" && e.in.BaseModel != nil {
 		opts.Profile = e.in.BaseModel.Profile
 	}

@@ -1,11 +1,12 @@
 package scan
 
-// Len is the number of distinct files parsed through the cache.
-func (c *Parses) Len() int { return int(c.parsed.Load()) }
+// ParsedOnce is the number of distinct files the pair's scans parsed
+// through their shared cache.
+func (r *Reuse) ParsedOnce() int { return int(r.parses.parsed.Load()) }
 
-// Held is the number of parsed files the cache still holds.
-func (c *Parses) Held() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
+// Held is the number of parsed files the shared cache still holds.
+func (r *Reuse) Held() int {
+	r.parses.mu.Lock()
+	defer r.parses.mu.Unlock()
+	return len(r.parses.m)
 }

@@ -32,7 +32,7 @@ type Reuse struct {
 	partitioned chan struct{}
 	once        sync.Once
 	share       map[string]bool
-	parses      *Parses
+	parses      *parseCache
 
 	// Set before discovered is closed; nil when discovery failed.
 	src     BlobIDs
@@ -79,7 +79,7 @@ type dep struct {
 func NewReuse() *Reuse {
 	return &Reuse{
 		discovered: make(chan struct{}), done: make(chan struct{}), partitioned: make(chan struct{}),
-		groups: map[string]*builtGroup{}, parses: NewParses(),
+		groups: map[string]*builtGroup{}, parses: newParseCache(),
 	}
 }
 
@@ -145,6 +145,9 @@ func (s *state) reusable(cands []*candidate) (build, maybe []*candidate) {
 		return cands, nil
 	}
 	defer func() { r.publishShare(s.share) }()
+	// Without blob ids nothing is taken, and both scans parse every file
+	// they have in common once (share nil: all of them).
+	s.parses = r.parses
 	if _, ok := s.src.(BlobIDs); !ok {
 		return cands, nil
 	}
@@ -162,7 +165,7 @@ func (s *state) reusable(cands []*candidate) (build, maybe []*candidate) {
 	}
 	// The files of the groups to build that base has too: both parse
 	// them, once.
-	s.share, s.parses = map[string]bool{}, r.parses
+	s.share = map[string]bool{}
 	for _, c := range build {
 		for _, d := range append([]string{c.dir}, c.versions...) {
 			for _, f := range s.goFiles[d] {

@@ -34,12 +34,19 @@ func (b blobSource) BlobID(p string) (string, bool) {
 // returns the models and the groups head took from base, by directory.
 func scanPair(t *testing.T, base, head scan.Source) (bm, hm *model.Model, taken map[string]bool) {
 	t.Helper()
+	_, bm, hm, taken = scanPairWith(t, base, head)
+	return bm, hm, taken
+}
+
+// scanPairWith is scanPair that also returns the pair's Reuse.
+func scanPairWith(t *testing.T, base, head scan.Source) (r *scan.Reuse, bm, hm *model.Model, taken map[string]bool) {
+	t.Helper()
 	var want [2]*model.Model
 	var wantErr [2]error
 	for i, src := range []scan.Source{base, head} {
 		want[i], wantErr[i] = scan.Scan(src, scan.Options{})
 	}
-	r := scan.NewReuse()
+	r = scan.NewReuse()
 	var got [2]*model.Model
 	var errs [2]error
 	done := make(chan bool)
@@ -82,7 +89,7 @@ func scanPair(t *testing.T, base, head scan.Source) (bm, hm *model.Model, taken 
 			}
 		}
 	}
-	return got[0], got[1], taken
+	return r, got[0], got[1], taken
 }
 
 // wantNillable checks the nillability of field name of pkg/apis/a/v1's
@@ -100,12 +107,18 @@ func TestReuseTakesUnchangedGroups(t *testing.T) {
 	base := baseRepo()
 	head := baseRepo()
 	head["pkg/apis/core/v1beta1/types.go"] = strings.Replace(shootTypes, "Odd *string", "Odder *string", 1)
-	_, hm, taken := scanPair(t, blobSource{base}, blobSource{head})
+	r, _, hm, taken := scanPairWith(t, blobSource{base}, blobSource{head})
 	if d := cmp.Diff(map[string]bool{"pkg/gardenlet/apis/config": true}, taken); d != "" {
 		t.Errorf("groups head took from base (-want +got):\n%s", d)
 	}
 	if len(hm.Groups) != 2 {
 		t.Errorf("head has %d groups, want 2", len(hm.Groups))
+	}
+	// Parsed once for both: the files of core, which head builds, that
+	// did not change (doc.go and the internal types.go); the cache keeps
+	// none of them, and never a file only one scan reads.
+	if n, held := r.ParsedOnce(), r.Held(); n != 2 || held != 0 {
+		t.Errorf("%d files parsed through the shared cache, %d held after both scans; want 2, 0", n, held)
 	}
 
 	// Without blob ids nothing is taken; the models are the same.

@@ -57,9 +57,6 @@ type Options struct {
 	// Exclude are globs (config.MatchGlob syntax) of directories that are
 	// never API groups, in addition to the built-in exclusions.
 	Exclude []string
-	// Parses, when set, shares parsed files between scans (of base and
-	// head): a file with the same path and content is parsed once.
-	Parses *Parses
 	// Only, when non-empty, builds only the groups with these
 	// directories: discovery runs as for a whole scan, so the groups are
 	// the ones it finds, but the others are never read. Set Profile with
@@ -72,21 +69,21 @@ type Options struct {
 	Reuse *Reuse
 }
 
-// Parses holds the files parsed by the two scans that share it (base and
-// head), keyed by path and content; safe for concurrent scans. The syntax
+// parseCache holds the files parsed by the two scans that share it (base
+// and head, through their Reuse), keyed by path and content; safe for
+// concurrent scans. The syntax
 // trees are read-only, so sharing them changes nothing in the models. An
 // entry is dropped when the second scan takes it, so the cache holds the
 // files one scan has read and the other has not (yet): the files the
 // change touched, and the lead of the faster scan.
-type Parses struct {
+type parseCache struct {
 	mu sync.Mutex
 	m  map[parseKey]*parseEntry
 	// parsed counts the files parsed (tests).
 	parsed atomic.Int64
 }
 
-// NewParses returns an empty cache of parsed files.
-func NewParses() *Parses { return &Parses{m: map[parseKey]*parseEntry{}} }
+func newParseCache() *parseCache { return &parseCache{m: map[parseKey]*parseEntry{}} }
 
 type parseKey struct {
 	path string
@@ -101,7 +98,7 @@ type parseEntry struct {
 }
 
 // parse returns parseOne(p, src), shared with the other scans.
-func (c *Parses) parse(p string, src []byte) (*parsedFile, error) {
+func (c *parseCache) parse(p string, src []byte) (*parsedFile, error) {
 	if c == nil {
 		return parseOne(p, src)
 	}
@@ -148,7 +145,7 @@ func IsVersionDir(name string) bool { return versionDir.MatchString(name) }
 
 // Scan discovers the API groups of src and parses them.
 func Scan(src Source, opts Options) (m *model.Model, err error) {
-	s := &state{src: src, files: src.Files(), parses: opts.Parses, record: opts.Record, reuse: opts.Reuse}
+	s := &state{src: src, files: src.Files(), record: opts.Record, reuse: opts.Reuse}
 	if s.record != nil {
 		defer func() {
 			if !s.published {
@@ -178,7 +175,7 @@ type state struct {
 	notes []string
 	// parses is shared with other scans (nil: none); when share is set,
 	// for those paths only.
-	parses *Parses
+	parses *parseCache
 	share  map[string]bool
 	// kubebuilder is set when a version package's files carry
 	// +kubebuilder markers (DetectProfile).

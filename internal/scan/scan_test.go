@@ -629,69 +629,44 @@ func TestFieldLimit(t *testing.T) {
 	}
 }
 
-// Scans that share Parses parse a file with the same path and content
-// once, and build the same models as scans of their own.
+// Scans that share a Reuse parse a file with the same path and content
+// once, and build the same models as scans of their own. Without blob
+// ids (these sources) nothing is taken and every common file is shared.
 func TestSharedParses(t *testing.T) {
 	base := baseRepo()
 	head := baseRepo()
 	head["pkg/apis/core/v1beta1/types.go"] = strings.Replace(shootTypes, "Odd *string", "Odder *string", 1)
 	head["pkg/apis/core/v1beta1/more.go"] = "package v1beta1\n\ntype More struct{ A *string }\n"
-	var want [2]*model.Model
-	for i, src := range []mapSource{base, head} {
-		m, err := scan.Scan(src, scan.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[i] = m
-	}
-	parses := scan.NewParses()
-	var got [2]*model.Model
-	var errs [2]error
-	done := make(chan int)
-	for i, src := range []mapSource{base, head} {
-		go func() {
-			got[i], errs[i] = scan.Scan(src, scan.Options{Parses: parses})
-			done <- i
-		}()
-	}
-	<-done
-	<-done
-	for i := range got {
-		if errs[i] != nil {
-			t.Fatal(errs[i])
-		}
-		w, err := json.Marshal(want[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := json.Marshal(got[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(string(w), string(g)); diff != "" || len(want[i].Groups) != 2 {
-			t.Errorf("model %d with shared parses differs (- own, + shared), or has not 2 groups:\n%s", i, diff)
-		}
+	r, _, _, taken := scanPairWith(t, base, head)
+	if len(taken) != 0 {
+		t.Errorf("took %v from sources without blob ids", taken)
 	}
 	// Parsed at base: the Go files of the groups (core: 3, gardenlet
 	// config: 2), of the candidate version pkg/util/v1 and shared.go (a
 	// field type); head adds its changed types.go and more.go.
-	if n := parses.Len(); n != 9 {
+	if n := r.ParsedOnce(); n != 9 {
 		t.Errorf("%d distinct files parsed, want 9", n)
 	}
 	// Both scans took the 7 files they share, which the cache let go; it
 	// still holds the files only one of them read: types.go at base and
 	// at head, and more.go.
-	if n := parses.Held(); n != 3 {
+	if n := r.Held(); n != 3 {
 		t.Errorf("the cache holds %d parsed files after both scans, want 3", n)
 	}
 
 	// A file that does not parse fails the scan that reads it, with its
 	// position, also when another scan shares the cache.
 	head["pkg/apis/core/v1beta1/broken.go"] = "package v1beta1\n\ntype X struct {\n\tA int\n"
-	if _, err := scan.Scan(base, scan.Options{Parses: parses}); err != nil {
-		t.Fatal(err)
+	rr := scan.NewReuse()
+	errs := make(chan error, 1)
+	go func() {
+		_, err := scan.Scan(base, scan.Options{Record: rr})
+		errs <- err
+	}()
+	_, err := scan.Scan(head, scan.Options{Reuse: rr})
+	if berr := <-errs; berr != nil {
+		t.Fatal(berr)
 	}
-	_, err := scan.Scan(head, scan.Options{Parses: parses})
 	var se *scan.Error
 	if !errors.As(err, &se) || se.Pos.File != "pkg/apis/core/v1beta1/broken.go" || se.Pos.Line == 0 {
 		t.Fatalf("want a scan error naming the file and line, got %v", err)
