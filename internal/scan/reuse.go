@@ -23,8 +23,9 @@ import (
 // commits do); otherwise the second scan builds everything itself, as it
 // also does when the first fails.
 type Reuse struct {
-	discovered chan struct{} // closed when the fields below are set (or the first scan failed)
-	done       chan struct{} // closed when the first scan ended
+	discovered   chan struct{} // closed when the fields below are set (or the first scan failed)
+	discoverOnce sync.Once
+	done         chan struct{} // closed when the first scan ended
 
 	// partitioned is closed when the second scan knows the groups it
 	// builds; share are the files of those groups that are the same at
@@ -101,8 +102,12 @@ func (s *state) awaitShare() {
 }
 
 // recordDiscovered publishes the first scan's discovery (cands nil: it
-// failed).
+// failed); the first call wins.
 func (r *Reuse) recordDiscovered(s *state, cands []*candidate) {
+	r.discoverOnce.Do(func() { r.publishDiscovered(s, cands) })
+}
+
+func (r *Reuse) publishDiscovered(s *state, cands []*candidate) {
 	if cands != nil {
 		if ids, ok := s.src.(BlobIDs); ok {
 			r.src, r.goFiles, r.mods = ids, s.goFiles, s.mods

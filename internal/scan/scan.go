@@ -148,9 +148,7 @@ func Scan(src Source, opts Options) (m *model.Model, err error) {
 	s := &state{src: src, files: src.Files(), record: opts.Record, reuse: opts.Reuse}
 	if s.record != nil {
 		defer func() {
-			if !s.published {
-				s.record.recordDiscovered(s, nil)
-			}
+			s.record.recordDiscovered(s, nil) // if it failed before
 			s.record.recordDone(m)
 		}()
 	}
@@ -182,9 +180,8 @@ type state struct {
 	kubebuilder bool
 
 	// record receives what this scan builds, reuse offers what another
-	// builds (see Reuse); published is set once record has discovery.
+	// builds (see Reuse).
 	record, reuse *Reuse
-	published     bool
 	// building is the record of the group being built (record only).
 	building *builtGroup
 	// reused are the groups taken from the other scan.
@@ -371,7 +368,6 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	}
 	if s.record != nil {
 		s.record.recordDiscovered(s, cands)
-		s.published = true
 		s.awaitShare()
 	}
 	s.res = newResolver(s)
@@ -412,11 +408,9 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		if s.reused[g] {
 			continue
 		}
-		var b *builtGroup
 		if s.record != nil {
-			b = s.record.groups[g.Dir]
-			b.deps = map[string]dep{}
-			s.res.track = b.deps
+			s.res.track = map[string]dep{}
+			s.record.groups[g.Dir].deps = s.res.track
 		}
 		for _, p := range g.Packages() {
 			s.resolveNillability(p)
@@ -510,6 +504,7 @@ func (s *state) takeAll(m *model.Model, cands []*candidate) error {
 // change: the configuration is validated against head).
 func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 	g := &model.Group{Dir: c.dir, Profile: c.profile}
+	kubebuilder := false // the group's version files carry +kubebuilder markers
 	for _, v := range c.versions {
 		// Kubernetes' split layout: pkg/apis/<group>/<version> holds
 		// only conversions and names the external types' package.
@@ -529,15 +524,14 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 		if g.Name == "" {
 			g.Name = pkg.GroupName
 		}
-		for _, fp := range pkg.Files {
-			// A record needs the group's own answer.
-			if pf := s.parsed[fp]; (!s.kubebuilder || s.building != nil && !s.building.kubebuilder) && pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:")) {
-				s.kubebuilder = true
-				if s.building != nil {
-					s.building.kubebuilder = true
-				}
-			}
-		}
+		kubebuilder = kubebuilder || slices.ContainsFunc(pkg.Files, func(fp string) bool {
+			pf := s.parsed[fp]
+			return pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:"))
+		})
+	}
+	s.kubebuilder = s.kubebuilder || kubebuilder
+	if s.building != nil {
+		s.building.kubebuilder = kubebuilder
 	}
 	if len(g.Versions) == 0 {
 		return nil, nil
