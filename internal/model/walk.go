@@ -83,17 +83,9 @@ func (d *Diff) AddedFields() iter.Seq[*FieldDiff] {
 // embedded struct (StillPromoted).
 func (d *Diff) RemovedFields() iter.Seq[*FieldDiff] {
 	return func(yield func(*FieldDiff) bool) {
-		for td := range d.ExistingStructs() {
-			for _, fd := range td.Fields {
-				if fd.Head != nil || fd.Base.Embedded {
-					continue
-				}
-				if yes, maybe := td.StillPromoted(fd.Base.WireName()); yes || maybe != "" {
-					continue
-				}
-				if !yield(fd) {
-					return
-				}
+		for td, fd := range d.removedNamed() {
+			if yes, maybe := td.StillPromoted(fd.Base.WireName()); !yes && maybe == "" && !yield(fd) {
+				return
 			}
 		}
 	}
@@ -105,12 +97,21 @@ func (d *Diff) RemovedFields() iter.Seq[*FieldDiff] {
 // struct's type: whether they left the wire is unknown.
 func (d *Diff) MaybeMovedFields() iter.Seq2[*FieldDiff, string] {
 	return func(yield func(*FieldDiff, string) bool) {
+		for td, fd := range d.removedNamed() {
+			if _, maybe := td.StillPromoted(fd.Base.WireName()); maybe != "" && !yield(fd, maybe) {
+				return
+			}
+		}
+	}
+}
+
+// removedNamed yields the named (non-embedded) fields removed from
+// existing struct types of external versions, with their type.
+func (d *Diff) removedNamed() iter.Seq2[*TypeDiff, *FieldDiff] {
+	return func(yield func(*TypeDiff, *FieldDiff) bool) {
 		for td := range d.ExistingStructs() {
 			for _, fd := range td.Fields {
-				if fd.Head != nil || fd.Base.Embedded {
-					continue
-				}
-				if _, maybe := td.StillPromoted(fd.Base.WireName()); maybe != "" && !yield(fd, maybe) {
+				if fd.Head == nil && !fd.Base.Embedded && !yield(td, fd) {
 					return
 				}
 			}

@@ -528,19 +528,14 @@ func usersDesc(us []typeUser) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// kindMetadata reports a root kind's ObjectMeta or ListMeta: the API
-// server fills it (a stored object always has a name) and validates it
-// in Go whatever the schema says, so its json options (lws swapped
-// omitzero for omitempty on metadata) change nothing a client sees.
+// kindMetadata reports a root kind's ObjectMeta (a list's ListMeta is
+// listKindField's): the API server fills it (a stored object always has a
+// name) and validates it in Go whatever the schema says, so its json
+// options (lws swapped omitzero for omitempty on metadata) change nothing
+// a client sees.
 func kindMetadata(fd *model.FieldDiff) bool {
-	if fd.Type.Head == nil || !fd.Type.Head.RootKind {
-		return false
-	}
-	switch strings.TrimPrefix(fd.Head.TypeID, "*") {
-	case "k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta", "k8s.io/apimachinery/pkg/apis/meta/v1.ListMeta":
-		return true
-	}
-	return false
+	return fd.Type.Head != nil && fd.Type.Head.RootKind &&
+		strings.TrimPrefix(fd.Head.TypeID, "*") == "k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta"
 }
 
 // omitUnknown reports whether a field kept its json tag's omit options
