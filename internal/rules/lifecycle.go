@@ -138,14 +138,17 @@ func removedUsage(c *Context, fds []*model.FieldDiff, u *usage.Usages, where, ta
 
 // FieldRemovedStillUsed is FIELD_REMOVED_STILL_USED.
 var FieldRemovedStillUsed = &Rule{
-	ID:       "FIELD_REMOVED_STILL_USED",
-	Alpha:    finding.Info,
-	Category: CatLifecycle,
-	Severity: finding.Error,
-	Relax:    offIn(relaxedToInfo, model.ProfileCRD),
-	Requires: []Input{InputUsages, InputShootStages},
-	UsagesAt: []lifecycle.Rev{lifecycle.RevBase},
-	Summary:  "A field removed from an external version still has usages at base (step 1 of the two-step removal not done).",
+	ID: "FIELD_REMOVED_STILL_USED",
+	// A field no release shipped is unknown to the previous release's
+	// components: its usages go with it in the same change.
+	ReleasedOnly: true,
+	Alpha:        finding.Info,
+	Category:     CatLifecycle,
+	Severity:     finding.Error,
+	Relax:        offIn(relaxedToInfo, model.ProfileCRD),
+	Requires:     []Input{InputUsages, InputShootStages},
+	UsagesAt:     []lifecycle.Rev{lifecycle.RevBase},
+	Summary:      "A field removed from an external version still has usages at base (step 1 of the two-step removal not done).",
 	Why: "Components of the previous release keep running next to an API server that no longer knows the field " +
 		"(gardener-apiserver is upgraded first), so code that still reads or writes it breaks: nil pointers, lost data. " +
 		"A usage is a selector or composite-literal key whose receiver type-checks to the field's struct (any version of its group), " +

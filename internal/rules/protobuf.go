@@ -231,7 +231,9 @@ var ProtoNumberReused = &Rule{
 	Audit:       true,
 	Summary:     "A live field uses a protobuf number that a tombstone reserves, or that belonged at base to a field head removed.",
 	Why: "Clients still holding the old definition decode the new field's data as the removed field " +
-		"(or the other way round): silent data corruption.",
+		"(or the other way round): silent data corruption. " +
+		"A number that a field removed in this change held is information when the release before base did not have that field " +
+		"(never released): no client or stored object holds data under it.",
 	Fix:    "Use the next safe number named in the hint; a reserved number is never used again.",
 	Before: "// Old is tombstoned to show why 2 is reserved protobuf tag.\n// Old *string `json:\"old,omitempty\" protobuf:\"bytes,2,opt,name=old\"`\nNew *string `json:\"new,omitempty\" protobuf:\"bytes,2,opt,name=new\"`",
 	After:  "// Old is tombstoned to show why 2 is reserved protobuf tag.\n// Old *string `json:\"old,omitempty\" protobuf:\"bytes,2,opt,name=old\"`\nNew *string `json:\"new,omitempty\" protobuf:\"bytes,3,opt,name=new\"`",
@@ -256,10 +258,10 @@ var ProtoNumberReused = &Rule{
 				}
 			}
 			// Numbers of fields removed in this change.
-			removed := map[int]*model.Field{}
+			removed := map[int]*model.FieldDiff{}
 			for _, fd := range td.Fields {
 				if fd.Head == nil && fd.Base.Proto != nil {
-					removed[fd.Base.Proto.Number] = fd.Base
+					removed[fd.Base.Proto.Number] = fd
 				}
 			}
 			for _, fd := range td.Fields {
@@ -267,18 +269,21 @@ var ProtoNumberReused = &Rule{
 				if h == nil || h.Proto == nil || reported[fd] {
 					continue
 				}
-				old := removed[h.Proto.Number]
-				if old == nil || old.Name == h.Name {
+				gone := removed[h.Proto.Number]
+				if gone == nil || gone.Base.Name == h.Name {
 					continue
 				}
 				if fd.Base != nil && fd.Base.Proto != nil && fd.Base.Proto.Number == h.Proto.Number {
 					continue
 				}
-				c.Field(fd, Report{
+				old := gone.Base
+				// A removed field no release shipped left no data and no
+				// client behind that could read the number its way.
+				c.Field(fd, c.unreleased(gone, Report{
 					Message: fmt.Sprintf("%s.%s takes protobuf number %d, which belonged to the removed field %s", td.Name(), h.Name, h.Proto.Number, old.Name),
 					Hint:    fmt.Sprintf("use the next safe number %d and tombstone %s", nextSafe(td), old.Name),
 					Related: []finding.Related{related("base", old.Pos)},
-				})
+				}, old.Name))
 			}
 		}
 	},

@@ -381,7 +381,19 @@ func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
 	if c.rule.ReleasedVersionOnly {
 		r = c.releasedVersionOnly(fd.Type.Pkg, r)
 	}
-	if !c.rule.ReleasedOnly || fd.Base == nil {
+	if !c.rule.ReleasedOnly {
+		return r
+	}
+	return c.unreleased(fd, r, "the field")
+}
+
+// unreleased makes finding r, when it is above info, information if the
+// release before base did not have base's field fd (what names that
+// field in the message): until a release ships a field, nothing outside
+// the repository depends on it. Without release history, or for a field
+// base did not have, r is returned as it is.
+func (c *Context) unreleased(fd *model.FieldDiff, r Report, what string) Report {
+	if fd == nil || fd.Base == nil {
 		return r
 	}
 	rel, ok := c.releaseToJudge(r)
@@ -393,7 +405,7 @@ func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
 		return r
 	}
 	r.Severity = finding.Info
-	r.Message += fmt.Sprintf(" (never released: release %s did not have the field)", rel.Newest.Name)
+	r.Message += fmt.Sprintf(" (never released: release %s did not have %s)", rel.Newest.Name, what)
 	return r
 }
 
