@@ -550,6 +550,34 @@ func omitUnknown(fd *model.FieldDiff) bool {
 		(b.ValueKind == model.KindUnknown || h.ValueKind == model.KindUnknown)
 }
 
+// nullWhenEmpty are the types outside the repository whose MarshalJSON
+// writes their zero value as JSON null, and whose UnmarshalJSON reads null
+// as the zero value.
+var nullWhenEmpty = map[string]bool{
+	"k8s.io/apimachinery/pkg/runtime.RawExtension":                       true,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":                          true,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":                     true,
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSON":      true,
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1.JSON": true,
+}
+
+// emptyIsNull reports whether a field's empty value is written as JSON
+// null: a nil pointer or interface, or the zero value of a type that
+// marshals it as null (Gardener's ManagedSeed went from
+// *runtime.RawExtension to runtime.RawExtension, omitempty kept). Go
+// decoders read null as the zero value, and the API server prunes null
+// from a custom resource before defaulting, so for every reader it is
+// the absent field it was.
+func emptyIsNull(f *model.Field) bool {
+	switch f.ValueKind {
+	case model.KindPointer, model.KindInterface:
+		return true
+	case model.KindStructValue:
+		return nullWhenEmpty[f.TypeID]
+	}
+	return false
+}
+
 var FieldBecameRequired = &Rule{
 	ID:           "FIELD_BECAME_REQUIRED",
 	ReleasedOnly: true,
@@ -559,7 +587,8 @@ var FieldBecameRequired = &Rule{
 	Judges:       []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
 	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
-		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (not a kind's metadata, which the server fills; info for an optional member of a kind's " +
+		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (not a kind's metadata, which the server fills; info for an optional field whose empty value is then written as null, " +
+		"which decoders read as absent: a nil pointer, or the zero value of a type such as metav1.Time or runtime.RawExtension; info for an optional member of a kind's " +
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
 		"any member of a status, whose controller ships with the CRD).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
@@ -580,7 +609,8 @@ var FieldBecameRequired = &Rule{
 			if bc.Presence == model.Optional && hc.Presence == model.Required {
 				what = append(what, "required in the schema ("+requiredWhy(fd.Head)+")")
 			}
-			if bc.Omit && !hc.Omit && !hc.Inline && !omitUnknown(fd) {
+			omitLost := bc.Omit && !hc.Omit && !hc.Inline && !omitUnknown(fd)
+			if omitLost {
 				what = append(what, "no longer omitted when empty (omitempty/omitzero removed)")
 			}
 			if len(what) == 0 {
@@ -608,6 +638,13 @@ var FieldBecameRequired = &Rule{
 				r.Severity = finding.Info
 				r.Message += " (explicitly marked required: the API server validates this group in Go code, which stays authoritative; the schema now documents it)"
 				r.Hint = "confirm the hand-written validation already required the field"
+			} else if len(what) == 1 && omitLost && hc.Presence == model.Optional && emptyIsNull(fd.Head) {
+				// Only the serialisation changed, to null for the empty
+				// value, which every reader takes for the absent field.
+				r.Severity = finding.Info
+				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (omitempty/omitzero removed); it stays optional, "+
+					"and its empty value is written as null, which decoders read as the absent field", fd.Type.Name(), fd.Name())
+				r.Hint = ""
 			} else if len(what) == 1 && hc.Presence == model.Optional && statusMember(c.fieldAPIPath(fd)) {
 				// Only the serialisation changed, of a member of a kind's
 				// status: the controller writes status (through the status
