@@ -564,9 +564,8 @@ var nullWhenEmpty = map[string]bool{
 // emptyIsNull reports whether a field's empty value is written as JSON
 // null: a nil pointer or interface, or the zero value of a type that
 // marshals it as null (Gardener's ManagedSeed went from
-// *runtime.RawExtension to runtime.RawExtension, omitempty kept). Go
-// decoders read null as the zero value, and the API server prunes null
-// from a custom resource before defaulting, so for every reader it is
+// *runtime.RawExtension to runtime.RawExtension, omitempty kept). Where
+// the API server decodes into Go types (Policy.NullIsAbsent), that is
 // the absent field it was.
 func emptyIsNull(f *model.Field) bool {
 	switch f.ValueKind {
@@ -588,7 +587,8 @@ var FieldBecameRequired = &Rule{
 	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
 		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (not a kind's metadata, which the server fills; info for an optional field whose empty value is then written as null, " +
-		"which decoders read as absent: a nil pointer, or the zero value of a type such as metav1.Time or runtime.RawExtension; info for an optional member of a kind's " +
+		"a nil pointer or the zero value of a type such as metav1.Time or runtime.RawExtension, where the API server decodes into Go types, which read null as absent " +
+		"(not custom resources, whose schema validation rejects null for a field that is not nullable); info for an optional member of a kind's " +
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
 		"any member of a status, whose controller ships with the CRD).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
@@ -638,9 +638,10 @@ var FieldBecameRequired = &Rule{
 				r.Severity = finding.Info
 				r.Message += " (explicitly marked required: the API server validates this group in Go code, which stays authoritative; the schema now documents it)"
 				r.Hint = "confirm the hand-written validation already required the field"
-			} else if len(what) == 1 && omitLost && hc.Presence == model.Optional && emptyIsNull(fd.Head) {
+			} else if len(what) == 1 && omitLost && hc.Presence == model.Optional && emptyIsNull(fd.Head) && c.Policy(fd.Type.Pkg).NullIsAbsent {
 				// Only the serialisation changed, to null for the empty
-				// value, which every reader takes for the absent field.
+				// value, which the server's Go decoding takes for the
+				// absent field.
 				r.Severity = finding.Info
 				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (omitempty/omitzero removed); it stays optional, "+
 					"and its empty value is written as null, which decoders read as the absent field", fd.Type.Name(), fd.Name())

@@ -64,6 +64,14 @@ type Policy struct {
 	// required list (built-in types), so an explicit +required documents
 	// validation instead of adding it.
 	ValidatedInGo bool
+	// NullIsAbsent: the API server decodes objects into Go types, which
+	// read JSON null as the zero value (built-in and aggregated API
+	// servers, and the components that read a component configuration),
+	// so a field written as null is the absent field. A custom resource's
+	// schema validation sees the null instead, and rejects it for a field
+	// that is not nullable (kubernetes/kubernetes#103011: server-side
+	// apply of a typed object with a nil pointer).
+	NullIsAbsent bool
 	// OptionalMarker: a new field that omitempty already makes optional
 	// in the schema must still say so with a marker (Gardener's checklist;
 	// kube-api-linter's optionalorrequired for CRDs). Without it, the
@@ -74,10 +82,10 @@ type Policy struct {
 
 // Policies are the profiles' policies.
 var Policies = map[model.Profile]Policy{
-	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true},
-	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true},
+	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true},
+	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
-		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true},
+		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true, NullIsAbsent: true},
 	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, RequiredValues: true, OptionalMarker: true,
 		SchemaDefaults: true, StatusByController: true},
 }
