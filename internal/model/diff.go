@@ -415,6 +415,7 @@ func compareTypes(pd *PackageDiff) {
 			added = append(added, ht)
 		}
 	}
+	added = pairTakenOverNames(pd, matchedHead, added)
 	// A removed type and an added type with the same shape are a rename.
 	// Added types are indexed by shape, so this stays linear however many
 	// types a change renames.
@@ -460,6 +461,114 @@ func compareTypes(pd *PackageDiff) {
 	sort.Slice(pd.Types, func(i, j int) bool { return pd.Types[i].Name() < pd.Types[j].Name() })
 }
 
+// pairTakenOverNames re-pairs a struct whose name a new type took over:
+// base's T went to a new name U, and head's T is another type. Gardener
+// renamed ControllerDeployment to ControllerRegistrationDeployment and
+// Gardenlet to GardenletConfig, each in the change that introduced a
+// kind of the old name. Paired by name, the old struct's members would
+// look removed and their numbers reused; they are U's. It takes both:
+//   - every field of the package that referred to T at base refers to the
+//     same new type U at head, in the same position of the same type
+//     expression (*T became *U), and at least one such field exists;
+//   - head's T is not base's T changed: it became a root kind, or it has
+//     no member of base's T (by Go or wire name).
+//
+// Base's T is then paired with U as a rename and head's T is new. It
+// returns the head types still unpaired.
+func pairTakenOverNames(pd *PackageDiff, matchedHead map[*Type]bool, added []*Type) []*Type {
+	if pd.Base == nil || pd.Head == nil || len(added) == 0 {
+		return added
+	}
+	isAdded := map[string]*Type{}
+	for _, t := range added {
+		isAdded[t.Name] = t
+	}
+	for _, td := range pd.Types {
+		bt, ht := td.Base, td.Head
+		if bt == nil || ht == nil || bt.Kind != KindStruct || ht.Kind != KindStruct || len(bt.Fields) == 0 {
+			continue
+		}
+		if !(ht.RootKind && !bt.RootKind) && sharesMember(bt, ht) {
+			continue
+		}
+		u := movedTo(pd, bt.Name, isAdded)
+		if u == nil || matchedHead[u] {
+			continue
+		}
+		matchedHead[u] = true
+		td.Head, td.Renamed = u, true
+		pd.Types = append(pd.Types, &TypeDiff{Pkg: pd, Head: ht})
+	}
+	return slices.DeleteFunc(added, func(t *Type) bool { return matchedHead[t] })
+}
+
+// sharesMember reports whether two structs have a field of the same Go
+// name or the same wire name.
+func sharesMember(a, b *Type) bool {
+	for _, f := range a.Fields {
+		for _, g := range b.Fields {
+			if f.Name == g.Name || f.WireName() != "" && f.WireName() == g.WireName() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// movedTo returns the new type that every field of base's package that
+// referred to type name (unqualified: the package's own) refers to at
+// head instead, nil when there is none, or not one, or a field kept name.
+func movedTo(pd *PackageDiff, name string, isAdded map[string]*Type) *Type {
+	var to *Type
+	for _, bt := range pd.Base.Types {
+		for _, f := range bt.Fields {
+			pre, post, ok := splitIdent(f.TypeID, name)
+			if !ok {
+				continue
+			}
+			ht := pd.Head.Type(bt.Name)
+			if ht == nil {
+				return nil
+			}
+			hf := ht.Field(f.Name)
+			if hf == nil || len(hf.TypeID) <= len(pre)+len(post) ||
+				!strings.HasPrefix(hf.TypeID, pre) || !strings.HasSuffix(hf.TypeID, post) {
+				return nil
+			}
+			u := isAdded[hf.TypeID[len(pre):len(hf.TypeID)-len(post)]]
+			if u == nil || to != nil && u != to {
+				return nil
+			}
+			to = u
+		}
+	}
+	return to
+}
+
+// splitIdent splits a type expression around the one occurrence of the
+// identifier name ("*[]Foo" around Foo: "*[]", ""); ok is false when name
+// occurs as an identifier not exactly once.
+func splitIdent(expr, name string) (pre, post string, ok bool) {
+	n := 0
+	for i := strings.Index(expr, name); i >= 0; {
+		end := i + len(name)
+		if (i == 0 || !isIdentByte(expr[i-1])) && (end == len(expr) || !isIdentByte(expr[end])) {
+			n++
+			pre, post = expr[:i], expr[end:]
+		}
+		j := strings.Index(expr[i+1:], name)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return pre, post, n == 1
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '.' || c == '/' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
+}
+
 // AliasTarget follows t through the aliases of package p to a type of p
 // that is not an alias (type A = B, type B = C: A is C); "" when t is no
 // alias of a type declared in p.
@@ -480,6 +589,9 @@ func AliasTarget(p *Package, t *Type) string {
 	}
 	return name
 }
+
+// SameShape reports whether two types have the same shape (shapeKey).
+func SameShape(a, b *Type) bool { return shapeKey(a) == shapeKey(b) }
 
 // shapeKey is equal for two types exactly when they have the same shape:
 // the same kind and underlying type, and the same fields on the wire (json

@@ -220,3 +220,25 @@ func TestVersionLess(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitIdent(t *testing.T) {
+	for _, c := range []struct {
+		expr, name, pre, post string
+		ok                    bool
+	}{
+		{"*[]Foo", "Foo", "*[]", "", true},
+		{"map[string]Foo", "Foo", "map[string]", "", true},
+		{"Foo", "Foo", "", "", true},
+		{"FooBar", "Foo", "", "", false},
+		{"BarFoo", "Foo", "", "", false},
+		{"*example.com/api/v1.Foo", "Foo", "", "", false}, // another package's
+		{"map[Foo]Foo", "Foo", "", "", false},             // twice
+		{"map[Foo]FooList", "Foo", "map[", "]FooList", true},
+		{"[]Foo_", "Foo", "", "", false},
+	} {
+		pre, post, ok := splitIdent(c.expr, c.name)
+		if ok != c.ok || ok && (pre != c.pre || post != c.post) {
+			t.Errorf("splitIdent(%q, %q) = %q, %q, %v; want %q, %q, %v", c.expr, c.name, pre, post, ok, c.pre, c.post, c.ok)
+		}
+	}
+}
