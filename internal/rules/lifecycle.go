@@ -290,6 +290,12 @@ func newProtoFields(d *model.Diff) ([]*model.FieldDiff, map[string][]string) {
 	var news []*model.FieldDiff
 	structs := map[string][]string{}
 	for td := range d.HeadStructs() {
+		if td.Base == nil && td.Pkg.Base != nil && td.Pkg.Base.Type(td.Name()) != nil {
+			// A new struct that took over the name of base's, which went
+			// to another name with its history (model.Compare paired
+			// them): no release had this struct.
+			continue
+		}
 		dir := td.Pkg.Head.Dir
 		for _, fd := range td.Fields {
 			if fd.Base == nil && fd.Head.Proto != nil && !reservedAtBaseOrHead(td, fd.Head.Proto.Number) {
