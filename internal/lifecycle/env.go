@@ -451,6 +451,17 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 	return false, nil
 }
 
+// TypeReleased reports whether the release before base had type typ in
+// the version package of pd (its group directory, or a group of the same
+// name that moved since).
+func (e *History) TypeReleased(pd *model.PackageDiff, typ string) (bool, error) {
+	g, err := e.ReleaseGroup(pd.Group.Dir)
+	if err != nil {
+		return false, err
+	}
+	return lookupType(g, pd.Version, typ) != nil, nil
+}
+
 // VersionReleased reports whether the release before base had the version
 // package of pd: in the same group directory, or, for a group that moved
 // since, in a group of the same API group name. A version package the

@@ -905,7 +905,8 @@ var TypeRemoved = &Rule{
 		"stays an error, unless the CRD manifests at base did not serve it at that version (info) or head's still serve it " +
 		"(a warning: its Go type moved out of the repository).",
 	Why: "Go clients referring to the type stop compiling; a removed kind disappears from the API. A type used only " +
-		"by a removed field goes with that field, whose own finding covers the wire.",
+		"by a removed field goes with that field, whose own finding covers the wire. A type the release before base did not " +
+		"have in that version (added and removed again in one release cycle, e.g. a revert) is information.",
 	Fix: "Keep the type (deprecate it) until the API version is removed.",
 	Check: func(c *Context) {
 		var groups []string // of removed kinds: their manifests are read in one pass
@@ -959,7 +960,7 @@ var TypeRemoved = &Rule{
 						r.Hint = "Go clients referring to the type break; the wire is judged by the findings about the fields that used it"
 					}
 				}
-				c.Type(td, r)
+				c.Type(td, c.unreleasedType(td, r))
 			}
 		}
 	},

@@ -409,6 +409,27 @@ func (c *Context) unreleased(fd *model.FieldDiff, r Report, what string) Report 
 	return r
 }
 
+// unreleasedType makes finding r about base's type of td, when it is
+// above info, information if the release before base did not have the
+// type in its version package: a type added and removed again within
+// one release cycle (a revert) never reached a client.
+func (c *Context) unreleasedType(td *model.TypeDiff, r Report) Report {
+	if td.Base == nil {
+		return r
+	}
+	rel, ok := c.releaseToJudge(r)
+	if !ok {
+		return r
+	}
+	released, err := c.analyses.Release.TypeReleased(td.Pkg, td.Base.Name)
+	if err != nil || released {
+		return r
+	}
+	r.Severity = finding.Info
+	r.Message += fmt.Sprintf(" (never released: release %s did not have the type)", rel.Newest.Name)
+	return r
+}
+
 // releaseToJudge returns the release history when finding r, above info,
 // may be relaxed by what the release before base had; ok is false when r
 // is info already or there is no release to ask.
