@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"go/token"
 	"slices"
 	"strconv"
 	"strings"
@@ -829,7 +830,8 @@ var ListTypeChanged = &Rule{
 	ReleaseNote:  fixedNote("list type changed"),
 	Summary: "The list semantics server-side apply uses for an existing field changed: atomic, set, or map and its keys " +
 		"(from `+listType`/`+listMapKey`, else from `patchStrategy:\"merge\"` and `patchMergeKey`, else atomic). A warning from " +
-		"atomic to set or map (appliers keep working; existing items must be unique).",
+		"atomic to set or map (appliers keep working; existing items must be unique). Info when a list map only adds keys that are " +
+		"optional members new in its items, where items may leave a key out (not custom resources, whose keys must be required or defaulted).",
 	Why: "Server-side apply merges lists by these semantics; changing them changes field ownership and merge results. " +
 		"A marker that states what was already in effect (`+listType=atomic` on an unmarked list, `+listType=map` keyed by the " +
 		"existing patchMergeKey) changes nothing and is not reported.",
@@ -858,10 +860,72 @@ var ListTypeChanged = &Rule{
 				r.Message += "; from atomic to granular, appliers keep working (ownership of existing items is not inferred, so no conflict arises), " +
 					"but existing objects must hold unique items" + map[bool]string{true: " with their keys set", false: ""}[hl.Type == "map"]
 				r.Hint = "confirm that existing objects hold no duplicate items; keep atomic otherwise"
+			} else if added := newOptionalKeys(fd, bl, hl); added != nil && c.Policy(fd.Type.Pkg).OptionalMapKeys {
+				// kubernetes/api's ResourceClaimStatus.Devices gained the
+				// key shareID, a member new in its items: no existing item
+				// has it, and an absent key is no part of an item's
+				// identity, so every item keeps its key and the
+				// managed-fields paths recorded for it.
+				r.Severity = finding.Info
+				r.Message += fmt.Sprintf("; the added key %s is a new optional member of the items: no existing item has it, "+
+					"so each keeps its identity, and only items that set it may share the other keys", strings.Join(added, ", "))
+				r.Hint = ""
 			}
 			c.Field(fd, r)
 		}
 	},
+}
+
+// newOptionalKeys returns the keys head's list map adds to base's, when
+// base's keys are all kept and each added key is an optional member of
+// the items' struct (of the package) that base's struct did not have;
+// nil otherwise.
+func newOptionalKeys(fd *model.FieldDiff, bl, hl *model.ListSemantics) []string {
+	if bl == nil || hl == nil || bl.Type != "map" || hl.Type != "map" || len(bl.Keys) == 0 || len(hl.Keys) <= len(bl.Keys) {
+		return nil
+	}
+	for _, k := range bl.Keys {
+		if !slices.Contains(hl.Keys, k) {
+			return nil
+		}
+	}
+	pd := fd.Type.Pkg
+	be, he := localElem(pd.Base, fd.Base.TypeID), localElem(pd.Head, fd.Head.TypeID)
+	if be == nil || he == nil {
+		return nil
+	}
+	var added []string
+	for _, k := range hl.Keys {
+		if slices.Contains(bl.Keys, k) {
+			continue
+		}
+		if slices.ContainsFunc(be.Fields, func(f *model.Field) bool { return f.WireName() == k }) {
+			return nil // a member items may already set: their identity changes
+		}
+		i := slices.IndexFunc(he.Fields, func(f *model.Field) bool { return f.WireName() == k })
+		if i < 0 || contractOf(he.Fields[i]).Presence != model.Optional {
+			return nil
+		}
+		added = append(added, k)
+	}
+	return added
+}
+
+// localElem returns the struct of package p that a list's type names
+// ("[]Item", "[]*Item"), nil for any other type.
+func localElem(p *model.Package, typeID string) *model.Type {
+	name, ok := strings.CutPrefix(typeID, "[]")
+	if !ok || p == nil {
+		return nil
+	}
+	name = strings.TrimPrefix(name, "*")
+	if !token.IsIdentifier(name) {
+		return nil
+	}
+	if t := p.Type(name); t != nil && t.Kind == model.KindStruct {
+		return t
+	}
+	return nil
 }
 
 // listKind describes list semantics.

@@ -72,6 +72,11 @@ type Policy struct {
 	// that is not nullable (kubernetes/kubernetes#103011: server-side
 	// apply of a typed object with a nil pointer).
 	NullIsAbsent bool
+	// OptionalMapKeys: items of a list map may leave a key out (built-in
+	// and aggregated API servers; structured-merge-diff leaves an absent
+	// key out of the item's identity). A custom resource's schema must
+	// make every key required or defaulted.
+	OptionalMapKeys bool
 	// OptionalMarker: a new field that omitempty already makes optional
 	// in the schema must still say so with a marker (Gardener's checklist;
 	// kube-api-linter's optionalorrequired for CRDs). Without it, the
@@ -82,10 +87,11 @@ type Policy struct {
 
 // Policies are the profiles' policies.
 var Policies = map[model.Profile]Policy{
-	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true},
-	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true},
+	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true},
+	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
-		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true, NullIsAbsent: true},
+		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true, NullIsAbsent: true,
+		OptionalMapKeys: true},
 	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, RequiredValues: true, OptionalMarker: true,
 		SchemaDefaults: true, StatusByController: true},
 }
