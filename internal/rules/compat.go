@@ -161,7 +161,7 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values), or its value started or stopped travelling as a JSON string (the `,string` json option).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",

@@ -176,7 +176,7 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	ht, hs := h.resolve()
 	switch {
 	case bt == nil && ht == nil:
-		if bs != "" && bs == hs {
+		if bs != "" && (bs == hs || platformInt[bs] == hs || platformInt[hs] == bs) {
 			return shapeSame
 		}
 		// Basic types compare by name (int32 and int64 differ in range);
@@ -417,6 +417,13 @@ func splitMap(id string) (k, v string, ok bool) {
 	}
 	return "", "", false
 }
+
+// platformInt maps Go's platform-sized integers to their size on every
+// platform an API server or controller runs on (64-bit): int and int64
+// hold the same values, so a field that changes from one to the other
+// carries the same numbers (OpenShift's BuildConfigStatus.LastVersion,
+// int to int64, when it gained protobuf tags). int to int32 narrows.
+var platformInt = map[string]string{"int": "int64", "uint": "uint64"}
 
 // jsonKinds are the JSON forms of the types outside the repository whose
 // wire shape every Kubernetes API knows, and of Go's basic types.
