@@ -296,17 +296,26 @@ func newProtoFields(d *model.Diff) ([]*model.FieldDiff, map[string][]string) {
 			// them): no release had this struct.
 			continue
 		}
-		dir := td.Pkg.Head.Dir
+		dir, name := td.Pkg.Head.Dir, histName(td)
 		for _, fd := range td.Fields {
 			if fd.Base == nil && fd.Head.Proto != nil && !reservedAtBaseOrHead(td, fd.Head.Proto.Number) {
 				news = append(news, fd)
-				if !slices.Contains(structs[dir], td.Name()) {
-					structs[dir] = append(structs[dir], td.Name())
+				if !slices.Contains(structs[dir], name) {
+					structs[dir] = append(structs[dir], name)
 				}
 			}
 		}
 	}
 	return news, structs
+}
+
+// histName is the name a struct had at the releases: base's for a struct
+// renamed in this change.
+func histName(td *model.TypeDiff) string {
+	if td.Renamed && td.Base != nil {
+		return td.Base.Name
+	}
+	return td.Name()
 }
 
 // ProtoNumberPreviouslyUsed is PROTO_NUMBER_PREVIOUSLY_USED.
@@ -344,18 +353,18 @@ var ProtoNumberPreviouslyUsed = &Rule{
 		}
 		for _, fd := range news {
 			td, n := fd.Type, fd.Head.Proto.Number
-			dir := td.Pkg.Head.Dir
-			old, since, ok := numberReuse(h, dir, td.Name(), fd.Head)
+			dir, name := td.Pkg.Head.Dir, histName(td)
+			old, since, ok := numberReuse(h, dir, name, fd.Head)
 			if !ok {
 				continue
 			}
 			var others []lifecycle.Holder
-			for _, ho := range h.Holders(dir, td.Name(), n) {
+			for _, ho := range h.Holders(dir, name, n) {
 				if ho.Field == old.Field {
 					others = append(others, ho)
 				}
 			}
-			used := h.Numbers(dir, td.Name())
+			used := h.Numbers(dir, name)
 			for _, f := range td.Head.Fields {
 				if f.Proto != nil {
 					used = append(used, f.Proto.Number)
@@ -367,24 +376,24 @@ var ProtoNumberPreviouslyUsed = &Rule{
 				if i == maxListed {
 					break
 				}
-				rel = append(rel, finding.Related{Label: fmt.Sprintf("release %s: %s.%s = %d", ho.Tag, td.Name(), ho.Field, n)})
+				rel = append(rel, finding.Related{Label: fmt.Sprintf("release %s: %s.%s = %d", ho.Tag, name, ho.Field, n)})
 			}
 			tomb := fmt.Sprintf("`// %s is tombstoned to show why %d is reserved protobuf tag.` followed by its commented-out declaration from release %s",
 				old.Field, n, old.Tag)
-			if typ, tag, err := c.Release().FieldDecl(old.Tag, dir, td.Name(), old.Field); err == nil {
+			if typ, tag, err := c.Release().FieldDecl(old.Tag, dir, name, old.Field); err == nil {
 				tomb = fmt.Sprintf(":\n// %s is tombstoned to show why %d is reserved protobuf tag.\n// %s %s `%s`", old.Field, n, old.Field, typ, tag)
 			} else {
 				tomb = ": " + tomb
 			}
 			r := Report{
 				Message: fmt.Sprintf("%s.%s takes protobuf number %d, which %s.%s carried at release %s (removed without a tombstone)",
-					td.Name(), fd.Head.Name, n, td.Name(), old.Field, old.Tag),
+					td.Name(), fd.Head.Name, n, name, old.Field, old.Tag),
 				Hint:    fmt.Sprintf("use number %d instead, and reserve %d with the tombstone %s never got%s", next, n, old.Field, tomb),
 				Related: rel,
 			}
 			if c.Auditing() {
 				r.Message = fmt.Sprintf("%s.%s carries protobuf number %d, which %s.%s carried at release %s (removed without a tombstone)",
-					td.Name(), fd.Head.Name, n, td.Name(), old.Field, old.Tag)
+					td.Name(), fd.Head.Name, n, name, old.Field, old.Tag)
 				if since != "" {
 					r.Message += "; " + fd.Head.Name + " carries it since release " + since
 					r.Hint = fmt.Sprintf("the reuse shipped in release %s: clients of %s and earlier decode %d as %s, clients of %s and later as %s. "+
