@@ -394,15 +394,11 @@ func (e *History) ReleaseGroup(dir string) (*model.Group, error) {
 // when that release does not have it: for a field base has, it was added
 // after that release (never released yet).
 func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, err error) {
-	g, err := e.ReleaseGroup(fd.Type.Pkg.Group.Dir)
-	if err != nil {
+	p, err := e.releasePackage(fd.Type.Pkg)
+	if err != nil || p == nil {
 		return nil, false, err
 	}
-	typ := fd.Type.Name()
-	if fd.Type.Base != nil {
-		typ = fd.Type.Base.Name
-	}
-	t := lookupType(g, fd.Type.Pkg.Version, typ)
+	t := p.Type(baseTypeName(fd.Type))
 	if t == nil {
 		return nil, false, nil
 	}
@@ -414,6 +410,14 @@ func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, er
 	return f, f != nil, nil
 }
 
+// baseTypeName is the name of td's struct at base (at head when new).
+func baseTypeName(td *model.TypeDiff) string {
+	if td.Base != nil {
+		return td.Base.Name
+	}
+	return td.Name()
+}
+
 // Released reports whether the release before base contained the base
 // side of fd. A struct the release does not have counts as released when
 // some struct of the release's version package has a field of the same
@@ -423,23 +427,12 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 	if f, ok, err := e.ReleaseField(fd); err != nil || ok {
 		return ok && f != nil, err
 	}
-	g, err := e.ReleaseGroup(fd.Type.Pkg.Group.Dir)
-	if err != nil {
+	p, err := e.releasePackage(fd.Type.Pkg)
+	if err != nil || p == nil || fd.Base == nil {
 		return false, err
 	}
-	typ := fd.Type.Name()
-	if fd.Type.Base != nil {
-		typ = fd.Type.Base.Name
-	}
-	if lookupType(g, fd.Type.Pkg.Version, typ) != nil {
+	if p.Type(baseTypeName(fd.Type)) != nil {
 		return false, nil // the struct was released, without this field
-	}
-	if g == nil {
-		return false, nil
-	}
-	p := g.Version(fd.Type.Pkg.Version)
-	if p == nil || fd.Base == nil {
-		return false, nil
 	}
 	for _, t := range p.Types {
 		for _, f := range t.Fields {
@@ -452,14 +445,58 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 }
 
 // TypeReleased reports whether the release before base had type typ in
-// the version package of pd (its group directory, or a group of the same
-// name that moved since).
+// the version package of pd (see releasePackage).
 func (e *History) TypeReleased(pd *model.PackageDiff, typ string) (bool, error) {
-	g, err := e.ReleaseGroup(pd.Group.Dir)
-	if err != nil {
+	p, err := e.releasePackage(pd)
+	if err != nil || p == nil {
 		return false, err
 	}
-	return lookupType(g, pd.Version, typ) != nil, nil
+	return p.Type(typ) != nil, nil
+}
+
+// releasePackage returns the version package of pd (the internal package
+// for version "") as the release before base had it: in the group's
+// directory or the one it moved from in this change, else, for a group
+// that moved since the release (Cluster API moved its bootstrap and
+// control-plane groups under internal/api), in a group of the same API
+// group name. nil when the release had none.
+func (e *History) releasePackage(pd *model.PackageDiff) (*model.Package, error) {
+	dirs := []string{pd.Group.Dir}
+	if pd.Group.MovedFrom != "" {
+		dirs = append(dirs, pd.Group.MovedFrom)
+	}
+	for _, dir := range dirs {
+		g, err := e.ReleaseGroup(dir)
+		if err != nil {
+			return nil, err
+		}
+		if g != nil {
+			if p := g.Version(pd.Version); p != nil {
+				return p, nil
+			}
+		}
+	}
+	name := ""
+	if pd.Group.Base != nil {
+		name = pd.Group.Base.Name
+	} else if pd.Group.Head != nil {
+		name = pd.Group.Head.Name
+	}
+	if name == "" {
+		return nil, nil
+	}
+	m, err := e.ReleaseModel()
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range m.Groups {
+		if g.Name == name && !slices.Contains(dirs, g.Dir) {
+			if p := g.Version(pd.Version); p != nil {
+				return p, nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 // VersionReleased reports whether the release before base had the version
@@ -512,17 +549,6 @@ func protoNumber(f *model.Field) int {
 		return 0
 	}
 	return f.Proto.Number
-}
-
-func lookupType(g *model.Group, version, typ string) *model.Type {
-	if g == nil {
-		return nil
-	}
-	p := g.Version(version)
-	if p == nil {
-		return nil
-	}
-	return p.Type(typ)
 }
 
 func short(sha string) string {
