@@ -212,7 +212,9 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	}
 	bm, hm := s.members(bt), s.members(ht)
 	if bm == nil || hm == nil {
-		return shapeDifferent
+		// An inline member that could not be resolved (a type of a module
+		// outside the module cache): which members it brings is unknown.
+		return shapeUnknown
 	}
 	result := shapeSame
 	// In name order: the first difference is the one a message names.
