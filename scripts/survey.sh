@@ -13,6 +13,10 @@
 #             directory named apis (each against its first parent);
 #   k8sapi    release pairs v0.Y.0 -> v0.Y+1.0 of the newest 16 minors, and
 #             the newest 50 first-parent commits that touch a Go file;
+#   -D        deep: Gardener's API commits since 2021 instead of 18 months,
+#             k8s.io/api's newest 450 commits instead of 50, and each other
+#             project's newest 240 API commits instead of 40 (the eleventh
+#             session's survey of older history; a few thousand more runs);
 #   -o DIR    (repeatable) any other project, named after DIR's last
 #             element but "repo" and ".git" (a fetched snapshot's
 #             .../owner+name/repo is "owner+name"): release pairs
@@ -33,11 +37,13 @@ die() { echo "survey.sh: $*" >&2; exit 2; }
 BIN=""
 JOBS=2
 OTHERS=()
-usage="usage: survey.sh [-b BINARY] [-j JOBS] [-o OTHER_CLONE]... OUTDIR GARDENER_CLONE [K8S_API_CLONE]"
-while getopts "b:j:o:" o; do
+DEEP=""
+usage="usage: survey.sh [-b BINARY] [-j JOBS] [-D] [-o OTHER_CLONE]... OUTDIR GARDENER_CLONE [K8S_API_CLONE]"
+while getopts "b:j:Do:" o; do
 	case "$o" in
 	b) BIN=$OPTARG ;;
 	j) JOBS=$OPTARG ;;
+	D) DEEP=1 ;;
 	o) OTHERS+=("$OPTARG") ;;
 	*) die "$usage" ;;
 	esac
@@ -72,12 +78,16 @@ add() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" >>"$jobs
 
 pairs "$GARDENER" v1. 30 | while read -r a b; do add gardener release "$a..$b" "$GARDENER" "$a" "$b"; done
 since=$(git -C "$GARDENER" log -1 --format=%ct HEAD)
-since=$((since - 548 * 86400))
-git -C "$GARDENER" log --first-parent --since="@$since" --format=%H HEAD -- ':(glob)**/apis/**' |
+since=@$((since - 548 * 86400))
+k8s_commits=50 other_commits=40
+if [ -n "$DEEP" ]; then
+	since=2021-01-01 k8s_commits=450 other_commits=240
+fi
+git -C "$GARDENER" log --first-parent --since="$since" --format=%H HEAD -- ':(glob)**/apis/**' |
 	while read -r c; do add gardener pr "${c:0:12}" "$GARDENER" "$c~1" "$c"; done
 if [ -n "$K8SAPI" ]; then
 	pairs "$K8SAPI" v0. 16 | while read -r a b; do add k8sapi release "$a..$b" "$K8SAPI" "$a" "$b"; done
-	git -C "$K8SAPI" log --first-parent -n 50 --format=%H HEAD -- '*.go' |
+	git -C "$K8SAPI" log --first-parent -n "$k8s_commits" --format=%H HEAD -- '*.go' |
 		while read -r c; do add k8sapi pr "${c:0:12}" "$K8SAPI" "$c~1" "$c"; done
 fi
 for r in "${OTHERS[@]}"; do
@@ -89,7 +99,7 @@ for r in "${OTHERS[@]}"; do
 	{ git -C "$r" tag -l 'v*' | grep -E '^v[0-9]+\.[0-9]+\.0$' || true; } | sort -V | tail -n 11 |
 		awk 'NR > 1 { print prev, $0 } { prev = $0 }' |
 		while read -r a b; do add "$name" release "$a..$b" "$r" "$a" "$b"; done
-	git -C "$r" log --first-parent -n 40 --format=%H HEAD -- ':(glob)**/api/**' ':(glob)**/apis/**' |
+	git -C "$r" log --first-parent -n "$other_commits" --format=%H HEAD -- ':(glob)**/api/**' ':(glob)**/apis/**' |
 		while read -r c; do add "$name" pr "${c:0:12}" "$r" "$c~1" "$c"; done
 done
 total=$(wc -l <"$jobs_file")
