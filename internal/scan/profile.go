@@ -16,10 +16,13 @@ import (
 //     requires github.com/gardener/gardener (Gardener and its extensions);
 //   - kubernetes: a module is k8s.io/... (k8s.io/api, k8s.io/kubernetes and
 //     its staging repositories);
-//   - crd: the API packages carry +kubebuilder markers or no protobuf tags
-//     (kubebuilder/controller-runtime projects);
-//   - otherwise (protobuf-tagged APIs of another project) kubernetes, whose
-//     conventions such projects follow.
+//   - crd: the API packages carry +kubebuilder markers, or no version
+//     package has both protobuf tags and a .proto file beside it
+//     (kubebuilder/controller-runtime projects; Tekton copied Kubernetes'
+//     container types, protobuf tags and all, into CRDs that serve no
+//     protobuf);
+//   - otherwise (protobuf-served APIs of another project, generated.proto
+//     committed) kubernetes, whose conventions such projects follow.
 func (s *state) DetectProfile(m *model.Model) model.Profile {
 	for _, f := range s.mods.byDir {
 		mod := f.Module.Mod.Path
@@ -37,10 +40,16 @@ func (s *state) DetectProfile(m *model.Model) model.Profile {
 			return model.ProfileKubernetes
 		}
 	}
+	protoDirs := map[string]bool{}
+	for _, f := range s.files {
+		if strings.HasSuffix(f, ".proto") {
+			protoDirs[path.Dir(f)] = true
+		}
+	}
 	protobuf := false
 	for _, g := range m.Groups {
 		for _, p := range g.Versions {
-			if p.HasProtobuf() {
+			if protoDirs[p.Dir] && p.HasProtobuf() {
 				protobuf = true
 			}
 		}

@@ -209,7 +209,9 @@ func TestReuseFollowsProfile(t *testing.T) {
 	base := mapSource{
 		"go.mod":                 "module example.com/repo\n\ngo 1.22\n",
 		"pkg/apis/a/v1/types.go": "// +groupName=a.example.com\npackage v1\n\ntype Spec struct {\n\tN *string `json:\"n,omitempty\" protobuf:\"bytes,1,opt,name=n\"`\n}\n",
-		"pkg/apis/b/v1/types.go": "// +groupName=b.example.com\npackage v1\n\ntype Spec struct {\n\tN *string `json:\"n,omitempty\" protobuf:\"bytes,1,opt,name=n\"`\n}\n",
+		// Served over protobuf (a .proto beside the tags): kubernetes.
+		"pkg/apis/a/v1/generated.proto": "syntax = \"proto2\";\n",
+		"pkg/apis/b/v1/types.go":        "// +groupName=b.example.com\npackage v1\n\ntype Spec struct {\n\tN *string `json:\"n,omitempty\" protobuf:\"bytes,1,opt,name=n\"`\n}\n",
 	}
 	head := maps.Clone(base)
 	head["pkg/apis/b/v1/types.go"] = strings.Replace(base["pkg/apis/b/v1/types.go"], "type Spec", "// +kubebuilder:object:root=true\ntype Spec", 1)

@@ -93,6 +93,7 @@ func baseRepo() mapSource {
 		"pkg/apis/core/types.go":                         "package core\n\ntype Shoot struct{ Spec ShootSpec }\n\ntype ShootSpec struct{ Purpose *string }\n",
 		"pkg/apis/core/v1beta1/doc.go":                   "// +k8s:deepcopy-gen=package\n\n// +groupName=core.gardener.cloud\npackage v1beta1\n",
 		"pkg/apis/core/v1beta1/types.go":                 shootTypes,
+		"pkg/apis/core/v1beta1/generated.proto":          "syntax = \"proto2\";\n",
 		"pkg/apis/core/v1beta1/zz_generated.deepcopy.go": "package v1beta1\n\ntype NotScanned struct{}\n",
 		"pkg/apis/core/v1beta1/types_test.go":            "package v1beta1\n\ntype AlsoNotScanned struct{}\n",
 		"pkg/apis/core/helper/helper.go":                 "package helper\n",
@@ -323,12 +324,15 @@ func TestProfileAndMaturity(t *testing.T) {
 	types := "// +groupName=core.example.cloud\npackage %s\n\n// Spec is a spec.\ntype Spec struct {\n\t// This is an alpha field and requires enabling the Foo feature gate.\n\t// +optional\n\tFoo *string `json:\"foo,omitempty\" protobuf:\"bytes,1,opt,name=foo\"`\n}\n"
 	files := func(mod, extra string) mapSource {
 		return mapSource{
-			"go.mod":                          "module " + mod + "\n\ngo 1.22\n" + extra,
-			"pkg/apis/core/v1/types.go":       fmt.Sprintf(types, "v1"),
-			"pkg/apis/core/v1beta1/types.go":  fmt.Sprintf(types, "v1beta1"),
-			"pkg/apis/core/v1alpha1/types.go": fmt.Sprintf(types, "v1alpha1"),
+			"go.mod":                           "module " + mod + "\n\ngo 1.22\n" + extra,
+			"pkg/apis/core/v1/types.go":        fmt.Sprintf(types, "v1"),
+			"pkg/apis/core/v1/generated.proto": "syntax = \"proto2\";\n",
+			"pkg/apis/core/v1beta1/types.go":   fmt.Sprintf(types, "v1beta1"),
+			"pkg/apis/core/v1alpha1/types.go":  fmt.Sprintf(types, "v1alpha1"),
 		}
 	}
+	noProto := files("example.com/copied", "")
+	delete(noProto, "pkg/apis/core/v1/generated.proto")
 	for _, c := range []struct {
 		src  mapSource
 		want model.Profile
@@ -336,7 +340,10 @@ func TestProfileAndMaturity(t *testing.T) {
 		{files("github.com/gardener/gardener-extension-x", ""), model.ProfileGardener},
 		{files("example.com/ext", "require github.com/gardener/gardener v1.100.0\n"), model.ProfileGardener},
 		{files("k8s.io/api", ""), model.ProfileKubernetes},
-		{files("example.com/other", ""), model.ProfileKubernetes}, // protobuf tags, no kubebuilder
+		{files("example.com/other", ""), model.ProfileKubernetes}, // protobuf tags and a .proto file, no kubebuilder
+		// Protobuf tags without a .proto file beside them (Tekton copied
+		// Kubernetes' container types into its CRDs): no protobuf served.
+		{noProto, model.ProfileCRD},
 	} {
 		m, err := scan.Scan(c.src, scan.Options{})
 		if err != nil {
