@@ -197,12 +197,28 @@ type parsedFile struct {
 
 // Scannable reports whether the file at repo-relative, slash-separated
 // path p is Go code the scanner reads: a .go file that is neither a test
-// nor generated (zz_generated*, *.pb.go, generated.*), outside vendor/,
-// testdata/ and directories starting with "." or "_". A generated copy of
-// a types file (zz_generated.function_types.go: crossplane generates its
-// v1beta1 types from v1's) declares API types and is read. The lifecycle
-// usage search applies the same filter.
+// nor the output of a generator that declares no API types (deepcopy,
+// conversion, defaults, openapi and the like: see generatedWithoutTypes;
+// *.pb.go, generated.*), outside vendor/, testdata/ and directories
+// starting with "." or "_". Any other zz_generated file is read: a
+// generated copy of types files declares API types (crossplane generates
+// its v1beta1 types from v1's: zz_generated.function_types.go,
+// zz_generated.composition_common.go, zz_generated.meta.go). The
+// lifecycle usage search applies the same filter.
 func Scannable(p string) bool { return scannable(p) }
+
+// generatedWithoutTypes are the zz_generated outputs (the part after
+// "zz_generated." up to ".go", or its first word) of the generators that
+// write methods, functions and variables only: deepcopy-gen,
+// conversion-gen, defaulter-gen, openapi-gen, register-gen,
+// prerelease-lifecycle-gen, validation-gen, the model-name and swagger-doc
+// generators, controller-gen's markerhelp, and crossplane's angryjet
+// (managed, managedlist, resolvers).
+var generatedWithoutTypes = map[string]bool{
+	"deepcopy": true, "conversion": true, "defaults": true, "openapi": true, "register": true,
+	"prerelease-lifecycle": true, "validations": true, "model_name": true, "swagger_doc_generated": true,
+	"markerhelp": true, "managed": true, "managedlist": true, "resolvers": true,
+}
 
 // scannable reports whether a Go file is part of the API surface we read.
 func scannable(p string) bool {
@@ -210,9 +226,15 @@ func scannable(p string) bool {
 	if !strings.HasSuffix(base, ".go") || strings.HasSuffix(base, "_test.go") {
 		return false
 	}
-	if strings.HasPrefix(base, "zz_generated") && !strings.HasSuffix(base, "_types.go") || strings.HasSuffix(base, ".pb.go") ||
-		strings.HasPrefix(base, "generated.") {
+	if strings.HasSuffix(base, ".pb.go") || strings.HasPrefix(base, "generated.") {
 		return false
+	}
+	if rest, ok := strings.CutPrefix(base, "zz_generated"); ok {
+		name := strings.TrimLeft(strings.TrimSuffix(rest, ".go"), "._")
+		first, _, _ := strings.Cut(name, "_") // conversion_legacy
+		if name == "" || generatedWithoutTypes[name] || generatedWithoutTypes[first] {
+			return false
+		}
 	}
 	for _, seg := range strings.Split(path.Dir(p), "/") {
 		if seg == "vendor" || seg == "testdata" || (strings.HasPrefix(seg, ".") && seg != ".") || strings.HasPrefix(seg, "_") {

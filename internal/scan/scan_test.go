@@ -709,7 +709,7 @@ func TestScanOnly(t *testing.T) {
 	}
 }
 
-// Generated code is not read, but a generated copy of a types file is:
+// The known generators' output is not read, any other generated file is:
 // crossplane generates its v1beta1 API types from v1's.
 func TestScannable(t *testing.T) {
 	for p, want := range map[string]bool{
@@ -725,6 +725,20 @@ func TestScannable(t *testing.T) {
 		"pkg/apis/core/v1/testdata/types.go":                    false,
 		"apis/ec2/v1beta1/zz_instance_types.go":                 true,
 		"pkg/apis/core/v1/zz_generated.prerelease-lifecycle.go": false,
+		// crossplane's generated copies of v1 types files declare types
+		// whatever their names (v1.12: composition_common, meta).
+		"apis/apiextensions/v1beta1/zz_generated.composition_common.go":     true,
+		"apis/apiextensions/v1beta1/zz_generated.composition_transforms.go": true,
+		"apis/pkg/meta/v1alpha1/zz_generated.meta.go":                       true,
+		"pkg/apis/core/v1/zz_generated.conversion_legacy.go":                false,
+		"pkg/apis/core/v1/zz_generated.defaults.go":                         false,
+		"pkg/apis/core/v1/zz_generated.openapi.go":                          false,
+		"pkg/apis/core/v1/zz_generated.register.go":                         false,
+		"pkg/apis/core/v1/zz_generated.validations.go":                      false,
+		"config/v1/zz_generated.swagger_doc_generated.go":                   false,
+		"apis/ec2/v1beta1/zz_generated.managed.go":                          false,
+		"apis/ec2/v1beta1/zz_generated.resolvers.go":                        false,
+		"pkg/util/zz_generated.go":                                          false,
 	} {
 		if got := scan.Scannable(p); got != want {
 			t.Errorf("Scannable(%q) = %v, want %v", p, got, want)
