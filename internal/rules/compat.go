@@ -606,6 +606,9 @@ var FieldBecameRequired = &Rule{
 				continue // the server's: a stored object always has a name
 			}
 			bc, hc := contractOf(fd.Base), contractOf(fd.Head)
+			if hc.Name == "-" {
+				continue // no longer serialised at all: JSON_NAME_CHANGED's
+			}
 			var what []string
 			if bc.Presence == model.Optional && hc.Presence == model.Required {
 				what = append(what, "required in the schema ("+requiredWhy(fd.Head)+")")
