@@ -24,7 +24,8 @@ var VersionSkew = &Rule{
 		"backport into a restructured older version), an internal field renamed in place after an external version's name, and " +
 		"same-named structs that no common kind reaches (versions serving different kinds), a member head still promotes through " +
 		"an inline embedded struct. Info for a version whose hand-written conversion of the type (Convert_…, conversion-gen " +
-		"style) the change added or rewrote: its author handled the difference.",
+		"style) the change added or rewrote: its author handled the difference. Under the \"newest\" policy (crd profile) a field " +
+		"added to the newest versions only, or removed from older versions only, is no skew: older versions are frozen.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
 	Fix: "Make the same change in the internal version and every external version of the group (and adapt conversions).",
@@ -93,6 +94,31 @@ func olderOnly(got, missed []skewPV) []skewPV {
 	var out []skewPV
 	for _, m := range missed {
 		if v := m.version(); v == "" || !model.VersionLess(v, newest) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// newerKept drops, under the "newest" policy, the versions that kept a
+// field that older versions lost: newer than every version it was
+// removed from (Karpenter removed TerminationGracePeriod from v1beta1 and
+// kept it in v1). A newer version may have fields the older ones lack;
+// the removal itself is the removal rules' to judge. The internal version
+// still must follow.
+func newerKept(got, missed []skewPV) []skewPV {
+	newest := ""
+	for _, g := range got {
+		if v := g.version(); v != "" && (newest == "" || model.VersionLess(newest, v)) {
+			newest = v
+		}
+	}
+	if newest == "" {
+		return missed
+	}
+	var out []skewPV
+	for _, m := range missed {
+		if v := m.version(); v == "" || !model.VersionLess(newest, v) {
 			out = append(out, m)
 		}
 	}
@@ -341,8 +367,12 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 					}
 					missed = append(missed, x)
 				}
-				if added && c.VersionSkewPolicy(gd) == "newest" {
-					missed = olderOnly(got, missed)
+				if c.VersionSkewPolicy(gd) == "newest" {
+					if added {
+						missed = olderOnly(got, missed)
+					} else {
+						missed = newerKept(got, missed)
+					}
 				}
 				// A version whose hand-written conversion of the type this
 				// change added or rewrote: its author handled the
