@@ -505,43 +505,11 @@ func (e *History) releasePackage(pd *model.PackageDiff) (*model.Package, error) 
 // release does not have, or had without types, is under development:
 // nothing outside the repository depends on it yet.
 func (e *History) VersionReleased(pd *model.PackageDiff) (bool, error) {
-	dirs := []string{pd.Group.Dir}
-	if pd.Group.MovedFrom != "" {
-		dirs = append(dirs, pd.Group.MovedFrom)
-	}
-	for _, dir := range dirs {
-		g, err := e.ReleaseGroup(dir)
-		if err != nil {
-			return false, err
-		}
-		if g == nil {
-			continue
-		}
-		if p := g.Version(pd.Version); p != nil && len(p.Types) > 0 {
-			return true, nil
-		}
-	}
-	// Not where the group is now: the whole release, for a group that
-	// moved since it.
-	m, err := e.ReleaseModel()
-	if err != nil {
+	p, err := e.releasePackage(pd)
+	if err != nil || p == nil {
 		return false, err
 	}
-	for _, g := range m.Groups {
-		name := ""
-		if pd.Group.Head != nil {
-			name = pd.Group.Head.Name
-		} else if pd.Group.Base != nil {
-			name = pd.Group.Base.Name
-		}
-		if !slices.Contains(dirs, g.Dir) && (name == "" || g.Name != name) {
-			continue
-		}
-		if p := g.Version(pd.Version); p != nil && len(p.Types) > 0 {
-			return true, nil // (a package without types shipped nothing)
-		}
-	}
-	return false, nil
+	return len(p.Types) > 0, nil // a package without types shipped nothing
 }
 
 func protoNumber(f *model.Field) int {

@@ -78,35 +78,15 @@ func changeKey(added bool, name string) string {
 	return "-" + name
 }
 
-// olderOnly drops, under the "newest" policy, the versions that missed an
-// added field because they are older than the newest version that got it:
-// older versions are frozen. The internal version still must get it.
-func olderOnly(got, missed []skewPV) []skewPV {
-	newest := ""
-	for _, g := range got {
-		if v := g.version(); v != "" && (newest == "" || model.VersionLess(newest, v)) {
-			newest = v
-		}
-	}
-	if newest == "" {
-		return missed
-	}
-	var out []skewPV
-	for _, m := range missed {
-		if v := m.version(); v == "" || !model.VersionLess(v, newest) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// newerKept drops, under the "newest" policy, the versions that kept a
-// field that older versions lost: newer than every version it was
-// removed from (Karpenter removed TerminationGracePeriod from v1beta1 and
-// kept it in v1). A newer version may have fields the older ones lack;
-// the removal itself is the removal rules' to judge. The internal version
+// newestAllows drops, under the "newest" policy, the versions whose
+// difference the policy allows: for an added field, the versions older
+// than the newest version that got it (older versions are frozen); for a
+// removed one, the versions newer than every version it was removed from
+// (Karpenter removed TerminationGracePeriod from v1beta1 and kept it in
+// v1: a newer version may have fields the older ones lack, and the
+// removal itself is the removal rules' to judge). The internal version
 // still must follow.
-func newerKept(got, missed []skewPV) []skewPV {
+func newestAllows(got, missed []skewPV, added bool) []skewPV {
 	newest := ""
 	for _, g := range got {
 		if v := g.version(); v != "" && (newest == "" || model.VersionLess(newest, v)) {
@@ -118,7 +98,9 @@ func newerKept(got, missed []skewPV) []skewPV {
 	}
 	var out []skewPV
 	for _, m := range missed {
-		if v := m.version(); v == "" || !model.VersionLess(newest, v) {
+		v := m.version()
+		allowed := v != "" && (added && model.VersionLess(v, newest) || !added && model.VersionLess(newest, v))
+		if !allowed {
 			out = append(out, m)
 		}
 	}
@@ -368,11 +350,7 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 					missed = append(missed, x)
 				}
 				if c.VersionSkewPolicy(gd) == "newest" {
-					if added {
-						missed = olderOnly(got, missed)
-					} else {
-						missed = newerKept(got, missed)
-					}
+					missed = newestAllows(got, missed, added)
 				}
 				// A version whose hand-written conversion of the type this
 				// change added or rewrote: its author handled the
