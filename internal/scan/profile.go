@@ -16,13 +16,16 @@ import (
 //     requires github.com/gardener/gardener (Gardener and its extensions);
 //   - kubernetes: a module is k8s.io/... (k8s.io/api, k8s.io/kubernetes and
 //     its staging repositories);
-//   - crd: the API packages carry +kubebuilder markers, or no version
-//     package has both protobuf tags and a .proto file beside it
-//     (kubebuilder/controller-runtime projects; Tekton copied Kubernetes'
-//     container types, protobuf tags and all, into CRDs that serve no
-//     protobuf);
-//   - otherwise (protobuf-served APIs of another project, generated.proto
-//     committed) kubernetes, whose conventions such projects follow.
+//   - crd: the API packages carry +kubebuilder markers, or show no sign
+//     of an API server of their own: no version package has both protobuf
+//     tags and a .proto file beside it, and no group (but a component
+//     configuration) has an internal version (kubebuilder/controller-runtime
+//     projects; Tekton copied Kubernetes' container types, protobuf tags
+//     and all, into CRDs that serve no protobuf);
+//   - otherwise (APIs served by an API server of the project: protobuf
+//     with generated.proto committed, or internal versions as in
+//     k8s.io/sample-apiserver before it had a go.mod) kubernetes, whose
+//     conventions such projects follow.
 func (s *state) DetectProfile(m *model.Model) model.Profile {
 	for _, f := range s.mods.byDir {
 		mod := f.Module.Mod.Path
@@ -46,15 +49,21 @@ func (s *state) DetectProfile(m *model.Model) model.Profile {
 			protoDirs[path.Dir(f)] = true
 		}
 	}
-	protobuf := false
+	// An API server's signs: a version served over protobuf, or an
+	// internal version (the hub of an API server's conversions; CRDs
+	// have none).
+	apiServer := false
 	for _, g := range m.Groups {
+		if g.Internal != nil && g.Profile != model.ProfileComponentConfig {
+			apiServer = true
+		}
 		for _, p := range g.Versions {
 			if protoDirs[p.Dir] && p.HasProtobuf() {
-				protobuf = true
+				apiServer = true
 			}
 		}
 	}
-	if s.kubebuilder || !protobuf {
+	if s.kubebuilder || !apiServer {
 		return model.ProfileCRD
 	}
 	return model.ProfileKubernetes

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -333,6 +334,8 @@ func TestProfileAndMaturity(t *testing.T) {
 	}
 	noProto := files("example.com/copied", "")
 	delete(noProto, "pkg/apis/core/v1/generated.proto")
+	internal := maps.Clone(noProto)
+	internal["pkg/apis/core/types.go"] = "package core\n\n// Spec is a spec.\ntype Spec struct{ Foo *string }\n"
 	for _, c := range []struct {
 		src  mapSource
 		want model.Profile
@@ -344,6 +347,9 @@ func TestProfileAndMaturity(t *testing.T) {
 		// Protobuf tags without a .proto file beside them (Tekton copied
 		// Kubernetes' container types into its CRDs): no protobuf served.
 		{noProto, model.ProfileCRD},
+		// An internal version is an API server's conversion hub
+		// (k8s.io/sample-apiserver before it had a go.mod): kubernetes.
+		{internal, model.ProfileKubernetes},
 	} {
 		m, err := scan.Scan(c.src, scan.Options{})
 		if err != nil {
