@@ -210,12 +210,21 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		}
 		return s.compare(bt.with(bt.t.UnderlyingIdentity()), ht.with(ht.t.UnderlyingIdentity()))
 	}
-	bm, hm := s.members(bt), s.members(ht)
-	if bm == nil || hm == nil {
-		// An inline member that could not be resolved (a type of a module
-		// outside the module cache): which members it brings is unknown.
+	bm, bu, bok := s.members(bt)
+	hm, hu, hok := s.members(ht)
+	if !bok || !hok {
 		return shapeUnknown
 	}
+	// Inline members that could not be resolved (types of a module
+	// outside the module cache) bring members nobody knows. The same ones
+	// on both sides bring the same members, and the others still compare
+	// (Gardener's resource-manager configuration inlined component-base's
+	// ClientConnectionConfiguration on both sides and lost its own
+	// "namespace"); different ones make a member only one side has of
+	// unknown origin.
+	slices.Sort(bu)
+	slices.Sort(hu)
+	partial, unknown := !slices.Equal(slices.Compact(bu), slices.Compact(hu)), false
 	result := shapeSame
 	// In name order: the first difference is the one a message names.
 	for _, name := range slices.Sorted(maps.Keys(bm)) {
@@ -232,6 +241,8 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 				result = min(result, shapeDropsReserved)
 			case alphaGoes:
 				s.alphaGone = append(s.alphaGone, name)
+			case partial:
+				unknown = true // maybe in an inline member of head's
 			default:
 				return s.differ("member %q is gone", name)
 			}
@@ -269,11 +280,17 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	for _, name := range slices.Sorted(maps.Keys(hm)) {
 		hf := hm[name]
 		if _, ok := bm[name]; !ok {
-			if hf.presence == model.Required {
+			switch {
+			case partial:
+				unknown = true // maybe in an inline member of base's
+			case hf.presence == model.Required:
 				return s.differ("new member %q is required", name)
 			}
 			result = min(result, shapeSuperset)
 		}
+	}
+	if unknown {
+		result = min(result, shapeUnknown)
 	}
 	return result
 }
@@ -297,9 +314,11 @@ type member struct {
 	deprecated bool
 }
 
-// members are a struct's JSON members, inline fields flattened; nil when
-// an inline member cannot be resolved.
-func (s *shaper) members(t *resolvedType) map[string]member {
+// members are a struct's JSON members, inline fields flattened, and the
+// identities of the inline members that could not be resolved (their
+// members are unknown); ok is false when an inline member is no struct or
+// the nesting is too deep.
+func (s *shaper) members(t *resolvedType) (_ map[string]member, unresolved []string, ok bool) {
 	out := map[string]member{}
 	var walk func(t *resolvedType, depth int) bool
 	walk = func(t *resolvedType, depth int) bool {
@@ -318,6 +337,10 @@ func (s *shaper) members(t *resolvedType) map[string]member {
 						out["\x00"+c.Type] = member{side: t.with(c.Type), presence: model.Optional}
 						continue
 					}
+					if it == nil {
+						unresolved = append(unresolved, c.Type)
+						continue
+					}
 					return false
 				}
 				if !walk(it, depth+1) {
@@ -330,9 +353,9 @@ func (s *shaper) members(t *resolvedType) map[string]member {
 		return true
 	}
 	if !walk(t, 0) {
-		return nil
+		return nil, nil, false
 	}
-	return out
+	return out, unresolved, true
 }
 
 // resolvedType is a type declaration found in a model.
