@@ -50,11 +50,12 @@ func (s *state) DetectProfile(m *model.Model) model.Profile {
 		}
 	}
 	// An API server's signs: a version served over protobuf, or an
-	// internal version (the hub of an API server's conversions; CRDs
-	// have none).
+	// internal version (the hub of an API server's conversions, which
+	// declares the versions' kinds; CRDs have none, a CRD group's own
+	// package holds helpers at most: Tekton's Images and Options).
 	apiServer := false
 	for _, g := range m.Groups {
-		if g.Internal != nil && g.Profile != model.ProfileComponentConfig {
+		if g.Profile != model.ProfileComponentConfig && internalHub(g) {
 			apiServer = true
 		}
 		for _, p := range g.Versions {
@@ -117,6 +118,23 @@ func hasExportedType(d ast.Decl) bool {
 	for _, sp := range gd.Specs {
 		if ts, ok := sp.(*ast.TypeSpec); ok && ts.Name.IsExported() {
 			return true
+		}
+	}
+	return false
+}
+
+// internalHub reports whether a group's internal package declares a kind
+// of one of its versions: an internal version that conversions go
+// through.
+func internalHub(g *model.Group) bool {
+	if g.Internal == nil {
+		return false
+	}
+	for _, p := range g.Versions {
+		for _, t := range p.Types {
+			if t.RootKind && g.Internal.Type(t.Name) != nil {
+				return true
+			}
 		}
 	}
 	return false

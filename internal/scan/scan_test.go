@@ -334,8 +334,15 @@ func TestProfileAndMaturity(t *testing.T) {
 	}
 	noProto := files("example.com/copied", "")
 	delete(noProto, "pkg/apis/core/v1/generated.proto")
+	// An internal version declares the versions' kinds.
+	kind := "\n// Shoot is a kind.\n// +genclient\ntype Shoot struct {\n\tSpec Spec `json:\"spec\"`\n}\n"
 	internal := maps.Clone(noProto)
-	internal["pkg/apis/core/types.go"] = "package core\n\n// Spec is a spec.\ntype Spec struct{ Foo *string }\n"
+	internal["pkg/apis/core/types.go"] = "package core\n\n// Spec is a spec.\ntype Spec struct{ Foo *string }\n" + kind
+	internal["pkg/apis/core/v1/types.go"] += kind
+	// A CRD group's own package with helpers only (Tekton's Images).
+	helpers := maps.Clone(noProto)
+	helpers["pkg/apis/core/images.go"] = "package core\n\n// Images are images.\ntype Images struct{ Entrypoint string }\n"
+	helpers["pkg/apis/core/v1/types.go"] += kind
 	for _, c := range []struct {
 		src  mapSource
 		want model.Profile
@@ -350,6 +357,7 @@ func TestProfileAndMaturity(t *testing.T) {
 		// An internal version is an API server's conversion hub
 		// (k8s.io/sample-apiserver before it had a go.mod): kubernetes.
 		{internal, model.ProfileKubernetes},
+		{helpers, model.ProfileCRD},
 	} {
 		m, err := scan.Scan(c.src, scan.Options{})
 		if err != nil {
