@@ -317,6 +317,8 @@ type Other struct{}
 func TestAuditHistoryFindsReleasedReuse(t *testing.T) {
 	t.Parallel()
 	fx := gitfixture.FromTxtar(t, []byte(`
+-- r1@v1.1.0/pkg/apis/core/v1beta1/generated.proto --
+syntax = "proto2";
 -- r1@v1.1.0/pkg/apis/core/v1beta1/types.go --
 // +groupName=core.example.cloud
 package v1beta1
