@@ -179,7 +179,7 @@ func (sh *structHistory) close() {
 
 type histKey struct {
 	dir, typ string
-	n        int // over the n newest releases
+	from, n  int // over the releases from..n-1, newest first
 }
 
 // declKey names a tree (or a blob) and a type.
@@ -208,24 +208,25 @@ func (e *History) StructAt(dir, typ string) (StructHistory, error) {
 	}
 	e.structMu.Lock()
 	defer e.structMu.Unlock()
-	return e.structHistory(map[string][]string{dir: {typ}}, dir, typ, len(rel.All))
+	return e.structHistory(map[string][]string{dir: {typ}}, dir, typ, 0, len(rel.All))
 }
 
 // structHistory loads structs over the n newest releases and returns the
-// history of one of them.
-func (e *History) structHistory(structs map[string][]string, dir, typ string, n int) (StructHistory, error) {
+// history of one of them, from release from on (0 is the newest).
+func (e *History) structHistory(structs map[string][]string, dir, typ string, from, n int) (StructHistory, error) {
 	sh, err := e.loadStructs(structs, n)
 	if err != nil {
 		return StructHistory{}, err
 	}
-	key := histKey{dir, typ, n}
+	key := histKey{dir, typ, from, n}
 	if h, ok := sh.hists[key]; ok {
 		return h, nil
 	}
 	ref := e.refShape(dir, typ)
 	var h StructHistory
 	prev := ref
-	for i, t := range sh.tags[:n] {
+	for i := from; i < n; i++ {
+		t := sh.tags[i]
 		fs, file, ok := sh.structAt(i, dir, typ)
 		if !ok {
 			break
@@ -897,7 +898,7 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 	}
 	for _, d := range dirs {
 		for _, typ := range structs[d] {
-			sh, err := e.structHistory(structs, d, typ, len(rel.All))
+			sh, err := e.structHistory(structs, d, typ, 0, len(rel.All))
 			if err != nil {
 				return nil, err
 			}
@@ -973,7 +974,14 @@ func (e *History) LastReleases(fds []*model.FieldDiff) ([]ReleaseField, []bool, 
 		if fd.Base == nil || fd.Type.Base == nil || fd.Type.Pkg.Base == nil {
 			continue
 		}
-		sh, err := e.structHistory(structs, fd.Type.Pkg.Base.Dir, fd.Type.Base.Name, n)
+		// A struct renamed in this change: the releases after base may
+		// hold another struct under its old name (a new kind took it
+		// over), so its history starts at the release before base.
+		from := 0
+		if fd.Type.Renamed {
+			from = n - 1
+		}
+		sh, err := e.structHistory(structs, fd.Type.Pkg.Base.Dir, fd.Type.Base.Name, from, n)
 		if err != nil {
 			return nil, nil, err
 		}
