@@ -985,14 +985,38 @@ func (e *History) LastReleases(fds []*model.FieldDiff) ([]ReleaseField, []bool, 
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, rs := range sh.Releases {
-			if f, ok := rs.Field(fd.Base.Name); ok {
-				out[i], oks[i] = f, true
-				break
-			}
+		out[i], oks[i] = lastWith(sh, fd.Base.Name)
+		if oks[i] {
+			continue
 		}
+		// A group that moved after the release before base (etcd-druid's
+		// api/v1alpha1 became api/core/v1alpha1): that release has the
+		// struct in the directory the version package had then.
+		p, err := e.releasePackage(fd.Type.Pkg)
+		if err != nil {
+			return nil, nil, err
+		}
+		if p == nil || p.Dir == fd.Type.Pkg.Base.Dir {
+			continue
+		}
+		sh, err = e.structHistory(map[string][]string{p.Dir: {fd.Type.Base.Name}}, p.Dir, fd.Type.Base.Name, n-1, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[i], oks[i] = lastWith(sh, fd.Base.Name)
 	}
 	return out, oks, nil
+}
+
+// lastWith returns the field of the newest release of a struct's history
+// that has a field of that Go name.
+func lastWith(sh StructHistory, name string) (ReleaseField, bool) {
+	for _, rs := range sh.Releases {
+		if f, ok := rs.Field(name); ok {
+			return f, true
+		}
+	}
+	return ReleaseField{}, false
 }
 
 // FieldDecl returns the declaration of field of struct typ of package
