@@ -672,7 +672,8 @@ var VersionRemoved = &Rule{
 		"directory with the same group name is not a removal, and a version that head serves, with every kind of it, " +
 		"from another directory of the same group (moved or merged) is info, and so is a version that the CRD manifests " +
 		"at base did not serve for any of its kinds (a conversion package, a leftover); a version whose every kind head's CRD " +
-		"manifests still serve (its Go types moved to another module) is a warning.",
+		"manifests still serve (its Go types moved to another module) is a warning; a version the release before base did not " +
+		"have (added and removed within one release cycle) is info.",
 	Why: "Every client and every stored object of that version stops working; with protobuf, clients still " +
 		"hold its message definitions.",
 	Fix: "Keep serving the version until its deprecation period is over; announce the removal by deprecating its kinds first.",
@@ -740,7 +741,10 @@ var VersionRemoved = &Rule{
 					r.Message += "; every kind of it was deprecated at base, so the removal was announced"
 					r.Hint = "confirm the deprecation period is over and the removal is in the release note"
 				}
-				c.Package(pd, versionPos(gd, pd), r)
+				// A version the release before base did not have was
+				// never served by a release (external-secrets reverted
+				// main's new v1 to v0.15's API).
+				c.Package(pd, versionPos(gd, pd), c.releasedVersionOnly(pd, r))
 			}
 		}
 	},
