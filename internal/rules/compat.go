@@ -591,7 +591,8 @@ var FieldBecameRequired = &Rule{
 		"a nil pointer or the zero value of a type such as metav1.Time or runtime.RawExtension, where the API server decodes into Go types, which read null as absent " +
 		"(not custom resources, whose schema validation rejects null for a field that is not nullable); info for an optional member of a kind's " +
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
-		"any member of a status, whose controller ships with the CRD).",
+		"any member of a status, whose controller ships with the CRD; info when the release before base had the field as head has it: " +
+		"the change restores the released form).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
 		"Marking a field required that already was (no optional form at base) changes nothing and is not reported.",
 	Fix:    "Keep the field optional with omitempty.",
@@ -673,9 +674,33 @@ var FieldBecameRequired = &Rule{
 				r.Message += " (explicitly marked required: confirm that validation already rejected objects without it)"
 				r.Hint = "keep it only if the API server already required the field; otherwise keep it optional"
 			}
-			c.Field(fd, r)
+			c.Field(fd, c.restoresRelease(fd, r))
 		}
 	},
+}
+
+// restoresRelease makes finding r of FIELD_BECAME_REQUIRED, when it is
+// above info, information if the release before base had the field as
+// head has it, required and not omitted: the change reverts what base
+// loosened since that release, and no release ever served the optional
+// form (external-secrets reverted main to v0.15's API, whose
+// GCPWorkloadIdentity.ClusterName was required).
+func (c *Context) restoresRelease(fd *model.FieldDiff, r Report) Report {
+	rel, ok := c.releaseToJudge(r)
+	if !ok {
+		return r
+	}
+	rf, found, err := c.analyses.Release.ReleaseField(fd)
+	if err != nil || !found {
+		return r
+	}
+	rc, hc := contractOf(rf), contractOf(fd.Head)
+	if rc.Presence != hc.Presence || rc.Omit != hc.Omit {
+		return r
+	}
+	r.Severity = finding.Info
+	r.Message += fmt.Sprintf(" (as release %s had it: the change restores the released form)", rel.Newest.Name)
+	return r
 }
 
 // statusMember reports an API path that names a direct member of a
