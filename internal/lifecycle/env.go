@@ -398,7 +398,7 @@ func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, er
 	if err != nil || p == nil {
 		return nil, false, err
 	}
-	t := p.Type(baseTypeName(fd.Type))
+	t := p.Type(fd.Type.BaseName())
 	if t == nil {
 		return nil, false, nil
 	}
@@ -408,14 +408,6 @@ func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, er
 	}
 	f = t.Field(name)
 	return f, f != nil, nil
-}
-
-// baseTypeName is the name of td's struct at base (at head when new).
-func baseTypeName(td *model.TypeDiff) string {
-	if td.Base != nil {
-		return td.Base.Name
-	}
-	return td.Name()
 }
 
 // Released reports whether the release before base contained the base
@@ -431,7 +423,7 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 	if err != nil || p == nil || fd.Base == nil {
 		return false, err
 	}
-	if p.Type(baseTypeName(fd.Type)) != nil {
+	if p.Type(fd.Type.BaseName()) != nil {
 		return false, nil // the struct was released, without this field
 	}
 	for _, t := range p.Types {

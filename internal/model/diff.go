@@ -88,6 +88,15 @@ func (t *TypeDiff) Name() string {
 	return t.Base.Name
 }
 
+// BaseName is the struct's name at base (Name for a type new in head): the
+// name a type renamed in this change had at the releases.
+func (t *TypeDiff) BaseName() string {
+	if t.Base != nil {
+		return t.Base.Name
+	}
+	return t.Name()
+}
+
 // FieldDiff pairs one field. Base is nil for an added field, Head nil for
 // a removed one.
 type FieldDiff struct {

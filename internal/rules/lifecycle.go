@@ -296,7 +296,7 @@ func newProtoFields(d *model.Diff) ([]*model.FieldDiff, map[string][]string) {
 			// them): no release had this struct.
 			continue
 		}
-		dir, name := td.Pkg.Head.Dir, histName(td)
+		dir, name := td.Pkg.Head.Dir, td.BaseName()
 		for _, fd := range td.Fields {
 			if fd.Base == nil && fd.Head.Proto != nil && !reservedAtBaseOrHead(td, fd.Head.Proto.Number) {
 				news = append(news, fd)
@@ -307,15 +307,6 @@ func newProtoFields(d *model.Diff) ([]*model.FieldDiff, map[string][]string) {
 		}
 	}
 	return news, structs
-}
-
-// histName is the name a struct had at the releases: base's for a struct
-// renamed in this change.
-func histName(td *model.TypeDiff) string {
-	if td.Renamed && td.Base != nil {
-		return td.Base.Name
-	}
-	return td.Name()
 }
 
 // ProtoNumberPreviouslyUsed is PROTO_NUMBER_PREVIOUSLY_USED.
@@ -353,7 +344,7 @@ var ProtoNumberPreviouslyUsed = &Rule{
 		}
 		for _, fd := range news {
 			td, n := fd.Type, fd.Head.Proto.Number
-			dir, name := td.Pkg.Head.Dir, histName(td)
+			dir, name := td.Pkg.Head.Dir, td.BaseName()
 			old, since, ok := numberReuse(h, dir, name, fd.Head)
 			if !ok {
 				continue
