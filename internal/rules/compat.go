@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -686,21 +687,16 @@ var FieldBecameRequired = &Rule{
 // form (external-secrets reverted main to v0.15's API, whose
 // GCPWorkloadIdentity.ClusterName was required).
 func (c *Context) restoresRelease(fd *model.FieldDiff, r Report) Report {
-	rel, ok := c.releaseToJudge(r)
-	if !ok {
-		return r
-	}
-	rf, found, err := c.analyses.Release.ReleaseField(fd)
-	if err != nil || !found {
-		return r
-	}
-	rc, hc := contractOf(rf), contractOf(fd.Head)
-	if rc.Presence != hc.Presence || rc.Omit != hc.Omit {
-		return r
-	}
-	r.Severity = finding.Info
-	r.Message += fmt.Sprintf(" (as release %s had it: the change restores the released form)", rel.Newest.Name)
-	return r
+	return c.relaxByRelease(r, func() (bool, error) {
+		rf, found, err := c.analyses.Release.ReleaseField(fd)
+		if err != nil || !found {
+			return false, err
+		}
+		rc, hc := contractOf(rf), contractOf(fd.Head)
+		return rc.Presence == hc.Presence && rc.Omit == hc.Omit, nil
+	}, func(rel lifecycle.Release) string {
+		return fmt.Sprintf("as release %s had it: the change restores the released form", rel.Newest.Name)
+	})
 }
 
 // statusMember reports an API path that names a direct member of a

@@ -396,17 +396,12 @@ func (c *Context) unreleased(fd *model.FieldDiff, r Report, what string) Report 
 	if fd == nil || fd.Base == nil {
 		return r
 	}
-	rel, ok := c.releaseToJudge(r)
-	if !ok {
-		return r
-	}
-	released, err := c.analyses.Release.Released(fd)
-	if err != nil || released {
-		return r
-	}
-	r.Severity = finding.Info
-	r.Message += fmt.Sprintf(" (never released: release %s did not have %s)", rel.Newest.Name, what)
-	return r
+	return c.relaxByRelease(r, func() (bool, error) {
+		released, err := c.analyses.Release.Released(fd)
+		return !released, err
+	}, func(rel lifecycle.Release) string {
+		return fmt.Sprintf("never released: release %s did not have %s", rel.Newest.Name, what)
+	})
 }
 
 // unreleasedType makes finding r about base's type of td, when it is
@@ -417,16 +412,27 @@ func (c *Context) unreleasedType(td *model.TypeDiff, r Report) Report {
 	if td.Base == nil {
 		return r
 	}
+	return c.relaxByRelease(r, func() (bool, error) {
+		released, err := c.analyses.Release.TypeReleased(td.Pkg, td.Base.Name)
+		return !released, err
+	}, func(rel lifecycle.Release) string {
+		return fmt.Sprintf("never released: release %s did not have the type", rel.Newest.Name)
+	})
+}
+
+// relaxByRelease makes finding r information when it is above info, the
+// release before base is known and relax (asked only then) says that
+// release makes r no break; why, after the message, says how.
+func (c *Context) relaxByRelease(r Report, relax func() (bool, error), why func(rel lifecycle.Release) string) Report {
 	rel, ok := c.releaseToJudge(r)
 	if !ok {
 		return r
 	}
-	released, err := c.analyses.Release.TypeReleased(td.Pkg, td.Base.Name)
-	if err != nil || released {
+	if yes, err := relax(); err != nil || !yes {
 		return r
 	}
 	r.Severity = finding.Info
-	r.Message += fmt.Sprintf(" (never released: release %s did not have the type)", rel.Newest.Name)
+	r.Message += " (" + why(rel) + ")"
 	return r
 }
 
@@ -451,17 +457,12 @@ func (c *Context) releasedVersionOnly(pd *model.PackageDiff, r Report) Report {
 	if !pd.External() {
 		return r
 	}
-	rel, ok := c.releaseToJudge(r)
-	if !ok {
-		return r
-	}
-	released, err := c.analyses.Release.VersionReleased(pd)
-	if err != nil || released {
-		return r
-	}
-	r.Severity = finding.Info
-	r.Message += fmt.Sprintf(" (version under development: release %s did not have %s)", rel.Newest.Name, pd.Version)
-	return r
+	return c.relaxByRelease(r, func() (bool, error) {
+		released, err := c.analyses.Release.VersionReleased(pd)
+		return !released, err
+	}, func(rel lifecycle.Release) string {
+		return fmt.Sprintf("version under development: release %s did not have %s", rel.Newest.Name, pd.Version)
+	})
 }
 
 // Type reports on a type pair at its head position (for a removed type,
