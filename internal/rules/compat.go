@@ -585,6 +585,7 @@ var FieldBecameRequired = &Rule{
 	Alpha:        finding.Info,
 	Category:     CatCompat,
 	Severity:     finding.Error,
+	Relax:        relaxedToWarning,
 	Judges:       []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
 	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
@@ -593,7 +594,8 @@ var FieldBecameRequired = &Rule{
 		"(not custom resources, whose schema validation rejects null for a field that is not nullable); info for an optional member of a kind's " +
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
 		"any member of a status, whose controller ships with the CRD; info when the release before base had the field as head has it: " +
-		"the change restores the released form).",
+		"the change restores the released form; in a component configuration, which its component decodes from a file with no schema, " +
+		"info unless the field is marked required, and then at most a warning).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
 		"Marking a field required that already was (no optional form at base) changes nothing and is not reported.",
 	Fix:    "Keep the field optional with omitempty.",
@@ -636,6 +638,15 @@ var FieldBecameRequired = &Rule{
 				r.Message = fmt.Sprintf("field %s.%s, required at base already, is no longer omitted when empty (omitempty/omitzero removed): "+
 					"clients send its zero value instead of nothing, which validation rejected before as a missing field", fd.Type.Name(), fd.Name())
 				r.Hint = ""
+			} else if c.Policy(fd.Type.Pkg).ReadFromFiles && !fd.Head.Required() {
+				// A component configuration: the component decodes its
+				// file, which no schema validates, and Go's decoder reads
+				// a missing field and an explicit zero value alike (kwok
+				// dropped omitempty from struct-valued fields, as go vet
+				// advises since Go 1.24).
+				r.Severity = finding.Info
+				r.Message += " (a component configuration: its component decodes the file in Go, which requires no field and reads an explicit zero value as the absent one; its validation code decides what is required)"
+				r.Hint = "confirm the component's validation does not now require the field"
 			} else if fd.Head.Required() && c.Policy(fd.Type.Pkg).ValidatedInGo {
 				// Built-in types: the server validates in Go and does not
 				// enforce the schema's required list; the marker (and the

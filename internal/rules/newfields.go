@@ -21,7 +21,8 @@ var NewFieldNotPointer = &Rule{
 		"string, number or bool with omitempty (its zero value means unset); the crd profile accepts a value whose " +
 		"validation rules out the zero value, a struct with omitzero (kube-api-linter's optionalfields), and a field " +
 		"marked +required (its requiredfields; NEW_FIELD_NOT_OPTIONAL reports that it is required), and reports another " +
-		"optional string, number or bool with omitempty as a warning (the wire is safe; the pointer is the convention).",
+		"optional string, number or bool with omitempty, and any optional member of a kind's status (which only the controller " +
+		"that ships with the CRD writes), as a warning (the wire is safe; the pointer is the convention).",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
 		"the object write the zero value back.",
@@ -67,6 +68,11 @@ var NewFieldNotPointer = &Rule{
 				if pol.ScalarValuesConvention && optionalScalar(f) {
 					r.Severity = finding.Warning
 					r.Message += "; with omitempty its zero value is never sent, so the wire is safe, but kube-api-linter's optionalfields asks for a pointer unless validation rules out the zero value"
+				} else if pol.StatusByController && contractOf(f).Presence == model.Optional && c.inStatus(fd) {
+					// Only the controller writes status, and it ships with
+					// the CRD: no other client sends the zero value.
+					r.Severity = finding.Warning
+					r.Message += "; it is optional status, which only the controller that ships with the CRD writes, so no other client sends its zero value (kube-api-linter's optionalfields still asks for a pointer)"
 				}
 				c.Field(fd, r)
 			case model.NillUnknown:

@@ -83,12 +83,19 @@ type Policy struct {
 	// missing marker is documentation only: kube-openapi derives
 	// optionality from omitempty.
 	OptionalMarker bool
+	// ReadFromFiles: the group's objects are files its component decodes
+	// with Go's decoder (component configurations): no API server
+	// validates them against a schema, the decoder requires no field and
+	// reads an explicit zero value as the absent one, and what is required
+	// is the component's validation code's to say.
+	ReadFromFiles bool
 }
 
 // Policies are the profiles' policies.
 var Policies = map[model.Profile]Policy{
 	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true},
-	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true},
+	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true,
+		ReadFromFiles: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
 		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true, NullIsAbsent: true,
 		OptionalMapKeys: true},
