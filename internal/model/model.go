@@ -140,6 +140,11 @@ type Package struct {
 	// fingerprint of its source: a function new or rewritten in a change
 	// shows the change's author handled a difference between versions.
 	Conversions map[string]string `json:"conversions,omitempty"`
+	// ConversionGen is the import path the package's +k8s:conversion-gen=
+	// marker (above its package clause) names: the package conversion-gen
+	// generates its conversions to and from (the internal version); ""
+	// without one.
+	ConversionGen string `json:"conversionGen,omitempty"`
 
 	byName map[string]*Type
 }

@@ -24,7 +24,7 @@ var VersionSkew = &Rule{
 		"backport into a restructured older version), an internal field renamed in place after an external version's name, and " +
 		"same-named structs that no common kind reaches (versions serving different kinds), a member head still promotes through " +
 		"an inline embedded struct. Info for a version whose hand-written conversion of the type (Convert_…, conversion-gen " +
-		"style) the change added or rewrote: its author handled the difference. Under the \"newest\" policy (crd profile) a field " +
+		"style) the change added or rewrote, or whose +k8s:conversion-gen marker the change removed: its author handled the difference. Under the \"newest\" policy (crd profile) a field " +
 		"added to the newest versions only, or removed from older versions only, is no skew: older versions are frozen.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
@@ -37,6 +37,18 @@ var VersionSkew = &Rule{
 }
 
 func hasField(t *model.Type, name string) bool { return t != nil && t.Field(name) != nil }
+
+// droppedConversionGen describes the +k8s:conversion-gen marker the
+// change removed from the version's package, when it did: conversion-gen
+// no longer converts the version, its author converts it by hand
+// (descheduler #999 moved its internal DeschedulerPolicy to the next
+// version's shape and converted v1alpha1 in code); "" otherwise.
+func droppedConversionGen(x skewPV) string {
+	if x.pd.Base == nil || x.pd.Head == nil || x.pd.Base.ConversionGen == "" || x.pd.Head.ConversionGen != "" {
+		return ""
+	}
+	return "+k8s:conversion-gen=" + x.pd.Base.ConversionGen + " removed"
+}
 
 // newConversion names the hand-written conversion function of the
 // version's type that head has and base did not have in that form (new,
@@ -359,6 +371,11 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 				var handled []pv
 				var handledBy []string
 				missed = slices.DeleteFunc(missed, func(x pv) bool {
+					if fn := droppedConversionGen(x); fn != "" {
+						handled = append(handled, x)
+						handledBy = append(handledBy, fn)
+						return true
+					}
 					if fn := newConversion(x); fn != "" {
 						handled = append(handled, x)
 						handledBy = append(handledBy, fn)
@@ -391,12 +408,12 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 					Hint:    fmt.Sprintf("make the same change in %s (and adapt conversions)", label(missed)),
 				}
 				if len(missed) > 0 && len(handled) > 0 {
-					r.Message += fmt.Sprintf(" (%s: handled by the hand-written conversion this change wrote, %s)", label(handled), strings.Join(handledBy, ", "))
+					r.Message += fmt.Sprintf(" (%s: its conversion this change handled by hand: %s)", label(handled), strings.Join(handledBy, ", "))
 				}
 				if len(missed) == 0 {
 					r = Report{
 						Severity: finding.Info,
-						Message: fmt.Sprintf("field %s.%s was %s %s but not %s %s, whose hand-written conversion this change wrote (%s)",
+						Message: fmt.Sprintf("field %s.%s was %s %s but not %s %s, whose conversion this change handled by hand (%s)",
 							first.td.Head.Name, fname, verb, label(got), prep, label(handled), strings.Join(handledBy, ", ")),
 					}
 				}

@@ -20,6 +20,10 @@ import (
 
 var groupNameValue = regexp.MustCompile(`\+groupName\s*=\s*([A-Za-z0-9.\-]+)`)
 
+// conversionGenValue is a package's +k8s:conversion-gen=<import path>
+// (not the type-level =false, nor -external-types).
+var conversionGenValue = regexp.MustCompile(`(?m)^\+k8s:conversion-gen=([A-Za-z0-9._~/\-]+)\s*$`)
+
 // buildPackage translates the parsed files of dir into a model.Package.
 func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 	pkg := &model.Package{
@@ -54,6 +58,9 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 					break
 				}
 			}
+		}
+		if pkg.ConversionGen == "" {
+			pkg.ConversionGen = conversionGen(pf.file)
 		}
 		generated := ast.IsGenerated(pf.file)
 		for _, decl := range pf.file.Decls {
@@ -724,4 +731,23 @@ func jsonMethod(fd *ast.FuncDecl) (recv string, delegates bool) {
 		})
 	}
 	return id.Name, delegates
+}
+
+// conversionGen is the import path a file's +k8s:conversion-gen= marker
+// names in a comment above its package clause, where gengo reads package
+// markers; "" without one (a type's +k8s:conversion-gen=false is not a
+// package's).
+func conversionGen(f *ast.File) string {
+	for _, cg := range f.Comments {
+		if cg.End() > f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			text := strings.TrimSpace(strings.TrimPrefix(c.Text, "//"))
+			if m := conversionGenValue.FindStringSubmatch(text); m != nil && m[1] != "false" && m[1] != "true" {
+				return m[1]
+			}
+		}
+	}
+	return ""
 }
