@@ -93,7 +93,7 @@ type Policy struct {
 
 // Policies are the profiles' policies.
 var Policies = map[model.Profile]Policy{
-	model.ProfileGardener:        {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true},
+	model.ProfileGardener: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true},
 	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true,
 		ReadFromFiles: true},
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
