@@ -9,7 +9,9 @@
 // CRDs (a directory or file name containing "crd"), outside vendor/,
 // testdata/ and node_modules/, and not named for another group
 // (controller-gen's "<group>_<plural>.yaml"), read once per set of groups
-// asked for (bounded in count and bytes). A document is parsed only when its text
+// asked for (bounded in count and bytes); for a kind none of them
+// defines, the YAML files named after the kind (Knative's
+// config/core/resources/eventtype.yaml, "300-eventtype.yaml", plurals too). A document is parsed only when its text
 // names CustomResourceDefinition and one of the groups; one that does not
 // parse (a Helm template) is skipped. Several manifests of one kind count
 // together: a version any of them serves is served (KindServed.Versions),
@@ -48,6 +50,7 @@ type Manifests struct {
 
 	mu     sync.Mutex
 	loaded map[string]bool           // groups read
+	named  map[groupKind]bool        // kinds whose kind-named files were read
 	kinds  map[groupKind]*KindServed // what the manifests say
 	failed string                    // why nothing is known ("": the files were read)
 }
@@ -68,7 +71,7 @@ type KindServed struct {
 // New returns the manifests of src; nothing is read yet. A nil src has
 // none.
 func New(src Source) *Manifests {
-	return &Manifests{src: src, loaded: map[string]bool{}, kinds: map[groupKind]*KindServed{}}
+	return &Manifests{src: src, loaded: map[string]bool{}, named: map[groupKind]bool{}, kinds: map[groupKind]*KindServed{}}
 }
 
 // Kind returns what the manifests say about kind of group: ok is false
@@ -86,11 +89,84 @@ func (m *Manifests) Kind(group, kind string) (KindServed, bool) {
 	if m.failed != "" {
 		return KindServed{}, false
 	}
-	ks, ok := m.kinds[groupKind{group, kind}]
-	if !ok {
+	gk := groupKind{group, kind}
+	ks, ok := m.kinds[gk]
+	if !ok && !m.named[gk] {
+		m.named[gk] = true
+		m.loadNamed(gk)
+		ks, ok = m.kinds[gk]
+	}
+	if !ok || m.failed != "" {
 		return KindServed{}, false
 	}
 	return *ks, true
+}
+
+// maxNamed bounds the kind-named files read for one kind.
+const maxNamed = 32
+
+// loadNamed reads the YAML files named after kind k that are not
+// candidates (those were read): a manifest per kind, as Knative keeps
+// them; m.mu is held. Past maxNamed files, or when reading them fails,
+// the kind stays unknown (the other kinds' answers hold).
+func (m *Manifests) loadNamed(k groupKind) {
+	var files []string
+	for _, f := range m.src.Files() {
+		if named(f, k.kind) && !strings.Contains(strings.ToLower(f), "crd") && !excluded(f) {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	if len(files) > maxNamed {
+		return // a name too common to be a manifest's ("config"): the kind stays unknown
+	}
+	data, err := m.src.ReadFiles(files)
+	if err != nil {
+		return // the kind stays unknown; the other kinds' answers hold
+	}
+	for _, f := range files {
+		if len(data[f]) > maxBytes {
+			continue
+		}
+		m.read(f, data[f], []string{k.group})
+	}
+	if ks := m.kinds[k]; ks != nil {
+		sort.Strings(ks.Versions)
+		ks.Versions = slices.Compact(ks.Versions)
+		sort.Strings(ks.Everywhere)
+		ks.Everywhere = slices.Compact(ks.Everywhere)
+		sort.Strings(ks.Files)
+		ks.Files = slices.Compact(ks.Files)
+	}
+}
+
+// named reports whether YAML file f is named after kind: its base name,
+// without extension and "NNN-" ordering prefixes, is the kind or its
+// plural, in lower case.
+func named(f, kind string) bool {
+	ext := strings.ToLower(path.Ext(f))
+	if ext != ".yaml" && ext != ".yml" {
+		return false
+	}
+	name := strings.ToLower(strings.TrimSuffix(path.Base(f), path.Ext(f)))
+	for {
+		prefix, rest, ok := strings.Cut(name, "-")
+		if !ok || prefix == "" || strings.Trim(prefix, "0123456789") != "" {
+			break
+		}
+		name = rest
+	}
+	k := strings.ToLower(kind)
+	switch name {
+	case k, k + "s", k + "es":
+		return true
+	}
+	if stem, ok := strings.CutSuffix(k, "y"); ok && name == stem+"ies" {
+		return true
+	}
+	return false
 }
 
 // Unread says why the manifests could not be read ("" when they were,
@@ -180,18 +256,22 @@ func candidates(files []string) []string {
 		if ext != ".yaml" && ext != ".yml" || !strings.Contains(strings.ToLower(f), "crd") {
 			continue
 		}
-		skip := false
-		for _, seg := range strings.Split(path.Dir(f), "/") {
-			if seg == "vendor" || seg == "testdata" || seg == "node_modules" || strings.HasPrefix(seg, ".") && seg != "." {
-				skip = true
-				break
-			}
-		}
-		if !skip {
+		if !excluded(f) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// excluded reports a file in vendor/, testdata/, node_modules/ or a
+// hidden directory: never the repository's own manifests.
+func excluded(f string) bool {
+	for _, seg := range strings.Split(path.Dir(f), "/") {
+		if seg == "vendor" || seg == "testdata" || seg == "node_modules" || strings.HasPrefix(seg, ".") && seg != "." {
+			return true
+		}
+	}
+	return false
 }
 
 // namedGroup returns the API group a manifest's file name says it

@@ -66,6 +66,13 @@ func TestKind(t *testing.T) {
 		"docs/widgets.yaml":               "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v8}]}\n",
 		// a copy in a chart that serves less
 		"charts/x/crds/widgets.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v1, served: true}]}\n",
+		// a manifest per kind, named after it (Knative's), and a copy
+		// under an ordering prefix and the plural; not in vendor/
+		"config/core/resources/eventtype.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: EventType}, versions: [{name: v1beta2, served: true}, {name: v1beta3, served: false}]}\n",
+		"config/300-eventtypes.yml":            "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: EventType}, versions: [{name: v1beta2}]}\n",
+		"vendor/z/eventtype.yaml":              "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: EventType}, versions: [{name: v9}]}\n",
+		"config/policy.yaml":                   "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Policy}, versions: [{name: v1}]}\n",
+		"config/policies.yaml":                 "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Policy}, versions: [{name: v2}]}\n",
 	}}
 	m := New(src)
 	m.Load("widgets.example.com", "other.example.com")
@@ -74,14 +81,19 @@ func TestKind(t *testing.T) {
 		want        KindServed
 		ok          bool
 	}{
-		// served unset counts as served; vendor/ and files without "crd"
-		// in their path are not read.
+		// served unset counts as served; vendor/ is not read, nor are
+		// files without "crd" in their path for a kind that files with
+		// it define (docs/widgets.yaml).
 		// (Versions: some manifest serves it; Everywhere: all do)
 		{"widgets.example.com", "Widget", KindServed{Versions: []string{"v1", "v1alpha1"}, Files: []string{"charts/x/crds/widgets.yaml", "config/crd/bases/widgets.yaml"}, Everywhere: []string{"v1"}}, true},
 		{"other.example.com", "Widget", KindServed{Versions: []string{"v2"}, Files: []string{"config/crd/bases/widgets.yaml"}, Everywhere: []string{"v2"}}, true},
 		// a v1beta1 CRD's single version; the template does not parse
 		{"widgets.example.com", "Gadget", KindServed{Versions: []string{"v1beta1"}, Files: []string{"charts/x/crds/gadget.yml"}, Everywhere: []string{"v1beta1"}}, true},
 		{"widgets.example.com", "Sprocket", KindServed{}, false},
+		// no file with "crd" in its path defines it: the files named
+		// after the kind do
+		{"widgets.example.com", "EventType", KindServed{Versions: []string{"v1beta2"}, Files: []string{"config/300-eventtypes.yml", "config/core/resources/eventtype.yaml"}, Everywhere: []string{"v1beta2"}}, true},
+		{"widgets.example.com", "Policy", KindServed{Versions: []string{"v1", "v2"}, Files: []string{"config/policies.yaml", "config/policy.yaml"}, Everywhere: []string{}}, true},
 		{"third.example.com", "Widget", KindServed{}, false},
 	} {
 		got, ok := m.Kind(c.group, c.kind)
@@ -89,9 +101,12 @@ func TestKind(t *testing.T) {
 			t.Errorf("Kind(%s, %s) = %+v, %v; want %+v, %v", c.group, c.kind, got, ok, c.want, c.ok)
 		}
 	}
-	// Load read both groups at once; third.example.com was a second read.
-	if src.reads != 2 {
-		t.Errorf("%d reads, want 2", src.reads)
+	// Load read both groups at once; EventType's and Policy's files named
+	// after them were a read each (Sprocket has none: no read);
+	// third.example.com was a read, and docs/widgets.yaml, named after its
+	// Widget, one more.
+	if src.reads != 5 {
+		t.Errorf("%d reads, want 5", src.reads)
 	}
 }
 
@@ -166,5 +181,26 @@ func TestNamedGroup(t *testing.T) {
 	}}
 	if _, ok := New(src).Kind("widgets.example.com", "Widget"); ok || src.reads != 0 {
 		t.Errorf("a manifest named for another group was read (%d reads)", src.reads)
+	}
+}
+
+// TestNamedTooCommon: a kind named like too many files ("Config") stays
+// unknown, and the other kinds' answers hold.
+func TestNamedTooCommon(t *testing.T) {
+	src := &fakeSource{files: map[string]string{
+		"config/crd/widgets.yaml": widgets,
+	}}
+	for i := range maxNamed + 1 {
+		src.files[fmt.Sprintf("deploy/%d/config.yaml", i)] = "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Config}, versions: [{name: v1}]}\n"
+	}
+	m := New(src)
+	if ks, ok := m.Kind("widgets.example.com", "Config"); ok {
+		t.Errorf("Kind(Config) = %+v, want unknown past %d kind-named files", ks, maxNamed)
+	}
+	if ks, ok := m.Kind("widgets.example.com", "Widget"); !ok || !reflect.DeepEqual(ks.Everywhere, []string{"v1", "v1alpha1"}) {
+		t.Errorf("Kind(Widget) = %+v, %v after Config's lookup; want served v1 and v1alpha1", ks, ok)
+	}
+	if why := m.Unread(); why != "" {
+		t.Errorf("Unread = %q, want \"\"", why)
 	}
 }

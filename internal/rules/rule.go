@@ -174,7 +174,8 @@ func (r *Rule) Doc() finding.RuleDoc {
 		why += " A finding about a field that the release before base did not contain (never released) is info."
 	}
 	if r.ReleasedVersionOnly {
-		why += " A finding about a version that the release before base did not have (under development) is info."
+		why += " A finding about a version that the release before base did not have, or that no CRD manifest at base serves " +
+			"(under development), is info."
 	}
 	return finding.RuleDoc{
 		ID: r.ID, Category: string(r.Category), CategoryTitle: r.Category.Title(), Severity: r.Severity,
@@ -451,18 +452,46 @@ func (c *Context) releaseToJudge(r Report) (lifecycle.Release, bool) {
 }
 
 // releasedVersionOnly makes a finding of a ReleasedVersionOnly rule about
-// a version package that the release before base did not have
-// information.
+// a version package that the release before base did not have, or that
+// the API server did not serve at base, information.
 func (c *Context) releasedVersionOnly(pd *model.PackageDiff, r Report) Report {
 	if !pd.External() {
 		return r
 	}
-	return c.relaxByRelease(r, func() (bool, error) {
+	r = c.relaxByRelease(r, func() (bool, error) {
 		released, err := c.analyses.Release.VersionReleased(pd)
 		return !released, err
 	}, func(rel lifecycle.Release) string {
 		return fmt.Sprintf("version under development: release %s did not have %s", rel.Newest.Name, pd.Version)
 	})
+	return c.unservedVersion(pd, r)
+}
+
+// unservedVersion makes finding r, when it is above info, information if
+// the CRD manifests at base define every root kind of the version and
+// none serves it (Knative Eventing's v1beta3 EventType before its CRD
+// listed it): no client of the API server had the version at base, so
+// what changes in it is design. Without manifests, or for a version
+// without kinds, r is returned as it is.
+func (c *Context) unservedVersion(pd *model.PackageDiff, r Report) Report {
+	if sev := r.Severity; sev != 0 && sev <= finding.Info || sev == 0 && c.rule.Severity <= finding.Info {
+		return r
+	}
+	ms := c.analyses.Manifests
+	if pd.Base == nil || ms == nil {
+		return r
+	}
+	kinds := rootKinds(pd.Base)
+	if len(kinds) == 0 {
+		return r
+	}
+	why, ok := unservedKindsIn(c, ms, pd.Base.GroupName, pd.Base, kinds)
+	if !ok {
+		return r
+	}
+	r.Severity = finding.Info
+	r.Message += " (version under development: " + why + ")"
+	return r
 }
 
 // Type reports on a type pair at its head position (for a removed type,

@@ -739,12 +739,7 @@ var VersionRemoved = &Rule{
 						r.Hint = "keep serving the kinds until their deprecation period is over"
 					}
 				}
-				var kinds []string
-				for _, t := range pd.Base.Types {
-					if t.RootKind {
-						kinds = append(kinds, t.Name)
-					}
-				}
+				kinds := rootKinds(pd.Base)
 				if why, ok := unservedKinds(c, pd.Base.GroupName, pd.Base, kinds); ok {
 					r.Severity = finding.Info
 					r.Message += "; " + why
@@ -773,7 +768,22 @@ var VersionRemoved = &Rule{
 // kind X) goes by X's manifest. ok is false when anything is unknown: no
 // manifests in the run, a kind without a manifest, a version served.
 func unservedKinds(c *Context, group string, p *model.Package, kinds []string) (why string, ok bool) {
-	defined, served, files, ok := manifestsServe(c, false, group, p, kinds, false)
+	return unservedKindsIn(c, c.Manifests(), group, p, kinds)
+}
+
+// rootKinds are the names of p's root kinds, in p's order.
+func rootKinds(p *model.Package) []string {
+	var kinds []string
+	for _, t := range p.Types {
+		if t.RootKind {
+			kinds = append(kinds, t.Name)
+		}
+	}
+	return kinds
+}
+
+func unservedKindsIn(c *Context, ms *Manifests, group string, p *model.Package, kinds []string) (why string, ok bool) {
+	defined, served, files, ok := manifestsServe(c, ms, false, group, p, kinds, false)
 	if !ok {
 		return "", false
 	}
@@ -791,7 +801,7 @@ func unservedKinds(c *Context, group string, p *model.Package, kinds []string) (
 // version (the Go types moved out of the repository, as Kyverno's to its
 // kyverno/api module). ok is false when anything is unknown or not served.
 func servedAtHead(c *Context, group string, p *model.Package, kinds []string, what string) (why string, ok bool) {
-	defined, _, files, ok := manifestsServe(c, true, group, p, kinds, true)
+	defined, _, files, ok := manifestsServe(c, c.Manifests(), true, group, p, kinds, true)
 	if !ok {
 		return "", false
 	}
@@ -815,8 +825,7 @@ func loadManifests(c *Context, groups []string) {
 // serve and the manifests (at most maxListed named), sorted; ok is false
 // when anything is unknown or differs: no manifests in the run, no group,
 // no kinds, a kind without a manifest.
-func manifestsServe(c *Context, atHead bool, group string, p *model.Package, kinds []string, want bool) (defined, served, files []string, ok bool) {
-	ms := c.Manifests()
+func manifestsServe(c *Context, ms *Manifests, atHead bool, group string, p *model.Package, kinds []string, want bool) (defined, served, files []string, ok bool) {
 	if ms == nil || group == "" || len(kinds) == 0 {
 		return nil, nil, nil, false
 	}
