@@ -15,7 +15,11 @@ import (
 //   - gardener: a module of the repository is github.com/gardener/... or
 //     requires github.com/gardener/gardener (Gardener and its extensions);
 //   - kubernetes: a module is k8s.io/... (k8s.io/api, k8s.io/kubernetes and
-//     its staging repositories);
+//     its staging repositories), unless a kind carries a CRD generator's
+//     marker (+kubebuilder:object:root, :resource, :subresource,
+//     :storageversion: k8s.io/autoscaler's VerticalPodAutoscaler is a
+//     CRD; k8s.io/api has +kubebuilder validation markers on a few fields
+//     for the CRDs that embed them, and no such marker);
 //   - crd: the API packages carry +kubebuilder markers, or show no sign
 //     of an API server of their own: no version package has both protobuf
 //     tags and a .proto file beside it, and no group (but a component
@@ -39,7 +43,7 @@ func (s *state) DetectProfile(m *model.Model) model.Profile {
 		}
 	}
 	for _, f := range s.mods.byDir {
-		if strings.HasPrefix(f.Module.Mod.Path, "k8s.io/") {
+		if strings.HasPrefix(f.Module.Mod.Path, "k8s.io/") && s.crd&crdKindMarkers == 0 {
 			return model.ProfileKubernetes
 		}
 	}
@@ -64,7 +68,7 @@ func (s *state) DetectProfile(m *model.Model) model.Profile {
 			}
 		}
 	}
-	if s.kubebuilder || !apiServer {
+	if s.crd != 0 || !apiServer {
 		return model.ProfileCRD
 	}
 	return model.ProfileKubernetes
@@ -138,4 +142,35 @@ func internalHub(g *model.Group) bool {
 		}
 	}
 	return false
+}
+
+// crdSigns are what a group's version files say about CRDs.
+type crdSigns uint8
+
+const (
+	// kubebuilderMarkers: some +kubebuilder: marker.
+	kubebuilderMarkers crdSigns = 1 << iota
+	// crdKindMarkers: a marker only a kind that a CRD generator turns
+	// into a CustomResourceDefinition carries.
+	crdKindMarkers
+)
+
+// crdKindMarkerPrefixes are the markers of crdKindMarkers.
+var crdKindMarkerPrefixes = [][]byte{
+	[]byte("+kubebuilder:object:root=true"), []byte("+kubebuilder:resource"),
+	[]byte("+kubebuilder:subresource:"), []byte("+kubebuilder:storageversion"),
+}
+
+// crdSignsOf reads the CRD signs of one file's source.
+func crdSignsOf(src []byte) crdSigns {
+	if !bytes.Contains(src, []byte("+kubebuilder:")) {
+		return 0
+	}
+	signs := kubebuilderMarkers
+	for _, m := range crdKindMarkerPrefixes {
+		if bytes.Contains(src, m) {
+			return signs | crdKindMarkers
+		}
+	}
+	return signs
 }

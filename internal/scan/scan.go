@@ -175,9 +175,9 @@ type state struct {
 	// for those paths only.
 	parses *parseCache
 	share  map[string]bool
-	// kubebuilder is set when a version package's files carry
-	// +kubebuilder markers (DetectProfile).
-	kubebuilder bool
+	// crd is what the version packages' files say about CRDs
+	// (DetectProfile).
+	crd crdSigns
 
 	// record receives what this scan builds, reuse offers what another
 	// builds (see Reuse).
@@ -507,7 +507,7 @@ func (s *state) takeAll(m *model.Model, cands []*candidate) error {
 			build = append(build, c)
 			continue
 		}
-		s.kubebuilder = s.kubebuilder || b.kubebuilder
+		s.crd |= b.crd
 		s.notes = append(s.notes, b.notes...)
 		if b.group != nil {
 			if s.reused == nil {
@@ -526,7 +526,7 @@ func (s *state) takeAll(m *model.Model, cands []*candidate) error {
 // change: the configuration is validated against head).
 func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 	g := &model.Group{Dir: c.dir, Profile: c.profile}
-	kubebuilder := false // the group's version files carry +kubebuilder markers
+	var signs crdSigns // what the group's version files say about CRDs
 	for _, v := range c.versions {
 		// Kubernetes' split layout: pkg/apis/<group>/<version> holds
 		// only conversions and names the external types' package.
@@ -546,14 +546,15 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 		if g.Name == "" {
 			g.Name = pkg.GroupName
 		}
-		kubebuilder = kubebuilder || slices.ContainsFunc(pkg.Files, func(fp string) bool {
-			pf := s.parsed[fp]
-			return pf != nil && bytes.Contains(pf.src, []byte("+kubebuilder:"))
-		})
+		for _, fp := range pkg.Files {
+			if pf := s.parsed[fp]; pf != nil {
+				signs |= crdSignsOf(pf.src)
+			}
+		}
 	}
-	s.kubebuilder = s.kubebuilder || kubebuilder
+	s.crd |= signs
 	if s.building != nil {
-		s.building.kubebuilder = kubebuilder
+		s.building.crd = signs
 	}
 	if len(g.Versions) == 0 {
 		return nil, nil

@@ -343,10 +343,19 @@ func TestProfileAndMaturity(t *testing.T) {
 	helpers := maps.Clone(noProto)
 	helpers["pkg/apis/core/images.go"] = "package core\n\n// Images are images.\ntype Images struct{ Entrypoint string }\n"
 	helpers["pkg/apis/core/v1/types.go"] += kind
+	// A k8s.io module with validation markers on fields (k8s.io/api's
+	// for the CRDs that embed its types) stays kubernetes; one whose kinds
+	// carry a CRD generator's markers (k8s.io/autoscaler's VPA) is crd.
+	k8sValidation := files("k8s.io/api", "")
+	k8sValidation["pkg/apis/core/v1/types.go"] = strings.Replace(k8sValidation["pkg/apis/core/v1/types.go"], "\t// +optional\n", "\t// +optional\n\t// +kubebuilder:validation:MaxLength=256\n", 1)
+	k8sCRD := files("k8s.io/autoscaler/vertical-pod-autoscaler", "")
+	k8sCRD["pkg/apis/core/v1/types.go"] += "\n// VPA is a kind.\n// +kubebuilder:resource:shortName=vpa\n// +kubebuilder:subresource:status\ntype VPA struct {\n\tSpec Spec `json:\"spec\"`\n}\n"
 	for _, c := range []struct {
 		src  mapSource
 		want model.Profile
 	}{
+		{k8sValidation, model.ProfileKubernetes},
+		{k8sCRD, model.ProfileCRD},
 		{files("github.com/gardener/gardener-extension-x", ""), model.ProfileGardener},
 		{files("example.com/ext", "require github.com/gardener/gardener v1.100.0\n"), model.ProfileGardener},
 		{files("k8s.io/api", ""), model.ProfileKubernetes},
