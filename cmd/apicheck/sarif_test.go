@@ -23,6 +23,8 @@ go 1.22
 -- base/pkg/apis/core/v1beta1/doc.go --
 // +groupName=core.example.cloud
 package v1beta1
+-- base/pkg/apis/core/v1beta1/generated.proto --
+syntax = "proto2";
 -- base/pkg/apis/core/v1beta1/types.go --
 package v1beta1
 
