@@ -9,9 +9,10 @@
 // CRDs (a directory or file name containing "crd"), outside vendor/,
 // testdata/ and node_modules/, and not named for another group
 // (controller-gen's "<group>_<plural>.yaml"), read once per set of groups
-// asked for (bounded in count and bytes); for a kind none of them
-// defines, the YAML files named after the kind (Knative's
-// config/core/resources/eventtype.yaml, "300-eventtype.yaml", plurals too). A document is parsed only when its text
+// asked for (bounded in count and bytes); for a group none of them
+// defines a kind of, the YAML files named after the kind asked for
+// (Knative's config/core/resources/eventtype.yaml, "300-eventtype.yaml",
+// plurals too). A document is parsed only when its text
 // names CustomResourceDefinition and one of the groups; one that does not
 // parse (a Helm template) is skipped. Several manifests of one kind count
 // together: a version any of them serves is served (KindServed.Versions),
@@ -51,6 +52,7 @@ type Manifests struct {
 	mu     sync.Mutex
 	loaded map[string]bool           // groups read
 	named  map[groupKind]bool        // kinds whose kind-named files were read
+	inCRDs map[string]bool           // groups some file with "crd" in its path defines kinds of
 	kinds  map[groupKind]*KindServed // what the manifests say
 	failed string                    // why nothing is known ("": the files were read)
 }
@@ -71,7 +73,7 @@ type KindServed struct {
 // New returns the manifests of src; nothing is read yet. A nil src has
 // none.
 func New(src Source) *Manifests {
-	return &Manifests{src: src, loaded: map[string]bool{}, named: map[groupKind]bool{}, kinds: map[groupKind]*KindServed{}}
+	return &Manifests{src: src, loaded: map[string]bool{}, named: map[groupKind]bool{}, inCRDs: map[string]bool{}, kinds: map[groupKind]*KindServed{}}
 }
 
 // Kind returns what the manifests say about kind of group: ok is false
@@ -91,7 +93,7 @@ func (m *Manifests) Kind(group, kind string) (KindServed, bool) {
 	}
 	gk := groupKind{group, kind}
 	ks, ok := m.kinds[gk]
-	if !ok && !m.named[gk] {
+	if !ok && !m.named[gk] && !m.inCRDs[group] {
 		m.named[gk] = true
 		m.loadNamed(gk)
 		ks, ok = m.kinds[gk]
@@ -107,7 +109,10 @@ const maxNamed = 32
 
 // loadNamed reads the YAML files named after kind k that are not
 // candidates (those were read): a manifest per kind, as Knative keeps
-// them; m.mu is held. Past maxNamed files, or when reading them fails,
+// them; only for a group no candidate defines a kind of (a repository
+// keeps its manifests one way: Velero's CRDs are in config/crd, and its
+// design/CLI/PoC/base/resticrepository.yaml is no manifest of the API);
+// m.mu is held. Past maxNamed files, or when reading them fails,
 // the kind stays unknown (the other kinds' answers hold).
 func (m *Manifests) loadNamed(k groupKind) {
 	var files []string
@@ -234,6 +239,11 @@ func (m *Manifests) load(groups []string) {
 				return
 			}
 			m.read(f, data[f], groups)
+		}
+	}
+	for k := range m.kinds {
+		if slices.Contains(groups, k.group) {
+			m.inCRDs[k.group] = true
 		}
 	}
 	for _, ks := range m.kinds {

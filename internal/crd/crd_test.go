@@ -68,11 +68,14 @@ func TestKind(t *testing.T) {
 		"charts/x/crds/widgets.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v1, served: true}]}\n",
 		// a manifest per kind, named after it (Knative's), and a copy
 		// under an ordering prefix and the plural; not in vendor/
-		"config/core/resources/eventtype.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: EventType}, versions: [{name: v1beta2, served: true}, {name: v1beta3, served: false}]}\n",
-		"config/300-eventtypes.yml":            "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: EventType}, versions: [{name: v1beta2}]}\n",
-		"vendor/z/eventtype.yaml":              "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: EventType}, versions: [{name: v9}]}\n",
-		"config/policy.yaml":                   "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Policy}, versions: [{name: v1}]}\n",
-		"config/policies.yaml":                 "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Policy}, versions: [{name: v2}]}\n",
+		"config/core/resources/eventtype.yaml": "kind: CustomResourceDefinition\nspec: {group: eventing.example.com, names: {kind: EventType}, versions: [{name: v1beta2, served: true}, {name: v1beta3, served: false}]}\n",
+		"config/300-eventtypes.yml":            "kind: CustomResourceDefinition\nspec: {group: eventing.example.com, names: {kind: EventType}, versions: [{name: v1beta2}]}\n",
+		"vendor/z/eventtype.yaml":              "kind: CustomResourceDefinition\nspec: {group: eventing.example.com, names: {kind: EventType}, versions: [{name: v9}]}\n",
+		"config/policy.yaml":                   "kind: CustomResourceDefinition\nspec: {group: eventing.example.com, names: {kind: Policy}, versions: [{name: v1}]}\n",
+		"config/policies.yaml":                 "kind: CustomResourceDefinition\nspec: {group: eventing.example.com, names: {kind: Policy}, versions: [{name: v2}]}\n",
+		// a design document's copy of a kind of a group whose manifests
+		// are in crd-named files: not the API's (Velero's PoC)
+		"design/poc/sprocket.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Sprocket}, versions: [{name: v1}]}\n",
 	}}
 	m := New(src)
 	m.Load("widgets.example.com", "other.example.com")
@@ -90,10 +93,10 @@ func TestKind(t *testing.T) {
 		// a v1beta1 CRD's single version; the template does not parse
 		{"widgets.example.com", "Gadget", KindServed{Versions: []string{"v1beta1"}, Files: []string{"charts/x/crds/gadget.yml"}, Everywhere: []string{"v1beta1"}}, true},
 		{"widgets.example.com", "Sprocket", KindServed{}, false},
-		// no file with "crd" in its path defines it: the files named
-		// after the kind do
-		{"widgets.example.com", "EventType", KindServed{Versions: []string{"v1beta2"}, Files: []string{"config/300-eventtypes.yml", "config/core/resources/eventtype.yaml"}, Everywhere: []string{"v1beta2"}}, true},
-		{"widgets.example.com", "Policy", KindServed{Versions: []string{"v1", "v2"}, Files: []string{"config/policies.yaml", "config/policy.yaml"}, Everywhere: []string{}}, true},
+		// no file with "crd" in its path defines a kind of the group:
+		// the files named after the kind do
+		{"eventing.example.com", "EventType", KindServed{Versions: []string{"v1beta2"}, Files: []string{"config/300-eventtypes.yml", "config/core/resources/eventtype.yaml"}, Everywhere: []string{"v1beta2"}}, true},
+		{"eventing.example.com", "Policy", KindServed{Versions: []string{"v1", "v2"}, Files: []string{"config/policies.yaml", "config/policy.yaml"}, Everywhere: []string{}}, true},
 		{"third.example.com", "Widget", KindServed{}, false},
 	} {
 		got, ok := m.Kind(c.group, c.kind)
@@ -101,12 +104,13 @@ func TestKind(t *testing.T) {
 			t.Errorf("Kind(%s, %s) = %+v, %v; want %+v, %v", c.group, c.kind, got, ok, c.want, c.ok)
 		}
 	}
-	// Load read both groups at once; EventType's and Policy's files named
-	// after them were a read each (Sprocket has none: no read);
-	// third.example.com was a read, and docs/widgets.yaml, named after its
-	// Widget, one more.
-	if src.reads != 5 {
-		t.Errorf("%d reads, want 5", src.reads)
+	// Load read both groups at once (Sprocket's design copy is not
+	// read: crd-named files define its group's kinds); eventing.example.com
+	// was a read, EventType's and Policy's files named after them a read
+	// each; third.example.com was a read, and docs/widgets.yaml, named
+	// after its Widget, one more.
+	if src.reads != 6 {
+		t.Errorf("%d reads, want 6", src.reads)
 	}
 }
 
@@ -185,22 +189,24 @@ func TestNamedGroup(t *testing.T) {
 }
 
 // TestNamedTooCommon: a kind named like too many files ("Config") stays
-// unknown, and the other kinds' answers hold.
+// unknown, and the other kinds' answers hold; at the bound it is read.
 func TestNamedTooCommon(t *testing.T) {
-	src := &fakeSource{files: map[string]string{
-		"config/crd/widgets.yaml": widgets,
-	}}
-	for i := range maxNamed + 1 {
-		src.files[fmt.Sprintf("deploy/%d/config.yaml", i)] = "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Config}, versions: [{name: v1}]}\n"
-	}
-	m := New(src)
-	if ks, ok := m.Kind("widgets.example.com", "Config"); ok {
-		t.Errorf("Kind(Config) = %+v, want unknown past %d kind-named files", ks, maxNamed)
-	}
-	if ks, ok := m.Kind("widgets.example.com", "Widget"); !ok || !reflect.DeepEqual(ks.Everywhere, []string{"v1", "v1alpha1"}) {
-		t.Errorf("Kind(Widget) = %+v, %v after Config's lookup; want served v1 and v1alpha1", ks, ok)
-	}
-	if why := m.Unread(); why != "" {
-		t.Errorf("Unread = %q, want \"\"", why)
+	for _, n := range []int{maxNamed, maxNamed + 1} {
+		src := &fakeSource{files: map[string]string{
+			"config/crd/widgets.yaml": widgets,
+		}}
+		for i := range n {
+			src.files[fmt.Sprintf("deploy/%d/config.yaml", i)] = "kind: CustomResourceDefinition\nspec: {group: conf.example.com, names: {kind: Config}, versions: [{name: v1}]}\n"
+		}
+		m := New(src)
+		if ks, ok := m.Kind("conf.example.com", "Config"); ok != (n <= maxNamed) {
+			t.Errorf("%d kind-named files: Kind(Config) = %+v, %v; want known up to %d", n, ks, ok, maxNamed)
+		}
+		if ks, ok := m.Kind("widgets.example.com", "Widget"); !ok || !reflect.DeepEqual(ks.Everywhere, []string{"v1", "v1alpha1"}) {
+			t.Errorf("Kind(Widget) = %+v, %v after Config's lookup; want served v1 and v1alpha1", ks, ok)
+		}
+		if why := m.Unread(); why != "" {
+			t.Errorf("Unread = %q, want \"\"", why)
+		}
 	}
 }

@@ -835,7 +835,7 @@ func manifestsServe(c *Context, ms *Manifests, atHead bool, group string, p *mod
 	}
 	defer func() {
 		if why := m.Unread(); why != "" {
-			c.Note(fmt.Sprintf("the CRD manifests at %s were not read (%s): whether a removed version or kind was served is unknown", rev, why))
+			c.Note(fmt.Sprintf("the CRD manifests at %s were not read (%s): which versions of the kinds were served there is unknown", rev, why))
 		}
 	}()
 	for _, k := range kinds {
