@@ -175,7 +175,7 @@ func (r *Rule) Doc() finding.RuleDoc {
 	}
 	if r.ReleasedVersionOnly {
 		why += " A finding about a version that the release before base did not have, or that no CRD manifest at base serves " +
-			"(under development), is info."
+			"(under development, or no longer served), is info."
 	}
 	return finding.RuleDoc{
 		ID: r.ID, Category: string(r.Category), CategoryTitle: r.Category.Title(), Severity: r.Severity,
@@ -490,7 +490,7 @@ func (c *Context) unservedVersion(pd *model.PackageDiff, r Report) Report {
 		return r
 	}
 	r.Severity = finding.Info
-	r.Message += " (version under development: " + why + ")"
+	r.Message += " (" + why + ")"
 	return r
 }
 
