@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"go/token"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,7 +163,7 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or its value started or stopped travelling as a JSON string (the `,string` json option).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose new type holds every value base's validation accepted (an enum of integers, or a minimum and a maximum), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",
@@ -285,6 +286,13 @@ var FieldTypeChanged = &Rule{
 						"so the schema and the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to),
 					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
+			case boundedInteger(fd) != "":
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message: fmt.Sprintf("type of %s changed from %s to %s: every value base's validation accepts (%s) fits the new integer type, "+
+						"so the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to, boundedInteger(fd)),
+					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
+				})
 			case fd.Base.Type == fd.Head.Type:
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape%s", fd.Head.Type, name, ht, because(why)),
@@ -347,6 +355,100 @@ func signednessOnly(fd *model.FieldDiff) bool {
 	// is no integer to its validation), so no stored value exceeds the
 	// new type. Anything else needs base's values ruled non-negative too.
 	return nonNegative(fd.Base) || intSize[b] == "64" && strings.HasPrefix(b, "u")
+}
+
+// boundedInteger describes the values base's validation lets a field
+// hold when its type changed from one integer type to another (behind the
+// same pointers and slices; a type of the field's package declared as an
+// integer counts as that integer) and every one of them fits the new type:
+// an enum of integers, or a minimum and a maximum (Contour's redirect
+// StatusCode, *int with enum 301 and 302, became *RedirectResponseCode, a
+// uint32). "" when the types are not both integers, or validation does not
+// keep base's values within the new type's range.
+func boundedInteger(fd *model.FieldDiff) string {
+	b, h := fd.Base.Type, fd.Head.Type
+	for {
+		switch {
+		case strings.HasPrefix(b, "*") && strings.HasPrefix(h, "*"):
+			b, h = b[1:], h[1:]
+			continue
+		case strings.HasPrefix(b, "[]") && strings.HasPrefix(h, "[]"):
+			b, h = b[2:], h[2:]
+			continue
+		}
+		break
+	}
+	bi, hi := integerType(fd.Type.Pkg.Base, b), integerType(fd.Type.Pkg.Head, h)
+	if bi == "" || hi == "" || bi == hi {
+		return ""
+	}
+	lo, hiv := integerRange(hi)
+	var vals []*big.Int
+	var desc string
+	var minV, maxV *big.Int
+	for _, k := range contractOf(fd.Base).Validation {
+		switch k.Kind {
+		case "enum":
+			for _, v := range strings.Split(k.Value, ";") {
+				n, ok := new(big.Int).SetString(strings.TrimSpace(v), 10)
+				if !ok {
+					return ""
+				}
+				vals = append(vals, n)
+			}
+			desc = "enum " + strings.ReplaceAll(k.Value, ";", ", ")
+		case "minimum", "maximum":
+			r, ok := new(big.Rat).SetString(k.Value)
+			if !ok || !r.IsInt() {
+				return ""
+			}
+			if k.Kind == "minimum" {
+				minV = r.Num()
+			} else {
+				maxV = r.Num()
+			}
+		}
+	}
+	if len(vals) == 0 {
+		if minV == nil || maxV == nil {
+			return ""
+		}
+		vals, desc = []*big.Int{minV, maxV}, fmt.Sprintf("minimum %s, maximum %s", minV, maxV)
+	}
+	for _, v := range vals {
+		if v.Cmp(lo) < 0 || v.Cmp(hiv) > 0 {
+			return ""
+		}
+	}
+	return desc
+}
+
+// integerType is the integer type name t denotes in package p: itself
+// for a basic integer type, the underlying integer of a type p declares;
+// "" otherwise.
+func integerType(p *model.Package, t string) string {
+	if intSize[t] != "" {
+		return t
+	}
+	if p == nil {
+		return ""
+	}
+	if nt := p.Type(t); nt != nil && nt.Kind == model.KindOther && intSize[nt.Underlying] != "" {
+		return nt.Underlying
+	}
+	return ""
+}
+
+// integerRange is the range of a basic integer type (int and uint are
+// 64 bits wide on every platform an API server runs on).
+func integerRange(t string) (lo, hi *big.Int) {
+	bits := map[string]uint{"8": 8, "16": 16, "32": 32, "64": 64, "int": 64}[intSize[t]]
+	one := big.NewInt(1)
+	if strings.HasPrefix(t, "u") {
+		return new(big.Int), new(big.Int).Sub(new(big.Int).Lsh(one, bits), one)
+	}
+	top := new(big.Int).Sub(new(big.Int).Lsh(one, bits-1), one)
+	return new(big.Int).Neg(new(big.Int).Add(top, one)), top
 }
 
 // literalForNamed reports a field whose type changed between a type
