@@ -70,6 +70,14 @@ type KindServed struct {
 	Everywhere []string
 }
 
+// sort sorts the lists of ks and drops their duplicates.
+func (ks *KindServed) sort() {
+	for _, l := range []*[]string{&ks.Versions, &ks.Everywhere, &ks.Files} {
+		sort.Strings(*l)
+		*l = slices.Compact(*l)
+	}
+}
+
 // New returns the manifests of src; nothing is read yet. A nil src has
 // none.
 func New(src Source) *Manifests {
@@ -138,12 +146,7 @@ func (m *Manifests) loadNamed(k groupKind) {
 		m.read(f, data[f], []string{k.group})
 	}
 	if ks := m.kinds[k]; ks != nil {
-		sort.Strings(ks.Versions)
-		ks.Versions = slices.Compact(ks.Versions)
-		sort.Strings(ks.Everywhere)
-		ks.Everywhere = slices.Compact(ks.Everywhere)
-		sort.Strings(ks.Files)
-		ks.Files = slices.Compact(ks.Files)
+		ks.sort()
 	}
 }
 
@@ -247,12 +250,7 @@ func (m *Manifests) load(groups []string) {
 		}
 	}
 	for _, ks := range m.kinds {
-		sort.Strings(ks.Versions)
-		ks.Versions = slices.Compact(ks.Versions)
-		sort.Strings(ks.Everywhere)
-		ks.Everywhere = slices.Compact(ks.Everywhere)
-		sort.Strings(ks.Files)
-		ks.Files = slices.Compact(ks.Files)
+		ks.sort()
 	}
 }
 

@@ -323,18 +323,7 @@ var intSize = map[string]string{
 // server holds are the same, and every value fits both Go types
 // (prometheus-operator v0.93.0 added the minimums and changed the types).
 func signednessOnly(fd *model.FieldDiff) bool {
-	b, h := fd.Base.Type, fd.Head.Type
-	for {
-		switch {
-		case strings.HasPrefix(b, "*") && strings.HasPrefix(h, "*"):
-			b, h = b[1:], h[1:]
-			continue
-		case strings.HasPrefix(b, "[]") && strings.HasPrefix(h, "[]"):
-			b, h = b[2:], h[2:]
-			continue
-		}
-		break
-	}
+	b, h := elemTypes(fd.Base.Type, fd.Head.Type)
 	if b == h || intSize[b] == "" || intSize[b] != intSize[h] {
 		return false
 	}
@@ -357,16 +346,9 @@ func signednessOnly(fd *model.FieldDiff) bool {
 	return nonNegative(fd.Base) || intSize[b] == "64" && strings.HasPrefix(b, "u")
 }
 
-// boundedInteger describes the values base's validation lets a field
-// hold when its type changed from one integer type to another (behind the
-// same pointers and slices; a type of the field's package declared as an
-// integer counts as that integer) and every one of them fits the new type:
-// an enum of integers, or a minimum and a maximum (Contour's redirect
-// StatusCode, *int with enum 301 and 302, became *RedirectResponseCode, a
-// uint32). "" when the types are not both integers, or validation does not
-// keep base's values within the new type's range.
-func boundedInteger(fd *model.FieldDiff) string {
-	b, h := fd.Base.Type, fd.Head.Type
+// elemTypes strips the pointers and slices two type expressions share
+// from their front (*[]uint32 and *[]int32 are uint32 and int32).
+func elemTypes(b, h string) (string, string) {
 	for {
 		switch {
 		case strings.HasPrefix(b, "*") && strings.HasPrefix(h, "*"):
@@ -378,6 +360,19 @@ func boundedInteger(fd *model.FieldDiff) string {
 		}
 		break
 	}
+	return b, h
+}
+
+// boundedInteger describes the values base's validation lets a field
+// hold when its type changed from one integer type to another (behind the
+// same pointers and slices; a type of the field's package declared as an
+// integer counts as that integer) and every one of them fits the new type:
+// an enum of integers, or a minimum and a maximum (Contour's redirect
+// StatusCode, *int with enum 301 and 302, became *RedirectResponseCode, a
+// uint32). "" when the types are not both integers, or validation does not
+// keep base's values within the new type's range.
+func boundedInteger(fd *model.FieldDiff) string {
+	b, h := elemTypes(fd.Base.Type, fd.Head.Type)
 	bi, hi := integerType(fd.Type.Pkg.Base, b), integerType(fd.Type.Pkg.Head, h)
 	if bi == "" || hi == "" || bi == hi {
 		return ""
