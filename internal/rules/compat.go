@@ -163,7 +163,7 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose new type holds every value base's validation accepted (an enum of integers, or a minimum and a maximum), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or its value started or stopped travelling as a JSON string (the `,string` json option).",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose validation keeps the values within both types (an enum of integers, or a minimum and a maximum, at base and at head), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before:  "Replicas *int64",
@@ -289,7 +289,7 @@ var FieldTypeChanged = &Rule{
 			case boundedInteger(fd) != "":
 				c.Field(fd, Report{
 					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s: every value base's validation accepts (%s) fits the new integer type, "+
+					Message: fmt.Sprintf("type of %s changed from %s to %s: validation keeps the values within both integer types (%s), "+
 						"so the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to, boundedInteger(fd)),
 					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
@@ -363,39 +363,51 @@ func elemTypes(b, h string) (string, string) {
 	return b, h
 }
 
-// boundedInteger describes the values base's validation lets a field
-// hold when its type changed from one integer type to another (behind the
-// same pointers and slices; a type of the field's package declared as an
-// integer counts as that integer) and every one of them fits the new type:
-// an enum of integers, or a minimum and a maximum (Contour's redirect
-// StatusCode, *int with enum 301 and 302, became *RedirectResponseCode, a
-// uint32). "" when the types are not both integers, or validation does not
-// keep base's values within the new type's range.
+// boundedInteger describes the values validation lets a field hold when
+// its type changed from one integer type to another (behind the same
+// pointers and slices; a type of the field's package declared as an
+// integer counts as that integer) and they fit both types: base's
+// values, which stored objects hold, the new type; head's values, which
+// new clients send, the old type old clients decode into. Each side's
+// validation is an enum of integers, or a minimum and a maximum (Contour's
+// redirect StatusCode, *int with enum 301 and 302, became
+// *RedirectResponseCode, a uint32 with enum 301 to 308). "" when the
+// types are not both integers, or either side's values may not fit.
 func boundedInteger(fd *model.FieldDiff) string {
 	b, h := elemTypes(fd.Base.Type, fd.Head.Type)
 	bi, hi := integerType(fd.Type.Pkg.Base, b), integerType(fd.Type.Pkg.Head, h)
 	if bi == "" || hi == "" || bi == hi {
 		return ""
 	}
-	lo, hiv := integerRange(hi)
-	var vals []*big.Int
-	var desc string
+	bv, bdesc := acceptedIntegers(contractOf(fd.Base))
+	hv, hdesc := acceptedIntegers(contractOf(fd.Head))
+	if bv == nil || hv == nil || !fitIn(bv, hi) || !fitIn(hv, bi) {
+		return ""
+	}
+	return "base: " + bdesc + "; head: " + hdesc
+}
+
+// acceptedIntegers are the bounds of the values c's validation accepts
+// (an enum's values, or a minimum and a maximum) and their description;
+// nil when it does not bound them.
+func acceptedIntegers(c *model.Contract) ([]*big.Int, string) {
 	var minV, maxV *big.Int
-	for _, k := range contractOf(fd.Base).Validation {
+	for _, k := range c.Validation {
 		switch k.Kind {
 		case "enum":
+			var vals []*big.Int
 			for _, v := range strings.Split(k.Value, ";") {
 				n, ok := new(big.Int).SetString(strings.TrimSpace(v), 10)
 				if !ok {
-					return ""
+					return nil, ""
 				}
 				vals = append(vals, n)
 			}
-			desc = "enum " + strings.ReplaceAll(k.Value, ";", ", ")
+			return vals, "enum " + strings.ReplaceAll(k.Value, ";", ", ")
 		case "minimum", "maximum":
 			r, ok := new(big.Rat).SetString(k.Value)
 			if !ok || !r.IsInt() {
-				return ""
+				return nil, ""
 			}
 			if k.Kind == "minimum" {
 				minV = r.Num()
@@ -404,18 +416,21 @@ func boundedInteger(fd *model.FieldDiff) string {
 			}
 		}
 	}
-	if len(vals) == 0 {
-		if minV == nil || maxV == nil {
-			return ""
-		}
-		vals, desc = []*big.Int{minV, maxV}, fmt.Sprintf("minimum %s, maximum %s", minV, maxV)
+	if minV == nil || maxV == nil {
+		return nil, ""
 	}
+	return []*big.Int{minV, maxV}, fmt.Sprintf("minimum %s, maximum %s", minV, maxV)
+}
+
+// fitIn reports whether every value lies in integer type t's range.
+func fitIn(vals []*big.Int, t string) bool {
+	lo, hi := integerRange(t)
 	for _, v := range vals {
-		if v.Cmp(lo) < 0 || v.Cmp(hiv) > 0 {
-			return ""
+		if v.Cmp(lo) < 0 || v.Cmp(hi) > 0 {
+			return false
 		}
 	}
-	return desc
+	return true
 }
 
 // integerType is the integer type name t denotes in package p: itself
