@@ -59,7 +59,7 @@ var JSONNameChanged = &Rule{
 		}
 		return fmt.Sprintf("JSON name changed from %s to %s", jsonNote(fd.Base), jsonNote(fd.Head))
 	},
-	Summary: "An existing field's json name changed (or became `-`, or inline).",
+	Summary: "An existing field's json name changed (or became `-`, or inline). Info for a field base did not serialise (`json:\"-\"`) that head does: it joins the wire as a new field would, and the new-field rules judge it.",
 	Why:     "The json name is the field's identity in every manifest, patch and stored object.",
 	Fix:     "Restore the json name; add a new field and deprecate the old one instead.",
 	Before:  "Foo *string `json:\"fooBar,omitempty\"`",
@@ -77,6 +77,17 @@ var JSONNameChanged = &Rule{
 					Severity: finding.Info,
 					Message: fmt.Sprintf("json name of %s.%s changed from %s to %s: the Go type now follows the Kubernetes list convention (%s), which API servers and generic clients use",
 						fd.Type.Name(), fd.Name(), jsonDesc(fd.Base), jsonDesc(fd.Head), want),
+				})
+				continue
+			}
+			if joinsWire(fd) {
+				// Not on the wire at base: no object or client has it
+				// under any name, so it is new, and the new-field rules
+				// judge it.
+				c.Field(fd, Report{
+					Severity: finding.Info,
+					Message: fmt.Sprintf("json name of %s.%s changed from %s to %s: the field joins the wire, as a new field would (the new-field rules judge it)",
+						fd.Type.Name(), fd.Name(), jsonDesc(fd.Base), jsonDesc(fd.Head)),
 				})
 				continue
 			}

@@ -902,7 +902,20 @@ func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 				return
 			}
 		}
+		for fd := range d.PairedFields() {
+			if joinsWire(fd) && InNewFieldScope(fd.Type, fd.Head) && !yield(fd) {
+				return
+			}
+		}
 	}
+}
+
+// joinsWire reports a field that base did not serialise (json:"-") and
+// head does under a name: new on the wire, as an added field is
+// (Karpenter's EC2NodeClassSpec.InstanceProfile).
+func joinsWire(fd *model.FieldDiff) bool {
+	bc, hc := contractOf(fd.Base), contractOf(fd.Head)
+	return bc.Name == "-" && !bc.Inline && hc.Name != "-" && hc.Name != "" && !hc.Inline
 }
 
 // promotedAtBase reports whether base's struct already had f's json name
