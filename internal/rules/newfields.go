@@ -157,7 +157,8 @@ var NewFieldNoOmitempty = &Rule{
 	Category:            CatNewFields,
 	Severity:            finding.Error,
 	Relax:               relaxedToInfo,
-	Summary:             "A field added to an existing API struct has no `omitempty` in its json tag.",
+	Summary: "A field added to an existing API struct has no `omitempty` in its json tag (a warning under the crd profile " +
+		"for a member of a kind's status whose zero value is not null: only the controller that ships with the CRD writes it).",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
 	Fix:    "Add `,omitempty` to the json tag (or `,omitzero`).",
@@ -181,7 +182,16 @@ var NewFieldNoOmitempty = &Rule{
 				msg += " (omitempty alone would not omit it: encoding/json never omits a struct value)"
 				hint = fmt.Sprintf("make it a pointer with `json:\"%s,omitempty\"`, or use `json:\"%s,omitzero\"`", f.WireName(), f.WireName())
 			}
-			c.Field(fd, Report{Message: msg, Hint: hint})
+			r := Report{Message: msg, Hint: hint}
+			if f.Nillable == model.NotNillable && !emptyIsNull(f) && c.Policy(fd.Type.Pkg).StatusByController && c.inStatus(fd) {
+				// Only the controller writes status, and it ships with
+				// the CRD; its zero value is a valid JSON value of the
+				// field's type (a nil pointer, slice or map, or a zero
+				// metav1.Time, would be null, which the schema rejects).
+				r.Severity = finding.Warning
+				r.Message += "; it is status, which only the controller that ships with the CRD writes, and its zero value is no null the schema would reject"
+			}
+			c.Field(fd, r)
 		}
 	},
 }
