@@ -437,6 +437,16 @@ func (c *Context) relaxByRelease(r Report, relax func() (bool, error), why func(
 	return r
 }
 
+// aboveInfo reports whether finding r is reported above info: its own
+// severity, or the rule's when it sets none.
+func (c *Context) aboveInfo(r Report) bool {
+	sev := r.Severity
+	if sev == 0 {
+		sev = c.rule.Severity
+	}
+	return sev > finding.Info
+}
+
 // releaseToJudge returns the release history when finding r, above info,
 // may be relaxed by what the release before base had; ok is false when r
 // is info already or there is no release to ask.
@@ -444,7 +454,7 @@ func (c *Context) releaseToJudge(r Report) (lifecycle.Release, bool) {
 	if c.analyses.Release == nil {
 		return lifecycle.Release{}, false
 	}
-	if sev := r.Severity; sev != 0 && sev <= finding.Info || sev == 0 && c.rule.Severity <= finding.Info {
+	if !c.aboveInfo(r) {
 		return lifecycle.Release{}, false
 	}
 	rel, problem := c.analyses.Release.Release()
@@ -474,7 +484,7 @@ func (c *Context) releasedVersionOnly(pd *model.PackageDiff, r Report) Report {
 // what changes in it is design. Without manifests, or for a version
 // without kinds, r is returned as it is.
 func (c *Context) unservedVersion(pd *model.PackageDiff, r Report) Report {
-	if sev := r.Severity; sev != 0 && sev <= finding.Info || sev == 0 && c.rule.Severity <= finding.Info {
+	if !c.aboveInfo(r) {
 		return r
 	}
 	ms := c.analyses.Manifests
