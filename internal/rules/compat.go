@@ -202,6 +202,7 @@ var FieldTypeChanged = &Rule{
 			pol := c.Policy(fd.Type.Pkg)
 			res := compareShapesDropped(base, head, shapeOpts{alphaGoes: pol.AlphaMayBreak, statusWritten: pol.StatusByController && c.inStatus(fd)})
 			shape, dropped, why := res.match, res.dropped, res.why
+			bounded := boundedInteger(fd) // the values validation keeps within both integer types, if so
 			relaxed := "" // what the comparison let pass, said after its verdict
 			if len(res.alphaGone) > 0 {
 				relaxed = fmt.Sprintf("; alpha member(s) %s went away or changed, as alpha fields may", quoteList(res.alphaGone))
@@ -297,11 +298,11 @@ var FieldTypeChanged = &Rule{
 						"so the schema and the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to),
 					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
-			case boundedInteger(fd) != "":
+			case bounded != "":
 				c.Field(fd, Report{
 					Severity: finding.Warning,
 					Message: fmt.Sprintf("type of %s changed from %s to %s: validation keeps the values within both integer types (%s), "+
-						"so the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to, boundedInteger(fd)),
+						"so the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to, bounded),
 					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
 			case fd.Base.Type == fd.Head.Type:
