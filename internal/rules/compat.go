@@ -203,7 +203,7 @@ var FieldTypeChanged = &Rule{
 			res := compareShapesDropped(base, head, shapeOpts{alphaGoes: pol.AlphaMayBreak, statusWritten: pol.StatusByController && c.inStatus(fd)})
 			shape, dropped, why := res.match, res.dropped, res.why
 			bounded := boundedInteger(fd) // the values validation keeps within both integer types, if so
-			relaxed := "" // what the comparison let pass, said after its verdict
+			relaxed := ""                 // what the comparison let pass, said after its verdict
 			if len(res.alphaGone) > 0 {
 				relaxed = fmt.Sprintf("; alpha member(s) %s went away or changed, as alpha fields may", quoteList(res.alphaGone))
 			}
