@@ -106,7 +106,7 @@ func (m *Manifests) Kind(group, kind string) (KindServed, bool) {
 		m.loadNamed(gk)
 		ks, ok = m.kinds[gk]
 	}
-	if !ok || m.failed != "" {
+	if !ok {
 		return KindServed{}, false
 	}
 	return *ks, true
