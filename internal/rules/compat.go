@@ -1164,7 +1164,7 @@ var TypeRemoved = &Rule{
 						r.Message += fmt.Sprintf("; kind %s was deprecated at base, so the removal was announced", kind.Name)
 						r.Hint = "confirm the deprecation period is over and the removal is in the release note"
 					}
-				} else if why, ok := unservedKinds(c, pd.Base.GroupName, pd.Base, []string{td.Base.Name}); ok && td.Base.RootKind {
+				} else if why, ok := unservedKinds(c, c.Manifests(), pd.Base.GroupName, pd.Base, []string{td.Base.Name}); ok && td.Base.RootKind {
 					r.Severity = finding.Info
 					r.Message += "; " + why
 					r.Hint = "Go clients referring to the type break; the API server did not serve the kind at this version at base"

@@ -465,16 +465,22 @@ func (c *Context) releaseToJudge(r Report) (lifecycle.Release, bool) {
 // a version package that the release before base did not have, or that
 // the API server did not serve at base, information.
 func (c *Context) releasedVersionOnly(pd *model.PackageDiff, r Report) Report {
+	return c.unservedVersion(pd, c.unreleasedVersion(pd, r))
+}
+
+// unreleasedVersion makes finding r, when it is above info, information
+// if the release before base did not have the version package of pd (a
+// version under development).
+func (c *Context) unreleasedVersion(pd *model.PackageDiff, r Report) Report {
 	if !pd.External() {
 		return r
 	}
-	r = c.relaxByRelease(r, func() (bool, error) {
+	return c.relaxByRelease(r, func() (bool, error) {
 		released, err := c.analyses.Release.VersionReleased(pd)
 		return !released, err
 	}, func(rel lifecycle.Release) string {
 		return fmt.Sprintf("version under development: release %s did not have %s", rel.Newest.Name, pd.Version)
 	})
-	return c.unservedVersion(pd, r)
 }
 
 // unservedVersion makes finding r, when it is above info, information if
@@ -488,14 +494,14 @@ func (c *Context) unservedVersion(pd *model.PackageDiff, r Report) Report {
 		return r
 	}
 	ms := c.analyses.Manifests
-	if pd.Base == nil || ms == nil {
+	if !pd.External() || pd.Base == nil || ms == nil {
 		return r
 	}
 	kinds := rootKinds(pd.Base)
 	if len(kinds) == 0 {
 		return r
 	}
-	why, ok := unservedKindsIn(c, ms, pd.Base.GroupName, pd.Base, kinds)
+	why, ok := unservedKinds(c, ms, pd.Base.GroupName, pd.Base, kinds)
 	if !ok {
 		return r
 	}

@@ -740,7 +740,7 @@ var VersionRemoved = &Rule{
 					}
 				}
 				kinds := rootKinds(pd.Base)
-				if why, ok := unservedKinds(c, pd.Base.GroupName, pd.Base, kinds); ok {
+				if why, ok := unservedKinds(c, c.Manifests(), pd.Base.GroupName, pd.Base, kinds); ok {
 					r.Severity = finding.Info
 					r.Message += "; " + why
 					r.Hint = "Go clients referring to its types break; the API server did not serve the version at base"
@@ -756,7 +756,7 @@ var VersionRemoved = &Rule{
 				// A version the release before base did not have was
 				// never served by a release (external-secrets reverted
 				// main's new v1 to v0.15's API).
-				c.Package(pd, versionPos(gd, pd), c.releasedVersionOnly(pd, r))
+				c.Package(pd, versionPos(gd, pd), c.unreleasedVersion(pd, r))
 			}
 		}
 	},
@@ -766,9 +766,20 @@ var VersionRemoved = &Rule{
 // served at p's version at base: the CRD manifests at base define every
 // one of them and none serves that version. A list kind (XList beside
 // kind X) goes by X's manifest. ok is false when anything is unknown: no
-// manifests in the run, a kind without a manifest, a version served.
-func unservedKinds(c *Context, group string, p *model.Package, kinds []string) (why string, ok bool) {
-	return unservedKindsIn(c, c.Manifests(), group, p, kinds)
+// manifests in the run, a kind without a manifest, a version served. ms
+// are the run's manifests: a rule's declared input (c.Manifests()), or
+// what the ReleasedVersionOnly property reads.
+func unservedKinds(c *Context, ms *Manifests, group string, p *model.Package, kinds []string) (why string, ok bool) {
+	defined, served, files, ok := manifestsServe(c, ms, false, group, p, kinds, false)
+	if !ok {
+		return "", false
+	}
+	serves := "no version"
+	if len(served) > 0 {
+		serves = strings.Join(served, ", ") + " only"
+	}
+	return fmt.Sprintf("base did not serve %s/%s: the CRD manifests of %s at base (%s) serve %s",
+		group, p.Version, strings.Join(defined, ", "), strings.Join(files, ", "), serves), true
 }
 
 // rootKinds are the names of p's root kinds, in p's order.
@@ -780,19 +791,6 @@ func rootKinds(p *model.Package) []string {
 		}
 	}
 	return kinds
-}
-
-func unservedKindsIn(c *Context, ms *Manifests, group string, p *model.Package, kinds []string) (why string, ok bool) {
-	defined, served, files, ok := manifestsServe(c, ms, false, group, p, kinds, false)
-	if !ok {
-		return "", false
-	}
-	serves := "no version"
-	if len(served) > 0 {
-		serves = strings.Join(served, ", ") + " only"
-	}
-	return fmt.Sprintf("base did not serve %s/%s: the CRD manifests of %s at base (%s) serve %s",
-		group, p.Version, strings.Join(defined, ", "), strings.Join(files, ", "), serves), true
 }
 
 // servedAtHead says how head still serves the root kinds of base package
