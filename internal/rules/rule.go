@@ -425,15 +425,31 @@ func (c *Context) unreleasedType(td *model.TypeDiff, r Report) Report {
 // release before base is known and relax (asked only then) says that
 // release makes r no break; why, after the message, says how.
 func (c *Context) relaxByRelease(r Report, relax func() (bool, error), why func(rel lifecycle.Release) string) Report {
-	rel, ok := c.releaseToJudge(r)
-	if !ok {
+	return c.relaxIf(r, func() (string, error) {
+		rel, ok := c.releaseToJudge()
+		if !ok {
+			return "", nil
+		}
+		if yes, err := relax(); err != nil || !yes {
+			return "", err
+		}
+		return why(rel), nil
+	})
+}
+
+// relaxIf makes finding r information when it is above info and because
+// (asked only then) gives a reason, which follows the message: the one
+// skeleton of the relaxations that ask a question beyond the diff.
+func (c *Context) relaxIf(r Report, because func() (string, error)) Report {
+	if !c.aboveInfo(r) {
 		return r
 	}
-	if yes, err := relax(); err != nil || !yes {
+	why, err := because()
+	if err != nil || why == "" {
 		return r
 	}
 	r.Severity = finding.Info
-	r.Message += " (" + why(rel) + ")"
+	r.Message += " (" + why + ")"
 	return r
 }
 
@@ -447,14 +463,10 @@ func (c *Context) aboveInfo(r Report) bool {
 	return sev > finding.Info
 }
 
-// releaseToJudge returns the release history when finding r, above info,
-// may be relaxed by what the release before base had; ok is false when r
-// is info already or there is no release to ask.
-func (c *Context) releaseToJudge(r Report) (lifecycle.Release, bool) {
+// releaseToJudge returns the release before base, which a finding may
+// be relaxed by; ok is false when there is no release to ask.
+func (c *Context) releaseToJudge() (lifecycle.Release, bool) {
 	if c.analyses.Release == nil {
-		return lifecycle.Release{}, false
-	}
-	if !c.aboveInfo(r) {
 		return lifecycle.Release{}, false
 	}
 	rel, problem := c.analyses.Release.Release()
@@ -490,24 +502,18 @@ func (c *Context) unreleasedVersion(pd *model.PackageDiff, r Report) Report {
 // what changes in it is design. Without manifests, or for a version
 // without kinds, r is returned as it is.
 func (c *Context) unservedVersion(pd *model.PackageDiff, r Report) Report {
-	if !c.aboveInfo(r) {
-		return r
-	}
-	ms := c.analyses.Manifests
-	if !pd.External() || pd.Base == nil || ms == nil {
-		return r
-	}
-	kinds := rootKinds(pd.Base)
-	if len(kinds) == 0 {
-		return r
-	}
-	why, ok := unservedKinds(c, ms, pd.Base.GroupName, pd.Base, kinds)
-	if !ok {
-		return r
-	}
-	r.Severity = finding.Info
-	r.Message += " (" + why + ")"
-	return r
+	return c.relaxIf(r, func() (string, error) {
+		ms := c.analyses.Manifests
+		if !pd.External() || pd.Base == nil || ms == nil {
+			return "", nil
+		}
+		kinds := rootKinds(pd.Base)
+		if len(kinds) == 0 {
+			return "", nil
+		}
+		why, _ := unservedKinds(c, ms, pd.Base.GroupName, pd.Base, kinds)
+		return why, nil
+	})
 }
 
 // Type reports on a type pair at its head position (for a removed type,
