@@ -910,22 +910,30 @@ func Lookup(rs []*Rule, id string) *Rule {
 }
 
 // newFieldsInScope yields fields added to struct types that existed at
-// base, excluding embedded/inline fields and the value-typed Spec/Status
-// fields of a root kind (the scope of the NEW_FIELD_* rules).
+// base, or that join the wire in them (joinsWire), and those added to a
+// version package's copies of a sibling's structs (addedToCopies),
+// excluding embedded/inline fields and the value-typed Spec/Status fields
+// of a root kind (the scope of the NEW_FIELD_* rules).
 func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 	return func(yield func(*model.FieldDiff) bool) {
-		for fd := range d.AddedFields() {
-			if InNewFieldScope(fd.Type, fd.Head) && !promotedAtBase(fd.Type, fd.Head) && unresolvedDroppedEmbedding(fd.Type) == "" && !yield(fd) {
-				return
+		// Added to an existing struct, or joining the wire in one.
+		for td := range d.ExistingStructs() {
+			for _, fd := range td.Fields {
+				var isNew bool
+				switch {
+				case fd.Head == nil:
+				case fd.Base == nil:
+					isNew = !promotedAtBase(td, fd.Head) && unresolvedDroppedEmbedding(td) == ""
+				default:
+					isNew = joinsWire(fd)
+				}
+				if isNew && InNewFieldScope(td, fd.Head) && !yield(fd) {
+					return
+				}
 			}
 		}
 		for fd := range addedToCopies(d) {
 			if InNewFieldScope(fd.Type, fd.Head) && !yield(fd) {
-				return
-			}
-		}
-		for fd := range d.PairedFields() {
-			if joinsWire(fd) && InNewFieldScope(fd.Type, fd.Head) && !yield(fd) {
 				return
 			}
 		}
