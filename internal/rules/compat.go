@@ -461,10 +461,13 @@ func integerType(p *model.Package, t string) string {
 	return ""
 }
 
-// integerRange is the range of a basic integer type (int and uint are
-// 64 bits wide on every platform an API server runs on).
+// integerRange is the range of a basic integer type (int and uint as
+// platformInt sizes them).
 func integerRange(t string) (lo, hi *big.Int) {
-	bits := map[string]uint{"8": 8, "16": 16, "32": 32, "64": 64, "int": 64}[intSize[t]]
+	if sized, ok := platformInt[t]; ok {
+		t = sized
+	}
+	bits := map[string]uint{"8": 8, "16": 16, "32": 32, "64": 64}[intSize[t]]
 	one := big.NewInt(1)
 	if strings.HasPrefix(t, "u") {
 		return new(big.Int), new(big.Int).Sub(new(big.Int).Lsh(one, bits), one)
