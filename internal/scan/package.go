@@ -22,7 +22,7 @@ var groupNameValue = regexp.MustCompile(`\+groupName\s*=\s*([A-Za-z0-9.\-]+)`)
 
 // conversionGenValue is a package's +k8s:conversion-gen=<import path>
 // (not the type-level =false, nor -external-types).
-var conversionGenValue = regexp.MustCompile(`(?m)^\+k8s:conversion-gen=([A-Za-z0-9._~/\-]+)\s*$`)
+var conversionGenValue = regexp.MustCompile(`^\+k8s:conversion-gen=([A-Za-z0-9._~/\-]+)\s*$`)
 
 // buildPackage translates the parsed files of dir into a model.Package.
 func (s *state) buildPackage(dir, version string) (*model.Package, error) {
