@@ -35,14 +35,24 @@ func refsOf(m *model.Model) *typeRefs {
 	}
 	for _, g := range m.Groups {
 		for _, p := range g.Packages() {
+			// The same type identities recur on many fields of a
+			// package: find the types each names once.
+			names := map[string][]string{}
 			for _, t := range p.Types {
 				id := p.ImportPath + "." + t.Name
 				r.types[id] = t
 				for _, f := range t.Fields {
-					for _, ref := range typeRef.FindAllString(f.TypeID, -1) {
-						if !strings.Contains(ref, ".") {
-							ref = p.ImportPath + "." + ref
+					refs, ok := names[f.TypeID]
+					if !ok {
+						refs = typeRef.FindAllString(f.TypeID, -1)
+						for i, ref := range refs {
+							if !strings.Contains(ref, ".") {
+								refs[i] = p.ImportPath + "." + ref
+							}
 						}
+						names[f.TypeID] = refs
+					}
+					for _, ref := range refs {
 						r.users[ref] = append(r.users[ref], fieldUse{id, f})
 						r.refs[id] = append(r.refs[id], ref)
 					}
