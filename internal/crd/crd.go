@@ -337,7 +337,14 @@ func (m *Manifests) read(f string, data []byte, groups []string) {
 			continue
 		}
 		var d doc
-		if yaml.Unmarshal(text, &d) != nil || d.Kind != "CustomResourceDefinition" ||
+		if err := yaml.Unmarshal(text, &d); err != nil && bytes.Contains(text, []byte("{{")) {
+			// A Helm chart's template (Longhorn's generated crds.yaml
+			// carries a {{- include ... }} label): without its actions
+			// the rest is the manifest the chart installs.
+			d = doc{}
+			yaml.Unmarshal(withoutActions(text), &d)
+		}
+		if d.Kind != "CustomResourceDefinition" ||
 			!slices.Contains(groups, d.Spec.Group) || d.Spec.Names.Kind == "" {
 			continue
 		}
@@ -363,6 +370,25 @@ func (m *Manifests) read(f string, data []byte, groups []string) {
 		}
 		ks.Files = append(ks.Files, f)
 		ks.Versions = append(ks.Versions, served...)
+	}
+}
+
+// withoutActions returns text without its template actions ("{{ ... }}",
+// Go's text/template syntax, which Helm charts use); an action left open
+// drops the rest of the text.
+func withoutActions(text []byte) []byte {
+	var out []byte
+	for {
+		i := bytes.Index(text, []byte("{{"))
+		if i < 0 {
+			return append(out, text...)
+		}
+		out = append(out, text[:i]...)
+		j := bytes.Index(text[i+2:], []byte("}}"))
+		if j < 0 {
+			return out
+		}
+		text = text[i+2+j+2:]
 	}
 }
 

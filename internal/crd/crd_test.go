@@ -62,6 +62,13 @@ func TestKind(t *testing.T) {
 		"config/crd/bases/widgets.yaml":   widgets,
 		"charts/x/crds/gadget.yml":        "kind: CustomResourceDefinition\nspec:\n  group: widgets.example.com\n  names:\n    kind: Gadget\n  version: v1beta1\n",
 		"charts/x/templates/crd-bad.yaml": "{{ if .X }}\nkind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Gadget}, versions: [{name: v9}]}\n{{ end }}\n",
+		// a chart's template whose actions break the YAML (Longhorn's
+		// crds.yaml), one whose text mentions an action, and an action
+		// left open (the rest is dropped)
+		"charts/x/templates/crds.yaml": "kind: CustomResourceDefinition\nmetadata:\n  labels: {{- include \"x.labels\" . | nindent 4 }}\n    app: x\n" +
+			"spec:\n  group: widgets.example.com\n  names:\n    kind: Doohickey\n  versions:\n  - name: v1\n    served: {{ .Values.served }}\n  - name: v2\n    served: false\n" +
+			"---\nkind: CustomResourceDefinition\nmetadata: {annotations: {note: \"{{ not an action }}\"}}\nspec: {group: widgets.example.com, names: {kind: Doohickey}, versions: [{name: v3}]}\n" +
+			"---\nkind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Doohickey}, versions: [{name: v4}]}\n{{ if .X",
 		"vendor/y/crds/widget.yaml":       "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v7}]}\n",
 		"docs/widgets.yaml":               "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v8}]}\n",
 		// a copy in a chart that serves less
@@ -90,8 +97,11 @@ func TestKind(t *testing.T) {
 		// (Versions: some manifest serves it; Everywhere: all do)
 		{"widgets.example.com", "Widget", KindServed{Versions: []string{"v1", "v1alpha1"}, Files: []string{"charts/x/crds/widgets.yaml", "config/crd/bases/widgets.yaml"}, Everywhere: []string{"v1"}}, true},
 		{"other.example.com", "Widget", KindServed{Versions: []string{"v2"}, Files: []string{"config/crd/bases/widgets.yaml"}, Everywhere: []string{"v2"}}, true},
-		// a v1beta1 CRD's single version; the template does not parse
-		{"widgets.example.com", "Gadget", KindServed{Versions: []string{"v1beta1"}, Files: []string{"charts/x/crds/gadget.yml"}, Everywhere: []string{"v1beta1"}}, true},
+		// a v1beta1 CRD's single version, and a chart's template
+		// without its actions
+		{"widgets.example.com", "Gadget", KindServed{Versions: []string{"v1beta1", "v9"}, Files: []string{"charts/x/crds/gadget.yml", "charts/x/templates/crd-bad.yaml"}, Everywhere: []string{}}, true},
+		// a templated value counts as served (unknown)
+		{"widgets.example.com", "Doohickey", KindServed{Versions: []string{"v1", "v3", "v4"}, Files: []string{"charts/x/templates/crds.yaml"}, Everywhere: []string{}}, true},
 		{"widgets.example.com", "Sprocket", KindServed{}, false},
 		// no file with "crd" in its path defines a kind of the group:
 		// the files named after the kind do
