@@ -69,8 +69,8 @@ func TestKind(t *testing.T) {
 			"spec:\n  group: widgets.example.com\n  names:\n    kind: Doohickey\n  versions:\n  - name: v1\n    served: {{ .Values.served }}\n  - name: v2\n    served: false\n" +
 			"---\nkind: CustomResourceDefinition\nmetadata: {annotations: {note: \"{{ not an action }}\"}}\nspec: {group: widgets.example.com, names: {kind: Doohickey}, versions: [{name: v3}]}\n" +
 			"---\nkind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Doohickey}, versions: [{name: v4}]}\n{{ if .X",
-		"vendor/y/crds/widget.yaml":       "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v7}]}\n",
-		"docs/widgets.yaml":               "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v8}]}\n",
+		"vendor/y/crds/widget.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v7}]}\n",
+		"docs/widgets.yaml":         "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v8}]}\n",
 		// a copy in a chart that serves less
 		"charts/x/crds/widgets.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Widget}, versions: [{name: v1, served: true}]}\n",
 		// a manifest per kind, named after it (Knative's), and a copy
