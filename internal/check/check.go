@@ -166,12 +166,22 @@ func run(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	res.Options = OptionsFor(res.Config, req) // options
-	if err := scanBoth(res); err != nil {     // scan
+	// The release history needs the commits and tags, not the models:
+	// it is found while the revisions are scanned.
+	hist := lifecycle.NewHistory(lifecycle.Input{
+		Repo: res.Repo, Base: res.Base, Head: res.Head,
+		Scan: res.Options.Scan, Options: res.Options.Lifecycle,
+	})
+	defer hist.Close()
+	if res.Base.Commit() != res.Head.Commit() {
+		hist.ReleaseAhead()
+	}
+	if err := scanBoth(res); err != nil { // scan
 		return nil, err
 	}
+	hist.Scanned(res.BaseModel, res.HeadModel)
 	res.Diff = model.Compare(res.BaseModel, res.HeadModel) // diff
-	an := analyses(res)
-	defer an.Release.Close()
+	an := analyses(res, hist)
 	defer an.Usages.Close()    // before the history it reads
 	out, err := judge(res, an) // rules
 	if err != nil {
@@ -421,12 +431,7 @@ func scanBoth(res *Result) error {
 
 // analyses prepares the inputs beyond the diff; each runs lazily, when a
 // rule that requires it first asks.
-func analyses(res *Result) rules.Analyses {
-	hist := lifecycle.NewHistory(lifecycle.Input{
-		Repo: res.Repo, Base: res.Base, Head: res.Head,
-		BaseModel: res.BaseModel, HeadModel: res.HeadModel,
-		Scan: res.Options.Scan, Options: res.Options.Lifecycle,
-	})
+func analyses(res *Result, hist *lifecycle.History) rules.Analyses {
 	return rules.Analyses{
 		Release: hist,
 		Usages:  usage.New(hist, slices.Collect(res.Diff.RemovedFields())),

@@ -104,6 +104,26 @@ func NewHistory(in Input) *History {
 	return e
 }
 
+// ReleaseAhead starts finding the release history (Release) in the
+// background: it reads the tags and the commit graph only, not the
+// models, so a comparison starts it before it scans and the rules find it
+// ready. It is not a use of the release (Used). Close waits for it.
+func (e *History) ReleaseAhead() {
+	e.ahead.Go(func() {
+		// A panic is kept by the sync.OnceValues: the rule that asks
+		// next raises it where the engine recovers it.
+		defer func() { _ = recover() }()
+		e.release()
+	})
+}
+
+// Scanned hands the history the models of base and head, once scanned:
+// a comparison that started work ahead (ReleaseAhead) before it scanned
+// calls it before the rules run.
+func (e *History) Scanned(base, head *model.Model) {
+	e.in.BaseModel, e.in.HeadModel = base, head
+}
+
 // releaseRev is the newest release's snapshot and the groups of it that
 // were asked for: a rule looks up a few fields of a few groups, so only
 // those groups are scanned (see ReleaseGroup).

@@ -15,6 +15,7 @@ import (
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 	"github.com/apicheck/apicheck/internal/testutil/rulefixture"
 )
@@ -356,5 +357,33 @@ func TestReleaseIsBase(t *testing.T) {
 		if g, err := h.ReleaseGroup("pkg/apis/nothing"); err != nil || g != nil {
 			t.Errorf("%s: ReleaseGroup of a directory without a group = %v, %v", c.fixture, g, err)
 		}
+	}
+}
+
+// TestReleaseAhead: finding the release ahead of the rules is not a use
+// of it (the report names no release no rule asked for), and the release
+// a rule then asks for is the one a History without the work ahead finds.
+func TestReleaseAhead(t *testing.T) {
+	t.Parallel()
+	repo, base := fixtureBase(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
+	plain := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Options: lifecycle.Options{CacheDir: "-"}})
+	defer plain.Close()
+	want, problem := plain.Release()
+	if problem != "" || want.Newest.Name == "" {
+		t.Fatalf("no release to compare with: %q", problem)
+	}
+	h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Options: lifecycle.Options{CacheDir: "-"}})
+	defer h.Close()
+	h.ReleaseAhead()
+	h.Scanned(&model.Model{}, &model.Model{})
+	if _, used := h.Used(); used {
+		t.Error("the release found ahead counts as used before any rule asked")
+	}
+	got, problem := h.Release()
+	if problem != "" || got.Newest.Name != want.Newest.Name || got.Newest.Commit != want.Newest.Commit || len(got.All) != len(want.All) {
+		t.Errorf("release after ReleaseAhead = %+v, %q; want %+v", got, problem, want)
+	}
+	if _, used := h.Used(); !used {
+		t.Error("the release a rule asked for does not count as used")
 	}
 }
