@@ -174,11 +174,12 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose validation keeps the values within both types (an enum of integers, or a minimum and a maximum, at base and at head), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or its value started or stopped travelling as a JSON string (the `,string` json option).",
-	Why:     "Stored objects and clients carry values of the old type; Go clients stop compiling.",
-	Fix:     "Keep the type; add a new field of the new type and deprecate the old one.",
-	Before:  "Replicas *int64",
-	After:   "Replicas *int32 // as at base",
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose validation keeps the values within both types (an enum of integers, or a minimum and a maximum, at base and at head), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or, in a component configuration, a number type that Go decodes every old value into (a wider integer, an integer or float32 " +
+		"as a float), or its value started or stopped travelling as a JSON string (the `,string` json option).",
+	Why:    "Stored objects and clients carry values of the old type; Go clients stop compiling.",
+	Fix:    "Keep the type; add a new field of the new type and deprecate the old one.",
+	Before: "Replicas *int64",
+	After:  "Replicas *int32 // as at base",
 	Check: func(c *Context) {
 		for fd := range c.Diff.PairedFields() {
 			name := fd.Type.Name() + "." + fd.Name()
@@ -305,6 +306,13 @@ var FieldTypeChanged = &Rule{
 						"so the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to, bounded),
 					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
+			case pol.ReadFromFiles && decodesBase(fd) != "":
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message: fmt.Sprintf("type of %s changed from %s to %s: %s, and the component decodes its configuration files with Go's decoder, "+
+						"so files written for base still load (Go code that sets the field breaks)", name, from, to, decodesBase(fd)),
+					Hint: fmt.Sprintf("keep %s unless the change is intended for Go code", fd.Base.Type),
+				})
 			case fd.Base.Type == fd.Head.Type:
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape%s", fd.Head.Type, name, ht, because(why)),
@@ -356,6 +364,50 @@ func signednessOnly(fd *model.FieldDiff) bool {
 	// is no integer to its validation), so no stored value exceeds the
 	// new type. Anything else needs base's values ruled non-negative too.
 	return nonNegative(fd.Base) || intSize[b] == "64" && strings.HasPrefix(b, "u")
+}
+
+// decodesBase says how every JSON value of the field's base type decodes
+// into its head type (behind the same pointers and slices; a type of the
+// field's package declared as a number counts as that number): an
+// integer type within a wider one's range, an integer as a float, a
+// float32 as a float64. "" when some value would not decode, or the
+// types are no such numbers.
+func decodesBase(fd *model.FieldDiff) string {
+	b, h := elemTypes(fd.Base.Type, fd.Head.Type)
+	bn, hn := numberType(fd.Type.Pkg.Base, b), numberType(fd.Type.Pkg.Head, h)
+	switch {
+	case bn == "" || hn == "" || bn == hn:
+		return ""
+	case intSize[bn] != "" && intSize[hn] != "":
+		blo, bhi := integerRange(bn)
+		hlo, hhi := integerRange(hn)
+		if blo.Cmp(hlo) >= 0 && bhi.Cmp(hhi) <= 0 {
+			return fmt.Sprintf("%s holds every %s value", hn, bn)
+		}
+	case intSize[bn] != "" && hn == "float64":
+		return fmt.Sprintf("Go decodes every %s value into a float64 (rounded beyond 2^53)", bn)
+	case intSize[bn] != "" && hn == "float32":
+		return fmt.Sprintf("Go decodes every %s value into a float32 (rounded beyond 2^24)", bn)
+	case bn == "float32" && hn == "float64":
+		return "float64 holds every float32 value"
+	}
+	return ""
+}
+
+// numberType is integerType for integers and floats alike.
+func numberType(p *model.Package, t string) string {
+	if t == "float32" || t == "float64" {
+		return t
+	}
+	if n := integerType(p, t); n != "" {
+		return n
+	}
+	if p != nil {
+		if nt := p.Type(t); nt != nil && nt.Kind == model.KindOther && (nt.Underlying == "float32" || nt.Underlying == "float64") {
+			return nt.Underlying
+		}
+	}
+	return ""
 }
 
 // elemTypes strips the pointers and slices two type expressions share
