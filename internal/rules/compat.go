@@ -1045,7 +1045,8 @@ var ListTypeChanged = &Rule{
 	Summary: "The list semantics server-side apply uses for an existing field changed: atomic, set, or map and its keys " +
 		"(from `+listType`/`+listMapKey`, else from `patchStrategy:\"merge\"` and `patchMergeKey`, else atomic). A warning from " +
 		"atomic to set or map (appliers keep working; existing items must be unique). Info when a list map only adds keys that are " +
-		"optional members new in its items, where items may leave a key out (not custom resources, whose keys must be required or defaulted).",
+		"optional members new in its items, where items may leave a key out (not custom resources, whose keys must be required or defaulted). " +
+		"A field whose new type is no list, or was none, is FIELD_TYPE_CHANGED's.",
 	Why: "Server-side apply merges lists by these semantics; changing them changes field ownership and merge results. " +
 		"A marker that states what was already in effect (`+listType=atomic` on an unmarked list, `+listType=map` keyed by the " +
 		"existing patchMergeKey) changes nothing and is not reported.",
@@ -1059,6 +1060,9 @@ var ListTypeChanged = &Rule{
 			if (fd.Has(model.AttrPatchStrategy) || fd.Has(model.AttrPatchMergeKey)) &&
 				(bl != nil && bl.From == "patch strategy" || hl != nil && hl.From == "patch strategy") {
 				continue // follows from the patch metadata: PATCH_STRATEGY_CHANGED reports it
+			}
+			if (bl == nil) != (hl == nil) && fd.Has(model.AttrGoType) {
+				continue // a list no more, or now: FIELD_TYPE_CHANGED reports the type
 			}
 			r := Report{
 				Message: fmt.Sprintf("list semantics of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), listDesc(bl), listDesc(hl)),
