@@ -579,7 +579,7 @@ var TypeUnderlyingChanged = &Rule{
 	Judges:   []model.Attr{model.AttrUnderlying},
 	Summary: "A named type kept its name but its declaration changed (`type Mode string` became `type Mode int32`, " +
 		"a struct became a string): every field that uses it changes its wire type. A warning when the wire shape " +
-		"stayed (Go clients break) or no field of the version uses the type; info for types that are not serialised (interfaces, funcs).",
+		"stayed (Go clients break) or no field of the version uses the type at base and at head (a field new at head never had the old type); info for types that are not serialised (interfaces, funcs).",
 	Why: "Stored objects and clients carry values of the old type under the same field names; the field diff shows no " +
 		"change because the fields still name the type.",
 	Fix:    "Keep the type's declaration; add a new type (and a new field using it) for the new shape.",
@@ -599,6 +599,10 @@ var TypeUnderlyingChanged = &Rule{
 					// FIELD_TYPE_CHANGED judges each field that uses it.
 					continue
 				}
+				// Only a field that used the type at base and still does
+				// changes its wire type; one new at head never had the
+				// old one, one gone or retyped is judged as such.
+				users = keptUsers(pd.Base, users, name)
 				r := Report{Hint: fmt.Sprintf("restore type %s as it was at base; declare a new type for the new shape", name)}
 				for i, f := range users {
 					if i == 5 {
@@ -630,7 +634,7 @@ var TypeUnderlyingChanged = &Rule{
 					r.Hint = fmt.Sprintf("keep %s's declaration unless the change is intended for Go clients", name)
 				case len(users) == 0:
 					r.Severity = finding.Warning
-					r.Message = what + "; no field of " + pd.Version + " uses it (Go clients break; fields in other packages that use it change their wire type)"
+					r.Message = what + "; no field of " + pd.Version + " uses it at base and at head (Go clients break; fields in other packages that use it change their wire type)"
 				default:
 					r.Message = what + ": the wire type of " + usersDesc(users) + " changes"
 				}
@@ -687,6 +691,23 @@ func fieldsUsing(p *model.Package, name string) []typeUser {
 		for _, f := range t.Fields {
 			if mentionsType(f.Type, name) {
 				out = append(out, typeUser{typ: t.Name, field: f})
+			}
+		}
+	}
+	return out
+}
+
+// keptUsers are the users (at head) of type name whose field base's
+// package p had in the same struct, using the type too.
+func keptUsers(p *model.Package, users []typeUser, name string) []typeUser {
+	var out []typeUser
+	for _, u := range users {
+		if p == nil {
+			break
+		}
+		if t := p.Type(u.typ); t != nil {
+			if f := t.Field(u.field.Name); f != nil && mentionsType(f.Type, name) {
+				out = append(out, u)
 			}
 		}
 	}
