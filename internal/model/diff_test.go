@@ -242,3 +242,32 @@ func TestSplitIdent(t *testing.T) {
 		}
 	}
 }
+
+// TestShareTypes: a type equal in every respect to base's is replaced by
+// base's (and found by name as such); one that differs in anything, a
+// field's contract or the position of the type, keeps its own.
+func TestShareTypes(t *testing.T) {
+	mk := func(line int, omit bool) *Package {
+		spec := &Type{Name: "Spec", Kind: KindStruct, Pos: Pos{File: "types.go", Line: line}, Fields: []*Field{field("A", "a", 1, "string")}}
+		spec.Fields[0].Contract = &Contract{Name: "a", Type: "string", Omit: omit}
+		mode := &Type{Name: "Mode", Kind: KindOther, Underlying: "string", Pos: Pos{File: "types.go", Line: 3}}
+		moved := &Type{Name: "Moved", Kind: KindStruct, Pos: Pos{File: "types.go", Line: line + 10}}
+		return &Package{Dir: "pkg/apis/a/v1", Types: []*Type{spec, mode, moved}}
+	}
+	base, head := mk(10, true), mk(10, false)
+	head.Type("Spec") // the index is built before sharing
+	headSpec := head.Types[0]
+	if n := head.ShareTypes(base); n != 2 {
+		t.Errorf("shared %d types, want 2 (Mode, Moved)", n)
+	}
+	if head.Type("Mode") != base.Type("Mode") || head.Types[1] != base.Types[1] {
+		t.Error("Mode, the same at both, is not base's")
+	}
+	if head.Type("Spec") != headSpec || head.Type("Spec") == base.Type("Spec") {
+		t.Error("Spec, whose field's contract differs, is not head's own")
+	}
+	base, head = mk(10, true), mk(12, true)
+	if n := head.ShareTypes(base); n != 1 || head.Type("Moved") == base.Type("Moved") {
+		t.Errorf("shared %d types, want 1 (Mode): a type at another position keeps its own", n)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -172,6 +173,27 @@ func (p *Package) Label() string {
 		return p.Name + " (internal)"
 	}
 	return p.Version
+}
+
+// ShareTypes makes p hold base's type wherever the two are equal in every
+// respect (fields, contracts, markers, positions): base is the same
+// package at another revision, and models are read-only once scanned, so
+// a type a change did not touch is held once. It returns how many types
+// it shared.
+func (p *Package) ShareTypes(base *Package) int {
+	n := 0
+	for i, t := range p.Types {
+		bt := base.Type(t.Name)
+		if bt == nil || bt == t || !reflect.DeepEqual(bt, t) {
+			continue
+		}
+		p.Types[i] = bt
+		if p.byName != nil {
+			p.byName[t.Name] = bt
+		}
+		n++
+	}
+	return n
 }
 
 // Type looks a type up by name.

@@ -262,3 +262,29 @@ func (s *state) sameDep(importPath string, d dep) bool {
 	s.res.loadModCache(p)
 	return !p.found
 }
+
+// shareTypes makes the groups the second scan built (the change touched
+// them) hold the first scan's types wherever a type is the same at both
+// revisions (Package.ShareTypes): a change touches few types of a group.
+// It waits for the first scan.
+func (r *Reuse) shareTypes(m *model.Model, reused map[*model.Group]bool) {
+	<-r.done
+	if !r.ok {
+		return
+	}
+	for _, g := range m.Groups {
+		b := r.groups[g.Dir]
+		if reused[g] || b == nil || b.group == nil || b.group == g {
+			continue
+		}
+		base := map[string]*model.Package{}
+		for _, p := range b.group.Packages() {
+			base[p.Dir] = p
+		}
+		for _, p := range g.Packages() {
+			if bp := base[p.Dir]; bp != nil {
+				p.ShareTypes(bp)
+			}
+		}
+	}
+}

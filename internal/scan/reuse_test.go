@@ -107,12 +107,23 @@ func TestReuseTakesUnchangedGroups(t *testing.T) {
 	base := baseRepo()
 	head := baseRepo()
 	head["pkg/apis/core/v1beta1/types.go"] = strings.Replace(shootTypes, "Odd *string", "Odder *string", 1)
-	r, _, hm, taken := scanPairWith(t, blobSource{base}, blobSource{head})
+	r, bm, hm, taken := scanPairWith(t, blobSource{base}, blobSource{head})
 	if d := cmp.Diff(map[string]bool{"pkg/gardenlet/apis/config": true}, taken); d != "" {
 		t.Errorf("groups head took from base (-want +got):\n%s", d)
 	}
 	if len(hm.Groups) != 2 {
 		t.Errorf("head has %d groups, want 2", len(hm.Groups))
+	}
+	// In the group head built, the types the change did not touch are
+	// base's (held once); the changed one is head's own.
+	bv, hv := bm.Group("pkg/apis/core").Version("v1beta1"), hm.Group("pkg/apis/core").Version("v1beta1")
+	for _, c := range []struct {
+		name   string
+		shared bool
+	}{{"Shoot", true}, {"Mode", true}, {"ShootSpec", false}} {
+		if bt, ht := bv.Type(c.name), hv.Type(c.name); bt == nil || ht == nil || (bt == ht) != c.shared {
+			t.Errorf("type %s held once: %v, want %v", c.name, bt == ht, c.shared)
+		}
 	}
 	// Parsed once for both: the files of core, which head builds, that
 	// did not change (doc.go and the internal types.go); the cache keeps

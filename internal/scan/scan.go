@@ -444,6 +444,9 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	clear(s.parsed)
 	m.Sort()
 	contract.NormalizePackages(append(built, m.Shared...))
+	if s.reuse != nil {
+		s.reuse.shareTypes(m, s.reused)
+	}
 	sort.Strings(s.notes)
 	m.Notes = slices.Compact(s.notes)
 	return m, nil
