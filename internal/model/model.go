@@ -260,7 +260,9 @@ type Type struct {
 	RootKind bool `json:"rootKind,omitempty"`
 	// CustomJSON is true for a struct whose package declares both a
 	// MarshalJSON and an UnmarshalJSON method for it (on T or *T), neither
-	// delegating to encoding/json's default through a local type of T:
+	// delegating to encoding/json's default through a local type of T, or
+	// that gets the ones it does not declare from the one embedded field
+	// whose type has both (Go promotes them: a wrapper of metav1.Time):
 	// its methods, not its fields' json tags, decide its JSON form.
 	CustomJSON bool `json:"customJSON,omitempty"`
 	// Deprecated is true for a type marked deprecated: a

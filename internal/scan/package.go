@@ -142,11 +142,23 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		pkg.GroupName = constGroup
 	}
 	// Both directions custom, neither delegating to the default: the
-	// methods alone decide the JSON form (apiextensions' JSON).
-	for r, ms := range jsonMethods {
-		if t := seen[r]; t != nil && t.Kind == model.KindStruct && ms.custom() {
-			t.CustomJSON = true
+	// methods alone decide the JSON form (apiextensions' JSON). A method
+	// the struct does not declare may be promoted from the one embedded
+	// field whose type has it (a wrapper of metav1.Time).
+	for _, t := range pkg.Types {
+		if t.Kind != model.KindStruct {
+			continue
 		}
+		ms := jsonMethods[t.Name]
+		if ms == nil {
+			ms = &jsonMethodSet{}
+		}
+		if !ms.marshal || !ms.unmarshal {
+			if promoted := promotedJSON(pkg, t, jsonMethods, seen); promoted {
+				ms = &jsonMethodSet{marshal: true, unmarshal: true, delegates: ms.delegates}
+			}
+		}
+		t.CustomJSON = ms.custom()
 	}
 	// Keep constants of the package's own named non-struct types: those
 	// are the enum values of the API.
@@ -690,6 +702,50 @@ func groupNameConst(vs *ast.ValueSpec) (string, bool) {
 }
 
 // jsonMethodSet is what a package declares of a type's JSON methods.
+// customJSONTypes are the types outside the repository with both a
+// MarshalJSON and an UnmarshalJSON method: a struct embedding one of them
+// gets its methods (Go promotes them), so they decide its JSON form.
+var customJSONTypes = map[string]bool{
+	"time.Time": true,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":                                             true,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":                                        true,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":                                         true,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":                                         true,
+	"k8s.io/apimachinery/pkg/api/resource.Quantity":                                         true,
+	"k8s.io/apimachinery/pkg/util/intstr.IntOrString":                                       true,
+	"k8s.io/apimachinery/pkg/runtime.RawExtension":                                          true,
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSON":                         true,
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1.JSON":                    true,
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrBool":        true,
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrArray":       true,
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrStringArray": true,
+}
+
+// promotedJSON reports whether struct t gets both JSON methods from its
+// embedded fields: exactly one of them (two at the same depth cancel each
+// other out) is of a type that has both, a well-known one or a struct of
+// the package that declares both (declared: the package's methods, by
+// receiver). Embedded structs are followed one level.
+func promotedJSON(pkg *model.Package, t *model.Type, declared map[string]*jsonMethodSet, seen map[string]*model.Type) bool {
+	n := 0
+	for _, f := range t.Fields {
+		if !f.Embedded {
+			continue
+		}
+		typ := strings.TrimPrefix(f.Type, "*")
+		if pkgName, name, ok := strings.Cut(typ, "."); ok {
+			if path := pkg.Imports[t.Pos.File][pkgName]; path != "" && customJSONTypes[path+"."+name] {
+				n++
+			}
+			continue
+		}
+		if ms := declared[typ]; ms != nil && ms.custom() && seen[typ] != nil {
+			n++
+		}
+	}
+	return n == 1
+}
+
 type jsonMethodSet struct{ marshal, unmarshal, delegates bool }
 
 func (m *jsonMethodSet) add(method string, delegates bool) {
