@@ -68,14 +68,24 @@ type KindServed struct {
 	// Everywhere are the versions every manifest of the kind serves
 	// (a stale copy, a chart not synced yet, serves less or more).
 	Everywhere []string
+	// NoSchema are the versions no manifest gives a schema for the
+	// kind's spec (an apiextensions.k8s.io/v1beta1 CRD without
+	// validation, or a schema that preserves unknown fields in place of
+	// describing spec): the API server validates, requires and defaults
+	// nothing there.
+	NoSchema []string
+	// schema are the versions some manifest describes spec for.
+	schema []string
 }
 
 // sort sorts the lists of ks and drops their duplicates.
 func (ks *KindServed) sort() {
-	for _, l := range []*[]string{&ks.Versions, &ks.Everywhere, &ks.Files} {
+	ks.NoSchema = slices.DeleteFunc(ks.NoSchema, func(v string) bool { return slices.Contains(ks.schema, v) })
+	for _, l := range []*[]string{&ks.Versions, &ks.Everywhere, &ks.Files, &ks.NoSchema} {
 		sort.Strings(*l)
 		*l = slices.Compact(*l)
 	}
+	ks.schema = nil
 }
 
 // New returns the manifests of src; nothing is read yet. A nil src has
@@ -311,20 +321,57 @@ func namedGroup(file string) (group string, ok bool) {
 // doc is the part of a CRD manifest (apiextensions.k8s.io v1 or v1beta1)
 // that says which versions are served.
 type doc struct {
-	Kind string `yaml:"kind"`
-	Spec struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Spec       struct {
 		Group string `yaml:"group"`
 		Names struct {
 			Kind string `yaml:"kind"`
 		} `yaml:"names"`
-		// Version is v1beta1's single version (served).
-		Version  string `yaml:"version"`
-		Versions []struct {
-			Name   string `yaml:"name"`
-			Served *bool  `yaml:"served"`
+		// Version is v1beta1's single version (served), Validation its
+		// schema (the default of versions without one of their own).
+		Version    string    `yaml:"version"`
+		Validation schemaDoc `yaml:"validation"`
+		Versions   []struct {
+			Name   string    `yaml:"name"`
+			Served *bool     `yaml:"served"`
+			Schema schemaDoc `yaml:"schema"`
 		} `yaml:"versions"`
 	} `yaml:"spec"`
 }
+
+// schemaDoc is the part of a version's schema that says whether it
+// describes the kind's spec: the root's properties, one level down.
+type schemaDoc struct {
+	Root *struct {
+		Preserve   bool `yaml:"x-kubernetes-preserve-unknown-fields"`
+		Properties map[string]struct {
+			Preserve   bool                `yaml:"x-kubernetes-preserve-unknown-fields"`
+			Properties map[string]skipNode `yaml:"properties"`
+		} `yaml:"properties"`
+	} `yaml:"openAPIV3Schema"`
+}
+
+// describesSpec reports whether the schema describes the members of
+// spec: it lists spec's properties. A schema without spec, or without one
+// at all, describes it only when the manifest is apiextensions.k8s.io/v1
+// (required), which requires a structural schema: a manifest without is
+// a fragment, taken to describe spec; v1beta1 validated nothing there.
+func (d schemaDoc) describesSpec(required bool) bool {
+	if d.Root == nil {
+		return required
+	}
+	spec, ok := d.Root.Properties["spec"]
+	if !ok {
+		return required && !d.Root.Preserve
+	}
+	return len(spec.Properties) > 0
+}
+
+// skipNode decodes nothing (the schema below spec's properties).
+type skipNode struct{}
+
+func (*skipNode) UnmarshalYAML(*yaml.Node) error { return nil }
 
 // read adds the CRDs of groups that file f defines.
 func (m *Manifests) read(f string, data []byte, groups []string) {
@@ -355,12 +402,30 @@ func (m *Manifests) read(f string, data []byte, groups []string) {
 			m.kinds[k] = ks
 		}
 		var served []string
+		v1 := d.APIVersion == "apiextensions.k8s.io/v1"
+		schema := func(v string, described bool) {
+			if described {
+				ks.schema = append(ks.schema, v)
+			} else {
+				ks.NoSchema = append(ks.NoSchema, v)
+			}
+		}
 		if d.Spec.Version != "" {
 			served = append(served, d.Spec.Version)
+			if len(d.Spec.Versions) == 0 {
+				schema(d.Spec.Version, d.Spec.Validation.describesSpec(v1))
+			}
 		}
 		for _, v := range d.Spec.Versions {
 			if v.Name != "" && (v.Served == nil || *v.Served) { // unset: count it served
 				served = append(served, v.Name)
+			}
+			if v.Name != "" {
+				if v.Schema.Root != nil {
+					schema(v.Name, v.Schema.describesSpec(v1))
+				} else {
+					schema(v.Name, d.Spec.Validation.describesSpec(v1))
+				}
 			}
 		}
 		if len(ks.Files) == 0 {

@@ -43,9 +43,22 @@ spec:
   versions:
   - name: v1
     served: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
   - name: v1beta1
     served: false
   - name: v1alpha1
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {x-kubernetes-preserve-unknown-fields: true}
 --- # another document
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -94,19 +107,23 @@ func TestKind(t *testing.T) {
 		// served unset counts as served; vendor/ is not read, nor are
 		// files without "crd" in their path for a kind that files with
 		// it define (docs/widgets.yaml).
-		// (Versions: some manifest serves it; Everywhere: all do)
-		{"widgets.example.com", "Widget", KindServed{Versions: []string{"v1", "v1alpha1"}, Files: []string{"charts/x/crds/widgets.yaml", "config/crd/bases/widgets.yaml"}, Everywhere: []string{"v1"}}, true},
+		// (Versions: some manifest serves it; Everywhere: all do;
+		// NoSchema: no manifest describes spec: v1alpha1 keeps spec's
+		// unknown fields; an apiextensions.k8s.io/v1 version without a
+		// schema is a fragment (v1 requires one), an unversioned or
+		// v1beta1 one has none)
+		{"widgets.example.com", "Widget", KindServed{Versions: []string{"v1", "v1alpha1"}, Files: []string{"charts/x/crds/widgets.yaml", "config/crd/bases/widgets.yaml"}, Everywhere: []string{"v1"}, NoSchema: []string{"v1alpha1"}}, true},
 		{"other.example.com", "Widget", KindServed{Versions: []string{"v2"}, Files: []string{"config/crd/bases/widgets.yaml"}, Everywhere: []string{"v2"}}, true},
 		// a v1beta1 CRD's single version, and a chart's template
 		// without its actions
-		{"widgets.example.com", "Gadget", KindServed{Versions: []string{"v1beta1", "v9"}, Files: []string{"charts/x/crds/gadget.yml", "charts/x/templates/crd-bad.yaml"}, Everywhere: []string{}}, true},
+		{"widgets.example.com", "Gadget", KindServed{Versions: []string{"v1beta1", "v9"}, Files: []string{"charts/x/crds/gadget.yml", "charts/x/templates/crd-bad.yaml"}, Everywhere: []string{}, NoSchema: []string{"v1beta1", "v9"}}, true},
 		// a templated value counts as served (unknown)
-		{"widgets.example.com", "Doohickey", KindServed{Versions: []string{"v1", "v3", "v4"}, Files: []string{"charts/x/templates/crds.yaml"}, Everywhere: []string{}}, true},
+		{"widgets.example.com", "Doohickey", KindServed{Versions: []string{"v1", "v3", "v4"}, Files: []string{"charts/x/templates/crds.yaml"}, Everywhere: []string{}, NoSchema: []string{"v1", "v2", "v3", "v4"}}, true},
 		{"widgets.example.com", "Sprocket", KindServed{}, false},
 		// no file with "crd" in its path defines a kind of the group:
 		// the files named after the kind do
-		{"eventing.example.com", "EventType", KindServed{Versions: []string{"v1beta2"}, Files: []string{"config/300-eventtypes.yml", "config/core/resources/eventtype.yaml"}, Everywhere: []string{"v1beta2"}}, true},
-		{"eventing.example.com", "Policy", KindServed{Versions: []string{"v1", "v2"}, Files: []string{"config/policies.yaml", "config/policy.yaml"}, Everywhere: []string{}}, true},
+		{"eventing.example.com", "EventType", KindServed{Versions: []string{"v1beta2"}, Files: []string{"config/300-eventtypes.yml", "config/core/resources/eventtype.yaml"}, Everywhere: []string{"v1beta2"}, NoSchema: []string{"v1beta2", "v1beta3"}}, true},
+		{"eventing.example.com", "Policy", KindServed{Versions: []string{"v1", "v2"}, Files: []string{"config/policies.yaml", "config/policy.yaml"}, Everywhere: []string{}, NoSchema: []string{"v1", "v2"}}, true},
 		{"third.example.com", "Widget", KindServed{}, false},
 	} {
 		got, ok := m.Kind(c.group, c.kind)

@@ -175,7 +175,7 @@ var FieldTypeChanged = &Rule{
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
 	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose validation keeps the values within both types (an enum of integers, or a minimum and a maximum, at base and at head), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or, in a component configuration, a number type that Go decodes every old value into (a wider integer, an integer or float32 " +
-		"as a float), or its value started or stopped travelling as a JSON string (the `,string` json option).",
+		"as a float), or a field the API server validates nothing of (marked `+kubebuilder:validation:Schemaless`, or see NEW_FIELD_NOT_OPTIONAL) whose new type only adds required members, or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:    "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:    "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before: "Replicas *int64",
@@ -201,14 +201,18 @@ var FieldTypeChanged = &Rule{
 			base := typeSide{m: c.Diff.Base, pkg: fd.Type.Pkg.Base, id: bt}
 			head := typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: ht}
 			pol := c.Policy(fd.Type.Pkg)
-			res := compareShapesDropped(base, head, shapeOpts{alphaGoes: pol.AlphaMayBreak, statusWritten: pol.StatusByController && c.inStatus(fd)})
+			statusWritten := pol.StatusByController && c.inStatus(fd)
+			unvalidated := c.contentWithoutSchema(fd)
+			res := compareShapesDropped(base, head, shapeOpts{alphaGoes: pol.AlphaMayBreak, statusWritten: statusWritten, unvalidated: unvalidated != ""})
 			shape, dropped, why := res.match, res.dropped, res.why
 			bounded := boundedInteger(fd) // the values validation keeps within both integer types, if so
 			relaxed := ""                 // what the comparison let pass, said after its verdict
 			if len(res.alphaGone) > 0 {
 				relaxed = fmt.Sprintf("; alpha member(s) %s went away or changed, as alpha fields may", quoteList(res.alphaGone))
 			}
-			if len(res.required) > 0 {
+			if len(res.required) > 0 && unvalidated != "" {
+				relaxed += fmt.Sprintf("; member(s) %s became required, which nothing enforces (%s)", quoteList(res.required), unvalidated)
+			} else if len(res.required) > 0 {
 				relaxed += fmt.Sprintf("; status member(s) %s became required, which only the controller that ships with the CRD writes", quoteList(res.required))
 			}
 			from, to := fd.Base.Type, fd.Head.Type
@@ -795,7 +799,8 @@ var FieldBecameRequired = &Rule{
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
 		"any member of a status, whose controller ships with the CRD; info when the release before base had the field as head has it: " +
 		"the change restores the released form; in a component configuration, which its component decodes from a file with no schema, " +
-		"info unless the field is marked required, and then at most a warning).",
+		"info unless the field is marked required, and then at most a warning; info where the API server validates nothing of a custom " +
+		"resource's field, see NEW_FIELD_NOT_OPTIONAL).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
 		"Marking a field required that already was (no optional form at base) changes nothing and is not reported.",
 	Fix:    "Keep the field optional with omitempty.",
@@ -886,7 +891,7 @@ var FieldBecameRequired = &Rule{
 				r.Message += " (explicitly marked required: confirm that validation already rejected objects without it)"
 				r.Hint = "keep it only if the API server already required the field; otherwise keep it optional"
 			}
-			c.Field(fd, c.restoresRelease(fd, r))
+			c.Field(fd, c.restoresRelease(fd, c.relaxNoSchema(fd, r, finding.Info)))
 		}
 	},
 }

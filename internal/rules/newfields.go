@@ -22,7 +22,8 @@ var NewFieldNotPointer = &Rule{
 		"validation rules out the zero value, a struct with omitzero (kube-api-linter's optionalfields), and a field " +
 		"marked +required (its requiredfields; NEW_FIELD_NOT_OPTIONAL reports that it is required), and reports another " +
 		"optional string, number or bool with omitempty, and any optional member of a kind's status (which only the controller " +
-		"that ships with the CRD writes), as a warning (the wire is safe; the pointer is the convention).",
+		"that ships with the CRD writes), as a warning (the wire is safe; the pointer is the convention); so is a field of a custom resource " +
+		"where the API server validates nothing (no schema: see NEW_FIELD_NOT_OPTIONAL).",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
 		"the object write the zero value back.",
@@ -74,7 +75,7 @@ var NewFieldNotPointer = &Rule{
 					r.Severity = finding.Warning
 					r.Message += "; it is optional status, which only the controller that ships with the CRD writes, so no other client sends its zero value (kube-api-linter's optionalfields still asks for a pointer)"
 				}
-				c.Field(fd, r)
+				c.Field(fd, c.relaxNoSchema(fd, r, finding.Warning))
 			case model.NillUnknown:
 				unknown++
 				c.CannotJudge(fd, fmt.Sprintf("cannot tell whether the type %s of new field %s.%s is nillable: %s", f.Type, fd.Type.Name(), f.Name, f.NillableWhy))
@@ -93,7 +94,9 @@ var NewFieldNotOptional = &Rule{
 	Summary: "A field added to an existing API struct has no `+optional` marker (a warning when omitempty makes it optional " +
 		"in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation; " +
 		"a warning under the crd profile when the field has a default, which the API server fills in before it validates, " +
-		"whether or not it is marked required).",
+		"whether or not it is marked required). Info for a field of a custom resource where the API server validates nothing: a struct " +
+		"reached only through fields marked `+kubebuilder:validation:Schemaless`, or a version whose CRD manifests at head give no kind of " +
+		"the package a schema for spec (apiextensions.k8s.io/v1beta1 without validation, or spec keeping unknown fields).",
 	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
 		"them fails validation, and generated OpenAPI marks it required.",
 	Fix:    "Add `// +optional` to the field's doc comment (or `+k8s:optional`).",
@@ -102,19 +105,20 @@ var NewFieldNotOptional = &Rule{
 	Check: func(c *Context) {
 		for fd := range newFieldsInScope(c.Diff) {
 			f := fd.Head
+			emit := func(r Report) { c.Field(fd, c.relaxNoSchema(fd, r, finding.Info)) }
 			switch {
 			case f.Required() && contractOf(f).Default != nil && c.Policy(fd.Type.Pkg).SchemaDefaults:
 				// Required, but the API server fills in the default
 				// before it validates: old clients that do not send it
 				// pass (CAPO's OpenStackIdentityReference.Type).
-				c.Field(fd, Report{
+				emit(Report{
 					Severity: finding.Warning,
 					Message: fmt.Sprintf("new field %s.%s is marked required; its default (%s) is filled in for clients that do not send it, so none breaks",
 						fd.Type.Name(), f.Name, *contractOf(f).Default),
 					Hint: "replace the required marker with // +optional: a defaulted field is optional to its clients",
 				})
 			case f.Required():
-				c.Field(fd, Report{
+				emit(Report{
 					Message: fmt.Sprintf("new field %s.%s is marked required: a required new field breaks every existing client that does not send it", fd.Type.Name(), f.Name),
 					Hint:    "replace +required with // +optional and make the field a pointer with omitempty",
 				})
@@ -130,18 +134,18 @@ var NewFieldNotOptional = &Rule{
 					r.Severity = finding.Info
 					r.Message += "; the marker would document it, the contract is unchanged"
 				}
-				c.Field(fd, r)
+				emit(r)
 			case !f.Optional() && contractOf(f).Default != nil && c.Policy(fd.Type.Pkg).SchemaDefaults:
 				// Required in the schema, but the API server fills in the
 				// default first: old clients that do not send it pass.
-				c.Field(fd, Report{
+				emit(Report{
 					Severity: finding.Warning,
 					Message: fmt.Sprintf("new field %s.%s has no // +optional marker, so the schema requires it; its default (%s) is filled in for clients that do not send it, so none breaks",
 						fd.Type.Name(), f.Name, *contractOf(f).Default),
 					Hint: "add // +optional to the field's doc comment: a defaulted field is optional to its clients",
 				})
 			case !f.Optional():
-				c.Field(fd, Report{
+				emit(Report{
 					Message: fmt.Sprintf("new field %s.%s has no // +optional marker", fd.Type.Name(), f.Name),
 					Hint:    "add // +optional to the field's doc comment",
 				})
@@ -158,7 +162,8 @@ var NewFieldNoOmitempty = &Rule{
 	Severity:            finding.Error,
 	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has no `omitempty` in its json tag (a warning under the crd profile " +
-		"for a member of a kind's status whose zero value is not null: only the controller that ships with the CRD writes it).",
+		"for a member of a kind's status whose zero value is not null: only the controller that ships with the CRD writes it; and where " +
+		"the API server validates nothing, see NEW_FIELD_NOT_OPTIONAL).",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
 	Fix:    "Add `,omitempty` to the json tag (or `,omitzero`).",
@@ -191,7 +196,7 @@ var NewFieldNoOmitempty = &Rule{
 				r.Severity = finding.Warning
 				r.Message += "; it is status, which only the controller that ships with the CRD writes, and its zero value is no null the schema would reject"
 			}
-			c.Field(fd, r)
+			c.Field(fd, c.relaxNoSchema(fd, r, finding.Warning))
 		}
 	},
 }

@@ -83,6 +83,12 @@ type Policy struct {
 	// missing marker is documentation only: kube-openapi derives
 	// optionality from omitempty.
 	OptionalMarker bool
+	// SchemaValidates: the API server validates objects against the
+	// OpenAPI schema the CRD manifests give each version (custom
+	// resources), so where a manifest gives no schema, or a field is
+	// marked +kubebuilder:validation:Schemaless, nothing below is
+	// validated, required or defaulted by it.
+	SchemaValidates bool
 	// ReadFromFiles: the group's objects are files its component decodes
 	// with Go's decoder (component configurations): no API server
 	// validates them against a schema, the decoder requires no field and
@@ -100,7 +106,7 @@ var Policies = map[model.Profile]Policy{
 		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true, NullIsAbsent: true,
 		OptionalMapKeys: true},
 	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, RequiredValues: true, OptionalMarker: true,
-		SchemaDefaults: true, StatusByController: true},
+		SchemaDefaults: true, StatusByController: true, SchemaValidates: true},
 }
 
 // PolicyOf is a profile's policy (Gardener's for an unknown one).

@@ -263,6 +263,9 @@ type Context struct {
 	paths       map[*model.Package]map[string]string
 	// statusTypes are head's types only status reaches (statusOnly).
 	statusTypes map[string]bool
+	// schemalessTypes are head's types only fields without a schema
+	// reach (schemalessOnly).
+	schemalessTypes map[string]bool
 	// reached are the types a kind reaches, at base and at head
 	// (reachable), computed on first use.
 	reached [2]map[string]bool
@@ -441,14 +444,23 @@ func (c *Context) relaxByRelease(r Report, relax func() (bool, error), why func(
 // (asked only then) gives a reason, which follows the message: the one
 // skeleton of the relaxations that ask a question beyond the diff.
 func (c *Context) relaxIf(r Report, because func() (string, error)) Report {
-	if !c.aboveInfo(r) {
+	return c.relaxTo(r, finding.Info, because)
+}
+
+// relaxTo is relaxIf to severity sev: r is relaxed when it is above sev.
+func (c *Context) relaxTo(r Report, sev finding.Severity, because func() (string, error)) Report {
+	cur := r.Severity
+	if cur == 0 {
+		cur = c.rule.Severity
+	}
+	if cur <= sev {
 		return r
 	}
 	why, err := because()
 	if err != nil || why == "" {
 		return r
 	}
-	r.Severity = finding.Info
+	r.Severity = sev
 	r.Message += " (" + why + ")"
 	return r
 }

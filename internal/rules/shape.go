@@ -49,6 +49,10 @@ type shapeOpts struct {
 	// controller writes: a member that became required is no difference
 	// (shapeResult.required).
 	statusWritten bool
+	// unvalidated: the API server validates nothing of the values
+	// compared (no schema): a member that became required, or a new
+	// required one, is no difference (shapeResult.required).
+	unvalidated bool
 }
 
 // compareShapes compares the wire shapes of a base and a head type.
@@ -253,8 +257,8 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 			case alphaGoes:
 				s.alphaGone = append(s.alphaGone, name)
 				continue
-			case s.statusWritten:
-				s.required = append(s.required, name) // the controller sends it
+			case s.statusWritten || s.unvalidated:
+				s.required = append(s.required, name) // the controller sends it, or nothing enforces it
 			default:
 				return s.differ("member %q became required", name)
 			}
@@ -283,6 +287,8 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 			switch {
 			case partial:
 				unknown = true // maybe in an inline member of base's
+			case hf.presence == model.Required && s.unvalidated:
+				s.required = append(s.required, name) // nothing enforces it
 			case hf.presence == model.Required:
 				return s.differ("new member %q is required", name)
 			}
