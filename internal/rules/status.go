@@ -42,6 +42,9 @@ func refsOf(m *model.Model) *typeRefs {
 				id := p.ImportPath + "." + t.Name
 				r.types[id] = t
 				for _, f := range t.Fields {
+					if contractOf(f).Name == "-" {
+						continue // off the wire (json:"-"): it reaches nothing a client sees
+					}
 					refs, ok := names[f.TypeID]
 					if !ok {
 						refs = typeRef.FindAllString(f.TypeID, -1)
@@ -150,10 +153,13 @@ func (c *Context) refs(side int) *typeRefs {
 }
 
 // unserved reports a struct that no kind of the API reaches, at base or
-// at head, in a package that has kinds: only Go code (a controller's
-// in-memory specs) uses its json form, so what the rules say of the wire
-// is at most a warning. A package without kinds is not judged so (what
-// serves its types is unknown).
+// at head, in a package that has kinds, or whose other types a kind of
+// the repository reaches (a package of shared types, as ECK's common/v1,
+// whose AssociationConf only goes into annotations): only Go code (a
+// controller's in-memory specs) uses its json form, so what the rules say
+// of the wire is at most a warning. A package without kinds that no kind
+// reaches is not judged so (what serves its types is unknown: another
+// repository's kinds may).
 func (c *Context) unserved(td *model.TypeDiff) bool {
 	for i, side := range []struct {
 		pkg *model.Package
@@ -162,15 +168,30 @@ func (c *Context) unserved(td *model.TypeDiff) bool {
 		if side.pkg == nil || side.t == nil {
 			continue
 		}
-		if !slices.ContainsFunc(side.pkg.Types, func(t *model.Type) bool { return t.RootKind }) {
-			return false
-		}
 		if c.reached[i] == nil {
 			c.reached[i] = c.refs(i).reachable()
+		}
+		if !slices.ContainsFunc(side.pkg.Types, func(t *model.Type) bool { return t.RootKind }) &&
+			!reachesPackage(c.reached[i], side.pkg) {
+			// A package without kinds whose types no kind of the
+			// repository reaches: what serves them is unknown (another
+			// repository's kinds may).
+			return false
 		}
 		if c.reached[i][side.pkg.ImportPath+"."+side.t.Name] {
 			return false
 		}
 	}
 	return td.Base != nil || td.Head != nil
+}
+
+// reachesPackage reports whether a kind reaches some type of package p
+// (reached: type identities, as reachable returns them).
+func reachesPackage(reached map[string]bool, p *model.Package) bool {
+	for _, t := range p.Types {
+		if reached[p.ImportPath+"."+t.Name] {
+			return true
+		}
+	}
+	return false
 }
