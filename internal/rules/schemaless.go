@@ -18,26 +18,7 @@ const schemalessMarker = "kubebuilder:validation:Schemaless"
 // that does is marked +kubebuilder:validation:Schemaless or belongs to
 // such a type. Root kinds never are.
 func (r *typeRefs) schemalessOnly() map[string]bool {
-	out := map[string]bool{}
-	for changed := true; changed; {
-		changed = false
-		for id, t := range r.types {
-			if out[id] || t.RootKind || t.Kind != model.KindStruct || len(r.users[id]) == 0 {
-				continue
-			}
-			all := true
-			for _, u := range r.users[id] {
-				if u.owner != id && !u.field.Markers.Has(schemalessMarker) && !out[u.owner] {
-					all = false
-					break
-				}
-			}
-			if all {
-				out[id], changed = true, true
-			}
-		}
-	}
-	return out
+	return r.onlyThrough(func(u fieldUse) bool { return u.field.Markers.Has(schemalessMarker) })
 }
 
 // noSchema says why the API server validates, requires and defaults

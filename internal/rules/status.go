@@ -75,6 +75,17 @@ func refsOf(m *model.Model) *typeRefs {
 // of every package count, so a type another package's spec uses is not
 // status-only.
 func (r *typeRefs) statusOnly() map[string]bool {
+	return r.onlyThrough(func(u fieldUse) bool {
+		return r.types[u.owner].RootKind && u.field.WireName() == "status"
+	})
+}
+
+// onlyThrough returns the struct types, by identity, that only the fields
+// through says yes to reach: some field of another type refers to each,
+// and every such field is one through says yes to or belongs to such a
+// type (a recursive type's own fields do not decide). Root kinds never
+// are.
+func (r *typeRefs) onlyThrough(through func(fieldUse) bool) map[string]bool {
 	out := map[string]bool{}
 	for changed := true; changed; {
 		changed = false
@@ -85,11 +96,10 @@ func (r *typeRefs) statusOnly() map[string]bool {
 			others, all := 0, true
 			for _, u := range r.users[id] {
 				if u.owner == id {
-					continue // a recursive type's own fields do not decide
+					continue
 				}
 				others++
-				status := r.types[u.owner].RootKind && u.field.WireName() == "status"
-				if !status && !out[u.owner] {
+				if !through(u) && !out[u.owner] {
 					all = false
 					break
 				}

@@ -701,7 +701,6 @@ func groupNameConst(vs *ast.ValueSpec) (string, bool) {
 	return "", false
 }
 
-// jsonMethodSet is what a package declares of a type's JSON methods.
 // customJSONTypes are the types outside the repository with both a
 // MarshalJSON and an UnmarshalJSON method: a struct embedding one of them
 // gets its methods (Go promotes them), so they decide its JSON form.
@@ -746,6 +745,7 @@ func promotedJSON(pkg *model.Package, t *model.Type, declared map[string]*jsonMe
 	return n == 1
 }
 
+// jsonMethodSet is what a package declares of a type's JSON methods.
 type jsonMethodSet struct{ marshal, unmarshal, delegates bool }
 
 func (m *jsonMethodSet) add(method string, delegates bool) {
