@@ -206,7 +206,11 @@ var FieldTypeChanged = &Rule{
 			res := compareShapesDropped(base, head, shapeOpts{alphaGoes: pol.AlphaMayBreak, statusWritten: statusWritten, unvalidated: unvalidated != ""})
 			shape, dropped, why := res.match, res.dropped, res.why
 			bounded := boundedInteger(fd) // the values validation keeps within both integer types, if so
-			relaxed := ""                 // what the comparison let pass, said after its verdict
+			decodes := ""                 // how a component's decoder reads base's values, if it does
+			if pol.ReadFromFiles {
+				decodes = decodesBase(fd)
+			}
+			relaxed := "" // what the comparison let pass, said after its verdict
 			if len(res.alphaGone) > 0 {
 				relaxed = fmt.Sprintf("; alpha member(s) %s went away or changed, as alpha fields may", quoteList(res.alphaGone))
 			}
@@ -310,11 +314,11 @@ var FieldTypeChanged = &Rule{
 						"so the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to, bounded),
 					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
 				})
-			case pol.ReadFromFiles && decodesBase(fd) != "":
+			case decodes != "":
 				c.Field(fd, Report{
 					Severity: finding.Warning,
 					Message: fmt.Sprintf("type of %s changed from %s to %s: %s, and the component decodes its configuration files with Go's decoder, "+
-						"so files written for base still load (Go code that sets the field breaks)", name, from, to, decodesBase(fd)),
+						"so files written for base still load (Go code that sets the field breaks)", name, from, to, decodes),
 					Hint: fmt.Sprintf("keep %s unless the change is intended for Go code", fd.Base.Type),
 				})
 			case fd.Base.Type == fd.Head.Type:
@@ -704,11 +708,11 @@ func fieldsUsing(p *model.Package, name string) []typeUser {
 // keptUsers are the users (at head) of type name whose field base's
 // package p had in the same struct, using the type too.
 func keptUsers(p *model.Package, users []typeUser, name string) []typeUser {
+	if p == nil {
+		return nil
+	}
 	var out []typeUser
 	for _, u := range users {
-		if p == nil {
-			break
-		}
 		if t := p.Type(u.typ); t != nil {
 			if f := t.Field(u.field.Name); f != nil && mentionsType(f.Type, name) {
 				out = append(out, u)

@@ -449,11 +449,7 @@ func (c *Context) relaxIf(r Report, because func() (string, error)) Report {
 
 // relaxTo is relaxIf to severity sev: r is relaxed when it is above sev.
 func (c *Context) relaxTo(r Report, sev finding.Severity, because func() (string, error)) Report {
-	cur := r.Severity
-	if cur == 0 {
-		cur = c.rule.Severity
-	}
-	if cur <= sev {
+	if c.severityOf(r) <= sev {
 		return r
 	}
 	why, err := because()
@@ -465,14 +461,13 @@ func (c *Context) relaxTo(r Report, sev finding.Severity, because func() (string
 	return r
 }
 
-// aboveInfo reports whether finding r is reported above info: its own
-// severity, or the rule's when it sets none.
-func (c *Context) aboveInfo(r Report) bool {
-	sev := r.Severity
-	if sev == 0 {
-		sev = c.rule.Severity
+// severityOf is the severity finding r is reported at: its own, or the
+// rule's when it sets none.
+func (c *Context) severityOf(r Report) finding.Severity {
+	if r.Severity == 0 {
+		return c.rule.Severity
 	}
-	return sev > finding.Info
+	return r.Severity
 }
 
 // releaseToJudge returns the release before base, which a finding may

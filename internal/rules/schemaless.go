@@ -55,12 +55,12 @@ func (c *Context) packageWithoutSchema(pd *model.PackageDiff) string {
 		if base, isList := strings.CutSuffix(k, "List"); isList && base != "" && p.Type(base) != nil && p.Type(base).RootKind {
 			continue // goes by the kind's manifest
 		}
-		ks, ok := ms.Head.Kind(p.GroupName, k)
-		if !ok || !slices.Contains(ks.NoSchema, p.Version) {
+		kindFiles, ok := kindWithoutSchema(ms, p, k)
+		if !ok {
 			return ""
 		}
 		kinds = append(kinds, k)
-		files = append(files, ks.Files...)
+		files = append(files, kindFiles...)
 	}
 	if len(kinds) == 0 {
 		return ""
@@ -88,12 +88,22 @@ func (c *Context) contentWithoutSchema(fd *model.FieldDiff) string {
 	}
 	p, t, ms := fd.Type.Pkg.Head, fd.Type.Head, c.analyses.Manifests
 	if t.RootKind && fd.Head.WireName() == "spec" && ms != nil && fd.Type.Pkg.External() && p.GroupName != "" {
-		if ks, ok := ms.Head.Kind(p.GroupName, t.Name); ok && slices.Contains(ks.NoSchema, p.Version) {
+		if files, ok := kindWithoutSchema(ms, p, t.Name); ok {
 			return fmt.Sprintf("the CRD manifests of %s at head (%s) give its spec at %s no schema: the API server validates, requires and defaults nothing in it",
-				t.Name, strings.Join(ks.Files, ", "), p.Version)
+				t.Name, strings.Join(files, ", "), p.Version)
 		}
 	}
 	return c.noSchema(fd)
+}
+
+// kindWithoutSchema returns the CRD manifests at head of kind of
+// package p when none of them describes its spec at p's version.
+func kindWithoutSchema(ms *Manifests, p *model.Package, kind string) (files []string, ok bool) {
+	ks, ok := ms.Head.Kind(p.GroupName, kind)
+	if !ok || !slices.Contains(ks.NoSchema, p.Version) {
+		return nil, false
+	}
+	return ks.Files, true
 }
 
 // relaxNoSchema caps finding r at severity sev where noSchema says the
