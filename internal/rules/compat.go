@@ -220,6 +220,14 @@ var FieldTypeChanged = &Rule{
 				relaxed += fmt.Sprintf("; status member(s) %s became required, which only the controller that ships with the CRD writes", quoteList(res.required))
 			}
 			from, to := fd.Base.Type, fd.Head.Type
+			// goOnly reports a change only Go code sees, saying why.
+			goOnly := func(why, who string) {
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message:  fmt.Sprintf("type of %s changed from %s to %s: %s", name, from, to, why),
+					Hint:     fmt.Sprintf("keep %s unless the change is intended for %s", fd.Base.Type, who),
+				})
+			}
 			if from == to && bt != ht {
 				// The same spelling names types of two packages (Cluster
 				// API's capierrors.ClusterStatusError moved from
@@ -301,26 +309,14 @@ var FieldTypeChanged = &Rule{
 					Hint: "confirm " + strings.Join(confirm, " and ") + "; otherwise keep " + fd.Base.Type,
 				})
 			case signednessOnly(fd):
-				c.Field(fd, Report{
-					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s: an integer of the same size whose validation rules out negative values, "+
-						"so the schema and the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to),
-					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
-				})
+				goOnly("an integer of the same size whose validation rules out negative values, "+
+					"so the schema and the values on the wire are unchanged (Go clients break, the wire does not)", "Go clients")
 			case bounded != "":
-				c.Field(fd, Report{
-					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s: validation keeps the values within both integer types (%s), "+
-						"so the values on the wire are unchanged (Go clients break, the wire does not)", name, from, to, bounded),
-					Hint: fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
-				})
+				goOnly("validation keeps the values within both integer types ("+bounded+"), "+
+					"so the values on the wire are unchanged (Go clients break, the wire does not)", "Go clients")
 			case decodes != "":
-				c.Field(fd, Report{
-					Severity: finding.Warning,
-					Message: fmt.Sprintf("type of %s changed from %s to %s: %s, and the component decodes its configuration files with Go's decoder, "+
-						"so files written for base still load (Go code that sets the field breaks)", name, from, to, decodes),
-					Hint: fmt.Sprintf("keep %s unless the change is intended for Go code", fd.Base.Type),
-				})
+				goOnly(decodes+", and the component decodes its configuration files with Go's decoder, "+
+					"so files written for base still load (Go code that sets the field breaks)", "Go code")
 			case fd.Base.Type == fd.Head.Type:
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape%s", fd.Head.Type, name, ht, because(why)),
