@@ -76,12 +76,101 @@ type KindServed struct {
 	NoSchema []string
 	// schema are the versions some manifest describes spec for.
 	schema []string
+	// hand are the schemas of the kind's hand-written manifests per
+	// version, generated the versions some generated manifest
+	// (controller-gen's annotation) defines: see HandWritten.
+	hand      map[string][]*Schema
+	generated []string
+}
+
+// HandWritten returns the schemas that the kind's manifests give version,
+// when every manifest of the kind that defines the version is
+// hand-written (none carries controller-gen's version annotation) and
+// at least one gives a schema: what the API server validates and
+// requires there is what they say, not what Go markers would generate.
+// ok is false otherwise.
+func (ks KindServed) HandWritten(version string) (schemas []*Schema, ok bool) {
+	if slices.Contains(ks.generated, version) || len(ks.hand[version]) == 0 {
+		return nil, false
+	}
+	return ks.hand[version], true
+}
+
+// generatorAnnotation is the annotation controller-gen writes on every
+// CRD it generates.
+const generatorAnnotation = "controller-gen.kubebuilder.io/version"
+
+// Schema is one OpenAPI v3 schema node of a hand-written manifest: the
+// parts that say which members exist and which are required.
+type Schema struct {
+	Properties map[string]*Schema `yaml:"properties"`
+	// Items is the schema of a list's items (the first, when items is
+	// a list of schemas), AdditionalProperties that of a map's values.
+	Items                *subSchema `yaml:"items"`
+	AdditionalProperties *subSchema `yaml:"additionalProperties"`
+	Required             []string   `yaml:"required"`
+	// Combined is true when the node combines schemas (allOf, anyOf,
+	// oneOf, not), which may require more than Required says.
+	AllOf []skipNode `yaml:"allOf"`
+	AnyOf []skipNode `yaml:"anyOf"`
+	OneOf []skipNode `yaml:"oneOf"`
+	Not   *skipNode  `yaml:"not"`
+}
+
+// subSchema is a schema, a list of schemas (the first counts) or a
+// boolean (additionalProperties: true, no schema).
+type subSchema struct{ *Schema }
+
+func (s *subSchema) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		s.Schema = &Schema{}
+		return n.Decode(s.Schema)
+	case yaml.SequenceNode:
+		if len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
+			s.Schema = &Schema{}
+			return n.Content[0].Decode(s.Schema)
+		}
+	}
+	return nil
+}
+
+// Requires reports whether the schema may require the member at path
+// (json names from the object's root; "*" steps into a list's items or
+// a map's values): the node above it lists it as required, or a node on
+// the way combines schemas (allOf, anyOf, oneOf, not), which apicheck
+// does not follow. A member of a part the schema does not describe is
+// not required.
+func (s *Schema) Requires(path []string) bool {
+	n := s
+	for i, step := range path {
+		if n == nil {
+			return false
+		}
+		if len(n.AllOf)+len(n.AnyOf)+len(n.OneOf) > 0 || n.Not != nil {
+			return true
+		}
+		if i == len(path)-1 {
+			return slices.Contains(n.Required, step)
+		}
+		switch {
+		case step != "*":
+			n = n.Properties[step]
+		case n.Items != nil && n.Items.Schema != nil:
+			n = n.Items.Schema
+		case n.AdditionalProperties != nil:
+			n = n.AdditionalProperties.Schema
+		default:
+			n = nil
+		}
+	}
+	return false
 }
 
 // sort sorts the lists of ks and drops their duplicates.
 func (ks *KindServed) sort() {
 	ks.NoSchema = slices.DeleteFunc(ks.NoSchema, func(v string) bool { return slices.Contains(ks.schema, v) })
-	for _, l := range []*[]string{&ks.Versions, &ks.Everywhere, &ks.Files, &ks.NoSchema} {
+	for _, l := range []*[]string{&ks.Versions, &ks.Everywhere, &ks.Files, &ks.NoSchema, &ks.generated} {
 		sort.Strings(*l)
 		*l = slices.Compact(*l)
 	}
@@ -323,7 +412,10 @@ func namedGroup(file string) (group string, ok bool) {
 type doc struct {
 	APIVersion string `yaml:"apiVersion"`
 	Kind       string `yaml:"kind"`
-	Spec       struct {
+	Metadata   struct {
+		Annotations map[string]string `yaml:"annotations"`
+	} `yaml:"metadata"`
+	Spec struct {
 		Group string `yaml:"group"`
 		Names struct {
 			Kind string `yaml:"kind"`
@@ -389,7 +481,8 @@ func (m *Manifests) read(f string, data []byte, groups []string) {
 			// carries a {{- include ... }} label): without its actions
 			// the rest is the manifest the chart installs.
 			d = doc{}
-			yaml.Unmarshal(withoutActions(text), &d)
+			text = withoutActions(text)
+			yaml.Unmarshal(text, &d)
 		}
 		if d.Kind != "CustomResourceDefinition" ||
 			!slices.Contains(groups, d.Spec.Group) || d.Spec.Names.Kind == "" {
@@ -434,7 +527,69 @@ func (m *Manifests) read(f string, data []byte, groups []string) {
 			ks.Everywhere = slices.DeleteFunc(ks.Everywhere, func(v string) bool { return !slices.Contains(served, v) })
 		}
 		ks.Files = append(ks.Files, f)
+		readSchemas(ks, d, text)
 		ks.Versions = append(ks.Versions, served...)
+	}
+}
+
+// handDoc is the schemas of a hand-written CRD manifest, in full.
+type handDoc struct {
+	Spec struct {
+		Version    string     `yaml:"version"`
+		Validation handSchema `yaml:"validation"`
+		Versions   []struct {
+			Name   string     `yaml:"name"`
+			Schema handSchema `yaml:"schema"`
+		} `yaml:"versions"`
+	} `yaml:"spec"`
+}
+
+type handSchema struct {
+	Root *Schema `yaml:"openAPIV3Schema"`
+}
+
+// readSchemas records the schemas of manifest d (text) of kind ks per
+// version: in full when it is hand-written (no controller-gen
+// annotation), otherwise that a generated manifest defines the versions.
+func readSchemas(ks *KindServed, d doc, text []byte) {
+	var versions []string
+	if d.Spec.Version != "" {
+		versions = append(versions, d.Spec.Version)
+	}
+	for _, v := range d.Spec.Versions {
+		if v.Name != "" {
+			versions = append(versions, v.Name)
+		}
+	}
+	if _, gen := d.Metadata.Annotations[generatorAnnotation]; gen {
+		ks.generated = append(ks.generated, versions...)
+		return
+	}
+	var h handDoc
+	if err := yaml.Unmarshal(text, &h); err != nil {
+		ks.generated = append(ks.generated, versions...) // unknown: no hand-written schema to trust
+		return
+	}
+	if ks.hand == nil {
+		ks.hand = map[string][]*Schema{}
+	}
+	add := func(v string, s *Schema) {
+		if s != nil {
+			ks.hand[v] = append(ks.hand[v], s)
+		}
+	}
+	if h.Spec.Version != "" && len(h.Spec.Versions) == 0 {
+		add(h.Spec.Version, h.Spec.Validation.Root)
+	}
+	for _, v := range h.Spec.Versions {
+		if v.Name == "" {
+			continue
+		}
+		if v.Schema.Root != nil {
+			add(v.Name, v.Schema.Root)
+		} else {
+			add(v.Name, h.Spec.Validation.Root)
+		}
 	}
 }
 

@@ -127,6 +127,7 @@ func TestKind(t *testing.T) {
 		{"third.example.com", "Widget", KindServed{}, false},
 	} {
 		got, ok := m.Kind(c.group, c.kind)
+		got.hand, got.generated = nil, nil // TestHandWritten's
 		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Kind(%s, %s) = %+v, %v; want %+v, %v", c.group, c.kind, got, ok, c.want, c.ok)
 		}
@@ -235,5 +236,104 @@ func TestNamedTooCommon(t *testing.T) {
 		if why := m.Unread(); why != "" {
 			t.Errorf("Unread = %q, want \"\"", why)
 		}
+	}
+}
+
+func TestHandWritten(t *testing.T) {
+	const hand = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec:
+  group: pg.example.com
+  names: {kind: Cluster}
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [image]
+            properties:
+              image: {type: string}
+              pools:
+                type: array
+                items: [{type: object, required: [name]}]
+              labels:
+                type: object
+                additionalProperties: {type: object, required: [value]}
+              tls:
+                oneOf: [{required: [ca]}, {required: [cert]}]
+  - name: v2
+---
+apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+spec:
+  group: pg.example.com
+  names: {kind: Cluster}
+  version: v2
+  validation:
+    openAPIV3Schema:
+      properties:
+        spec:
+          properties:
+            image: {type: string}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  annotations:
+    controller-gen.kubebuilder.io/version: v0.16.0
+spec:
+  group: pg.example.com
+  names: {kind: Backup}
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, required: [target], properties: {target: {type: string}}}
+`
+	m := New(&fakeSource{files: map[string]string{"deploy/crds/pg.yaml": hand}})
+	ks, ok := m.Kind("pg.example.com", "Cluster")
+	if !ok {
+		t.Fatal("Cluster: no manifest")
+	}
+	v1, ok := ks.HandWritten("v1")
+	if !ok || len(v1) != 1 {
+		t.Fatalf("HandWritten(v1) = %d schemas, %v; want 1, true", len(v1), ok)
+	}
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{"spec.image", true},
+		{"spec.pools", false},
+		{"spec.pools.*.name", true},
+		{"spec.pools.*.size", false},
+		{"spec.labels.*.value", true},
+		{"spec.labels.*.key", false},
+		{"spec.tls.ca", true}, // oneOf: not followed, taken as required
+		{"spec.undescribed.deeper", false},
+		{"status.phase", false},
+	} {
+		if got := v1[0].Requires(strings.Split(c.path, ".")); got != c.want {
+			t.Errorf("Requires(%s) = %v, want %v", c.path, got, c.want)
+		}
+	}
+	// v2: one manifest gives no schema, the other a partial one.
+	if v2, ok := ks.HandWritten("v2"); !ok || len(v2) != 1 || v2[0].Requires([]string{"spec", "image"}) {
+		t.Errorf("HandWritten(v2) = %d schemas, %v; want one that requires nothing", len(v2), ok)
+	}
+	if _, ok := ks.HandWritten("v3"); ok {
+		t.Error("HandWritten(v3) of a version no manifest defines: ok")
+	}
+	b, ok := m.Kind("pg.example.com", "Backup")
+	if !ok {
+		t.Fatal("Backup: no manifest")
+	}
+	if _, ok := b.HandWritten("v1"); ok {
+		t.Error("HandWritten(v1) of a controller-gen manifest: ok")
 	}
 }

@@ -96,7 +96,9 @@ var NewFieldNotOptional = &Rule{
 		"a warning under the crd profile when the field has a default, which the API server fills in before it validates, " +
 		"whether or not it is marked required). Info for a field of a custom resource where the API server validates nothing: a struct " +
 		"reached only through fields marked `+kubebuilder:validation:Schemaless`, or a version whose CRD manifests at head give no kind of " +
-		"the package a schema for spec (apiextensions.k8s.io/v1beta1 without validation, or spec keeping unknown fields).",
+		"the package a schema for spec (apiextensions.k8s.io/v1beta1 without validation, or spec keeping unknown fields). Info too " +
+		"where the CRD manifests are hand-written (no controller-gen annotation, and no +kubebuilder marker in the Go packages) and " +
+		"none of them requires the field where its kinds hold it: the manifests, not the Go markers, say what the API server requires.",
 	Why: "Existing clients do not send the new field; if it is required, every create or update from " +
 		"them fails validation, and generated OpenAPI marks it required.",
 	Fix:    "Add `// +optional` to the field's doc comment (or `+k8s:optional`).",

@@ -107,7 +107,205 @@ func kindWithoutSchema(ms *Manifests, p *model.Package, kind string) (files []st
 }
 
 // relaxNoSchema caps finding r at severity sev where noSchema says the
-// API server validates nothing of field fd, saying so.
+// API server validates nothing of field fd, or handWrittenOptional that
+// it does not require it, saying so.
 func (c *Context) relaxNoSchema(fd *model.FieldDiff, r Report, sev finding.Severity) Report {
-	return c.relaxTo(r, sev, func() (string, error) { return c.noSchema(fd), nil })
+	return c.relaxTo(r, sev, func() (string, error) {
+		if why := c.noSchema(fd); why != "" {
+			return why, nil
+		}
+		return c.handWrittenOptional(fd), nil
+	})
+}
+
+// kindPath is where a type sits in a kind's objects: the root kind (by
+// identity) and the json names from the object's root down to the type
+// ("*" steps into a list's items or a map's values).
+type kindPath struct {
+	root  string
+	steps []string
+}
+
+// maxKindPaths bounds the paths pathsTo follows to one type: past it the
+// type's place is not known.
+const maxKindPaths = 32
+
+// pathsTo returns the places of type id in the objects of the kinds
+// that reach it; ok is false when none does or there are more than
+// maxKindPaths. A field of a recursive type adds no path of its own
+// (the shorter paths stand for the longer ones).
+func (r *typeRefs) pathsTo(id string) (paths []kindPath, ok bool) {
+	if r.paths == nil {
+		r.paths = map[string][]kindPath{}
+	}
+	paths = r.walkPaths(id, map[string]bool{})
+	return paths, len(paths) > 0 && len(paths) <= maxKindPaths
+}
+
+func (r *typeRefs) walkPaths(id string, visiting map[string]bool) []kindPath {
+	if ps, ok := r.paths[id]; ok {
+		return ps
+	}
+	t := r.types[id]
+	if t == nil {
+		return nil
+	}
+	if t.RootKind {
+		ps := []kindPath{{root: id}}
+		r.paths[id] = ps
+		return ps
+	}
+	visiting[id] = true
+	defer delete(visiting, id)
+	var out []kindPath
+	cyclic := false
+	for _, u := range r.users[id] {
+		if visiting[u.owner] {
+			cyclic = true
+			continue
+		}
+		steps := fieldSteps(u.field)
+		for _, p := range r.walkPaths(u.owner, visiting) {
+			out = append(out, kindPath{root: p.root, steps: append(slices.Clip(p.steps), steps...)})
+			if len(out) > maxKindPaths {
+				return out // too many: not memoized, the caller gives up
+			}
+		}
+	}
+	if !cyclic { // a path cut at a type being walked is only part of the answer
+		r.paths[id] = out
+	}
+	return out
+}
+
+// fieldSteps are the json steps a field adds on the way to the type it
+// refers to: its name (none when inlined), then "*" for each list or map
+// around the type.
+func fieldSteps(f *model.Field) []string {
+	var steps []string
+	if c := contractOf(f); !c.Inline && c.Name != "" {
+		steps = append(steps, c.Name)
+	}
+	typ := f.TypeID
+	for {
+		switch {
+		case strings.HasPrefix(typ, "*"):
+			typ = typ[1:]
+		case strings.HasPrefix(typ, "[]"):
+			typ, steps = typ[2:], append(steps, "*")
+		case strings.HasPrefix(typ, "map["):
+			depth, i := 0, 3
+			for ; i < len(typ); i++ {
+				if typ[i] == '[' {
+					depth++
+				} else if typ[i] == ']' {
+					depth--
+					if depth == 0 {
+						break
+					}
+				}
+			}
+			if i >= len(typ) {
+				return steps
+			}
+			typ, steps = typ[i+1:], append(steps, "*")
+		default:
+			return steps
+		}
+	}
+}
+
+// kubebuilderMarked reports whether a type or field of the package with
+// import path ip carries a +kubebuilder: marker: its CRD manifests are
+// generated from the Go markers.
+func (r *typeRefs) kubebuilderMarked(ip string) bool {
+	if m, ok := r.marked[ip]; ok {
+		return m
+	}
+	if r.marked == nil {
+		r.marked = map[string]bool{}
+	}
+	marked := false
+	if p := r.pkgs[ip]; p != nil {
+		has := func(ms model.Markers) bool {
+			return slices.ContainsFunc(ms, func(m model.Marker) bool { return strings.HasPrefix(m.Key, "kubebuilder:") })
+		}
+	types:
+		for _, t := range p.Types {
+			if has(t.Markers) {
+				marked = true
+				break
+			}
+			for _, f := range t.Fields {
+				if has(f.Markers) {
+					marked = true
+					break types
+				}
+			}
+		}
+	}
+	r.marked[ip] = marked
+	return marked
+}
+
+// handWrittenOptional says why the API server does not require field
+// fd at head although its Go form would be generated as required: its
+// group's policy has the schema validate (custom resources), no type or
+// field of its package or of the kinds' packages carries a +kubebuilder:
+// marker, and at every place of its struct in the kinds reaching it, the
+// kind's CRD manifests at head are hand-written (no controller-gen
+// annotation) and none of them requires the field there. "" otherwise.
+func (c *Context) handWrittenOptional(fd *model.FieldDiff) string {
+	pkg, t, ms := fd.Type.Pkg.Head, fd.Type.Head, c.analyses.Manifests
+	if pkg == nil || t == nil || fd.Head == nil || ms == nil || !c.Policy(fd.Type.Pkg).SchemaValidates {
+		return ""
+	}
+	name := contractOf(fd.Head)
+	if name.Inline || name.Name == "" || name.Name == "-" {
+		return ""
+	}
+	refs := c.refs(1)
+	if refs.kubebuilderMarked(pkg.ImportPath) {
+		return ""
+	}
+	paths, ok := refs.pathsTo(pkg.ImportPath + "." + t.Name)
+	if !ok {
+		return ""
+	}
+	var where, files []string
+	for _, p := range paths {
+		root := refs.types[p.root]
+		rootPkg := refs.pkgs[strings.TrimSuffix(p.root, "."+root.Name)]
+		if rootPkg == nil || rootPkg.GroupName == "" || rootPkg.Version == "" || refs.kubebuilderMarked(rootPkg.ImportPath) {
+			return ""
+		}
+		ks, ok := ms.Head.Kind(rootPkg.GroupName, root.Name)
+		if !ok {
+			return ""
+		}
+		schemas, ok := ks.HandWritten(rootPkg.Version)
+		if !ok {
+			return ""
+		}
+		path := append(slices.Clip(p.steps), name.Name)
+		for _, s := range schemas {
+			if s.Requires(path) {
+				return ""
+			}
+		}
+		where = append(where, fmt.Sprintf("%s %s", root.Name, strings.Join(path, ".")))
+		files = append(files, ks.Files...)
+	}
+	slices.Sort(where)
+	where = slices.Compact(where)
+	slices.Sort(files)
+	files = slices.Compact(files)
+	if len(where) > maxListed {
+		where = append(where[:maxListed:maxListed], fmt.Sprintf("and %d more", len(where)-maxListed))
+	}
+	if len(files) > maxListed {
+		files = append(files[:maxListed:maxListed], fmt.Sprintf("and %d more", len(files)-maxListed))
+	}
+	return fmt.Sprintf("the hand-written CRD manifests at head (%s) do not require %s: the API server accepts objects without it",
+		strings.Join(files, ", "), strings.Join(where, ", "))
 }

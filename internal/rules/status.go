@@ -18,8 +18,12 @@ var typeRef = regexp.MustCompile(`(?:[\w.\-/]+\.)?[A-Za-z_]\w*`)
 // types a type's fields refer to (across packages).
 type typeRefs struct {
 	types map[string]*model.Type
-	users map[string][]fieldUse // referenced type -> the fields referring to it
-	refs  map[string][]string   // type -> the types its fields refer to
+	pkgs  map[string]*model.Package // import path -> package
+	users map[string][]fieldUse     // referenced type -> the fields referring to it
+	refs  map[string][]string       // type -> the types its fields refer to
+	// paths memoizes pathsTo, marked kubebuilderMarked.
+	paths  map[string][]kindPath
+	marked map[string]bool
 }
 
 // fieldUse is a field that refers to a type, and the struct it belongs to.
@@ -29,7 +33,7 @@ type fieldUse struct {
 }
 
 func refsOf(m *model.Model) *typeRefs {
-	r := &typeRefs{types: map[string]*model.Type{}, users: map[string][]fieldUse{}, refs: map[string][]string{}}
+	r := &typeRefs{types: map[string]*model.Type{}, pkgs: map[string]*model.Package{}, users: map[string][]fieldUse{}, refs: map[string][]string{}}
 	if m == nil {
 		return r
 	}
@@ -38,6 +42,7 @@ func refsOf(m *model.Model) *typeRefs {
 			// The same type identities recur on many fields of a
 			// package: find the types each names once.
 			names := map[string][]string{}
+			r.pkgs[p.ImportPath] = p
 			for _, t := range p.Types {
 				id := p.ImportPath + "." + t.Name
 				r.types[id] = t
