@@ -160,6 +160,7 @@ func listConvention(fd *model.FieldDiff) string {
 
 var FieldTypeChanged = &Rule{
 	ID:           "FIELD_TYPE_CHANGED",
+	Uses:         []Input{InputManifests},
 	ReleasedOnly: true,
 	Alpha:        finding.Info,
 	Category:     CatCompat,
@@ -785,6 +786,7 @@ func emptyIsNull(f *model.Field) bool {
 
 var FieldBecameRequired = &Rule{
 	ID:           "FIELD_BECAME_REQUIRED",
+	Uses:         []Input{InputManifests},
 	ReleasedOnly: true,
 	Alpha:        finding.Info,
 	Category:     CatCompat,

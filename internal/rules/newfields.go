@@ -12,6 +12,7 @@ import (
 
 var NewFieldNotPointer = &Rule{
 	ID:                  "NEW_FIELD_NOT_POINTER",
+	Uses:                []Input{InputManifests},
 	ReleasedVersionOnly: true,
 	Alpha:               finding.Info,
 	Category:            CatNewFields,
@@ -86,6 +87,7 @@ var NewFieldNotPointer = &Rule{
 
 var NewFieldNotOptional = &Rule{
 	ID:                  "NEW_FIELD_NOT_OPTIONAL",
+	Uses:                []Input{InputManifests},
 	ReleasedVersionOnly: true,
 	Alpha:               finding.Info,
 	Category:            CatNewFields,
@@ -158,6 +160,7 @@ var NewFieldNotOptional = &Rule{
 
 var NewFieldNoOmitempty = &Rule{
 	ID:                  "NEW_FIELD_NO_OMITEMPTY",
+	Uses:                []Input{InputManifests},
 	ReleasedVersionOnly: true,
 	Alpha:               finding.Info,
 	Category:            CatNewFields,

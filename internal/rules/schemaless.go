@@ -46,7 +46,7 @@ func (c *Context) noSchema(fd *model.FieldDiff) string {
 // (apiextensions.k8s.io/v1beta1 CRDs without validation); "" when any
 // kind has one, or is not known.
 func (c *Context) packageWithoutSchema(pd *model.PackageDiff) string {
-	p, ms := pd.Head, c.analyses.Manifests
+	p, ms := pd.Head, c.Manifests()
 	if p == nil || ms == nil || !pd.External() || p.GroupName == "" {
 		return ""
 	}
@@ -86,7 +86,7 @@ func (c *Context) contentWithoutSchema(fd *model.FieldDiff) string {
 	if fd.Head.Markers.Has(schemalessMarker) {
 		return fmt.Sprintf("%s.%s is marked +%s: the API server validates, requires and defaults nothing in it", fd.Type.Name(), fd.Name(), schemalessMarker)
 	}
-	p, t, ms := fd.Type.Pkg.Head, fd.Type.Head, c.analyses.Manifests
+	p, t, ms := fd.Type.Pkg.Head, fd.Type.Head, c.Manifests()
 	if t.RootKind && fd.Head.WireName() == "spec" && ms != nil && fd.Type.Pkg.External() && p.GroupName != "" {
 		if files, ok := kindWithoutSchema(ms, p, t.Name); ok {
 			return fmt.Sprintf("the CRD manifests of %s at head (%s) give its spec at %s no schema: the API server validates, requires and defaults nothing in it",
@@ -256,7 +256,7 @@ func (r *typeRefs) kubebuilderMarked(ip string) bool {
 // kind's CRD manifests at head are hand-written (no controller-gen
 // annotation) and none of them requires the field there. "" otherwise.
 func (c *Context) handWrittenOptional(fd *model.FieldDiff) string {
-	pkg, t, ms := fd.Type.Pkg.Head, fd.Type.Head, c.analyses.Manifests
+	pkg, t, ms := fd.Type.Pkg.Head, fd.Type.Head, c.Manifests()
 	if pkg == nil || t == nil || fd.Head == nil || ms == nil || !c.Policy(fd.Type.Pkg).SchemaValidates {
 		return ""
 	}
