@@ -17,10 +17,16 @@
 // parse (a Helm template) is skipped. Several manifests of one kind count
 // together: a version any of them serves is served (KindServed.Versions),
 // and one all of them serve is served everywhere (KindServed.Everywhere).
+// A kind is looked up by its Go type's name (KindFold: failing that, by
+// the one kind of the group whose name differs only by case, a type
+// registered under another spelling). The schemas of hand-written manifests (without
+// controller-gen's annotation) are kept in full (KindServed.HandWritten):
+// they, not Go markers, say what the API server requires and defaults.
 package crd
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
@@ -103,6 +109,11 @@ const generatorAnnotation = "controller-gen.kubebuilder.io/version"
 // Schema is one OpenAPI v3 schema node of a hand-written manifest: the
 // parts that say which members exist and which are required.
 type Schema struct {
+	// Type is the node's type (string, integer, number, boolean, object,
+	// array); "" when it gives none.
+	Type string `yaml:"type"`
+	// Default is the node's default as compact JSON ("" without one).
+	Default    jsonValue          `yaml:"default"`
 	Properties map[string]*Schema `yaml:"properties"`
 	// Items is the schema of a list's items (the first, when items is
 	// a list of schemas), AdditionalProperties that of a map's values.
@@ -115,6 +126,21 @@ type Schema struct {
 	AnyOf []skipNode `yaml:"anyOf"`
 	OneOf []skipNode `yaml:"oneOf"`
 	Not   *skipNode  `yaml:"not"`
+}
+
+// jsonValue is a YAML value as compact JSON; "" when it has none JSON
+// can hold (a map with keys that are not strings).
+type jsonValue string
+
+func (v *jsonValue) UnmarshalYAML(n *yaml.Node) error {
+	var x any
+	if n.Decode(&x) != nil {
+		return nil
+	}
+	if b, err := json.Marshal(x); err == nil {
+		*v = jsonValue(b)
+	}
+	return nil
 }
 
 // subSchema is a schema, a list of schemas (the first counts) or a
@@ -131,6 +157,33 @@ func (s *subSchema) UnmarshalYAML(n *yaml.Node) error {
 			s.Schema = &Schema{}
 			return n.Content[0].Decode(s.Schema)
 		}
+	}
+	return nil
+}
+
+// At returns the node at path (json names from the object's root; "*"
+// steps into a list's items or a map's values), nil when the schema does
+// not describe it.
+func (s *Schema) At(path []string) *Schema {
+	n := s
+	for _, step := range path {
+		n = n.child(step)
+	}
+	return n
+}
+
+// child is the node one step down ("*": a list's items or a map's
+// values), nil when the schema does not describe it.
+func (s *Schema) child(step string) *Schema {
+	switch {
+	case s == nil:
+		return nil
+	case step != "*":
+		return s.Properties[step]
+	case s.Items != nil && s.Items.Schema != nil:
+		return s.Items.Schema
+	case s.AdditionalProperties != nil:
+		return s.AdditionalProperties.Schema
 	}
 	return nil
 }
@@ -153,16 +206,7 @@ func (s *Schema) Requires(path []string) bool {
 		if i == len(path)-1 {
 			return slices.Contains(n.Required, step)
 		}
-		switch {
-		case step != "*":
-			n = n.Properties[step]
-		case n.Items != nil && n.Items.Schema != nil:
-			n = n.Items.Schema
-		case n.AdditionalProperties != nil:
-			n = n.AdditionalProperties.Schema
-		default:
-			n = nil
-		}
+		n = n.child(step)
 	}
 	return false
 }
@@ -209,6 +253,39 @@ func (m *Manifests) Kind(group, kind string) (KindServed, bool) {
 		return KindServed{}, false
 	}
 	return *ks, true
+}
+
+// KindFold is Kind, falling back to the one kind of the group whose name
+// differs from kind only by case: a Go type registered under another
+// spelling (Zalando's Postgresql is the kind "postgresql"). Callers that
+// know the type has no kind of its own spelling use it (a renamed type's
+// old name would find the new kind).
+func (m *Manifests) KindFold(group, kind string) (KindServed, bool) {
+	if ks, ok := m.Kind(group, kind); ok || m == nil {
+		return ks, ok
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ks, ok := m.foldedKind(groupKind{group, kind}); ok {
+		return *ks, true
+	}
+	return KindServed{}, false
+}
+
+// foldedKind returns the one kind of k's group whose name equals k's
+// but for case: a Go type registered under another spelling (Zalando's
+// Postgresql is the kind "postgresql"); m.mu is held. ok is false when
+// no kind, or more than one, matches.
+func (m *Manifests) foldedKind(k groupKind) (ks *KindServed, ok bool) {
+	for o, v := range m.kinds {
+		if o.group == k.group && strings.EqualFold(o.kind, k.kind) {
+			if ok {
+				return nil, false
+			}
+			ks, ok = v, true
+		}
+	}
+	return ks, ok
 }
 
 // maxNamed bounds the kind-named files read for one kind.

@@ -93,6 +93,11 @@ func TestKind(t *testing.T) {
 		"vendor/z/eventtype.yaml":              "kind: CustomResourceDefinition\nspec: {group: eventing.example.com, names: {kind: EventType}, versions: [{name: v9}]}\n",
 		"config/policy.yaml":                   "kind: CustomResourceDefinition\nspec: {group: eventing.example.com, names: {kind: Policy}, versions: [{name: v1}]}\n",
 		"config/policies.yaml":                 "kind: CustomResourceDefinition\nspec: {group: eventing.example.com, names: {kind: Policy}, versions: [{name: v2}]}\n",
+		// kinds registered under another spelling than their Go type
+		// (Zalando's "postgresql"); two that differ only by case match
+		// neither
+		"charts/x/crds/gizmo.yaml":  "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: gizmo}, versions: [{name: v1}]}\n",
+		"charts/x/crds/things.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: thing}, versions: [{name: v1}]}\n---\nkind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: THING}, versions: [{name: v2}]}\n",
 		// a design document's copy of a kind of a group whose manifests
 		// are in crd-named files: not the API's (Velero's PoC)
 		"design/poc/sprocket.yaml": "kind: CustomResourceDefinition\nspec: {group: widgets.example.com, names: {kind: Sprocket}, versions: [{name: v1}]}\n",
@@ -120,6 +125,8 @@ func TestKind(t *testing.T) {
 		// a templated value counts as served (unknown)
 		{"widgets.example.com", "Doohickey", KindServed{Versions: []string{"v1", "v3", "v4"}, Files: []string{"charts/x/templates/crds.yaml"}, Everywhere: []string{}, NoSchema: []string{"v1", "v2", "v3", "v4"}}, true},
 		{"widgets.example.com", "Sprocket", KindServed{}, false},
+		{"widgets.example.com", "gizmo", KindServed{Versions: []string{"v1"}, Files: []string{"charts/x/crds/gizmo.yaml"}, Everywhere: []string{"v1"}, NoSchema: []string{"v1"}}, true},
+		{"widgets.example.com", "Gizmo", KindServed{}, false}, // KindFold finds it
 		// no file with "crd" in its path defines a kind of the group:
 		// the files named after the kind do
 		{"eventing.example.com", "EventType", KindServed{Versions: []string{"v1beta2"}, Files: []string{"config/300-eventtypes.yml", "config/core/resources/eventtype.yaml"}, Everywhere: []string{"v1beta2"}, NoSchema: []string{"v1beta2", "v1beta3"}}, true},
@@ -130,6 +137,21 @@ func TestKind(t *testing.T) {
 		got.hand, got.generated = nil, nil // TestHandWritten's
 		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Kind(%s, %s) = %+v, %v; want %+v, %v", c.group, c.kind, got, ok, c.want, c.ok)
+		}
+	}
+	for _, c := range []struct {
+		kind, file string
+		ok         bool
+	}{
+		{"Gizmo", "charts/x/crds/gizmo.yaml", true},
+		{"thing", "charts/x/crds/things.yaml", true},
+		{"THING", "charts/x/crds/things.yaml", true},
+		{"Thing", "", false}, // thing or THING: neither
+		{"Sprocket", "", false},
+	} {
+		ks, ok := m.KindFold("widgets.example.com", c.kind)
+		if ok != c.ok || ok && !reflect.DeepEqual(ks.Files, []string{c.file}) {
+			t.Errorf("KindFold(%s) = %v, %v; want %s, %v", c.kind, ks.Files, ok, c.file, c.ok)
 		}
 	}
 	// Load read both groups at once (Sprocket's design copy is not

@@ -176,7 +176,7 @@ var FieldTypeChanged = &Rule{
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
 	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose validation keeps the values within both types (an enum of integers, or a minimum and a maximum, at base and at head), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or, in a component configuration, a number type that Go decodes every old value into (a wider integer, an integer or float32 " +
-		"as a float), or a field the API server validates nothing of (marked `+kubebuilder:validation:Schemaless`, or see NEW_FIELD_NOT_OPTIONAL) whose new type only adds required members, or its value started or stopped travelling as a JSON string (the `,string` json option).",
+		"as a float), or a field the API server validates nothing of (marked `+kubebuilder:validation:Schemaless`, or see NEW_FIELD_NOT_OPTIONAL) whose new type only adds required members, or a scalar whose hand-written CRD manifests at base (see NEW_FIELD_NOT_OPTIONAL) gave it the JSON type of the new one, so the API server held no other values, or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:    "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:    "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before: "Replicas *int64",
@@ -318,6 +318,8 @@ var FieldTypeChanged = &Rule{
 			case decodes != "":
 				goOnly(decodes+", and the component decodes its configuration files with Go's decoder, "+
 					"so files written for base still load (Go code that sets the field breaks)", "Go code")
+			case c.schemaHeld(fd) != "":
+				goOnly(c.schemaHeld(fd)+" (Go clients break, the wire does not)", "Go clients")
 			case fd.Base.Type == fd.Head.Type:
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape%s", fd.Head.Type, name, ht, because(why)),
@@ -961,6 +963,7 @@ var FieldRenamed = &Rule{
 
 var FieldDefaultChanged = &Rule{
 	ID:           "FIELD_DEFAULT_CHANGED",
+	Uses:         []Input{InputManifests},
 	ReleasedOnly: true,
 	Alpha:        finding.Info,
 	Category:     CatCompat,
@@ -968,7 +971,9 @@ var FieldDefaultChanged = &Rule{
 	Judges:       []model.Attr{model.AttrDefault},
 	ReleaseNote:  fixedNote("default changed"),
 	Summary: "The default (`+default=`, `+kubebuilder:default=`, `+k8s:default=`) of an existing field was added, removed or changed. " +
-		"A zero-value default added to a field that cannot be nil is no change.",
+		"A zero-value default added to a field that cannot be nil is no change. Info where the CRD manifests are hand-written (see " +
+		"NEW_FIELD_NOT_OPTIONAL) and gave the field the new default already (or, for a removed marker, still give the old one): " +
+		"the API server applies what the manifests say.",
 	Why: "Defaults are applied when objects are read from storage: changing one silently changes existing objects.",
 	Fix: "Keep the default; if it must change, handle it through a new field or version.",
 	Check: func(c *Context) {
@@ -999,7 +1004,8 @@ var FieldDefaultChanged = &Rule{
 			default:
 				msg = fmt.Sprintf("default of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), *bd, *hd)
 			}
-			c.Field(fd, Report{Message: msg, Hint: "changing a default changes existing stored objects when they are read; keep it or add a new field"})
+			r := Report{Message: msg, Hint: "changing a default changes existing stored objects when they are read; keep it or add a new field"}
+			c.Field(fd, c.relaxTo(r, finding.Info, func() (string, error) { return c.manifestDefault(fd), nil }))
 		}
 	},
 }

@@ -1,10 +1,12 @@
 package rules
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/crd"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
 )
@@ -65,13 +67,8 @@ func (c *Context) packageWithoutSchema(pd *model.PackageDiff) string {
 	if len(kinds) == 0 {
 		return ""
 	}
-	slices.Sort(files)
-	files = slices.Compact(files)
-	if len(files) > maxListed {
-		files = append(files[:maxListed:maxListed], fmt.Sprintf("and %d more", len(files)-maxListed))
-	}
 	return fmt.Sprintf("the CRD manifests of %s at head (%s) give %s no schema: the API server validates, requires and defaults nothing in it",
-		strings.Join(kinds, ", "), strings.Join(files, ", "), p.Version)
+		strings.Join(kinds, ", "), listed(files), p.Version)
 }
 
 // contentWithoutSchema says why the API server validates nothing of
@@ -248,64 +245,155 @@ func (r *typeRefs) kubebuilderMarked(ip string) bool {
 	return marked
 }
 
-// handWrittenOptional says why the API server does not require field
-// fd at head although its Go form would be generated as required: its
-// group's policy has the schema validate (custom resources), no type or
-// field of its package or of the kinds' packages carries a +kubebuilder:
-// marker, and at every place of its struct in the kinds reaching it, the
-// kind's CRD manifests at head are hand-written (no controller-gen
-// annotation) and none of them requires the field there. "" otherwise.
-func (c *Context) handWrittenOptional(fd *model.FieldDiff) string {
-	pkg, t, ms := fd.Type.Pkg.Head, fd.Type.Head, c.Manifests()
-	if pkg == nil || t == nil || fd.Head == nil || ms == nil || !c.Policy(fd.Type.Pkg).SchemaValidates {
-		return ""
+// handWrittenPlaces checks field fd at base (side 0) or head (1)
+// against the CRD manifests of that revision, when they are hand-written:
+// its group's policy has the schema validate (custom resources), no type
+// or field of its package or of the kinds' packages carries a
+// +kubebuilder: marker (the manifests are not generated from them), and
+// at every place of its struct in the kinds that reach it the kind's
+// manifests are hand-written (no controller-gen annotation, see
+// crd.KindServed.HandWritten). holds is asked of each manifest's schema
+// and the field's path there (json names from the object's root); ok is
+// true when every answer is yes, with the places ("Kind a.b.c") and the
+// manifests' files, listed.
+func (c *Context) handWrittenPlaces(side int, fd *model.FieldDiff, holds func(s *crd.Schema, path []string) bool) (places, files string, ok bool) {
+	pkg, t, f := fd.Type.Pkg.Base, fd.Type.Base, fd.Base
+	if side == 1 {
+		pkg, t, f = fd.Type.Pkg.Head, fd.Type.Head, fd.Head
 	}
-	name := contractOf(fd.Head)
+	ms := c.Manifests()
+	if pkg == nil || t == nil || f == nil || ms == nil || !c.Policy(fd.Type.Pkg).SchemaValidates {
+		return "", "", false
+	}
+	revision := [2]*crd.Manifests{ms.Base, ms.Head}[side]
+	name := contractOf(f)
 	if name.Inline || name.Name == "" || name.Name == "-" {
-		return ""
+		return "", "", false
 	}
-	refs := c.refs(1)
+	refs := c.refs(side)
 	if refs.kubebuilderMarked(pkg.ImportPath) {
-		return ""
+		return "", "", false
 	}
 	paths, ok := refs.pathsTo(pkg.ImportPath + "." + t.Name)
 	if !ok {
-		return ""
+		return "", "", false
 	}
-	var where, files []string
+	var where, in []string
 	for _, p := range paths {
 		root := refs.types[p.root]
 		rootPkg := refs.pkgs[strings.TrimSuffix(p.root, "."+root.Name)]
 		if rootPkg == nil || rootPkg.GroupName == "" || rootPkg.Version == "" || refs.kubebuilderMarked(rootPkg.ImportPath) {
-			return ""
+			return "", "", false
 		}
-		ks, ok := ms.Head.Kind(rootPkg.GroupName, root.Name)
+		ks, ok := revision.KindFold(rootPkg.GroupName, root.Name)
 		if !ok {
-			return ""
+			return "", "", false
 		}
 		schemas, ok := ks.HandWritten(rootPkg.Version)
 		if !ok {
-			return ""
+			return "", "", false
 		}
 		path := append(slices.Clip(p.steps), name.Name)
 		for _, s := range schemas {
-			if s.Requires(path) {
-				return ""
+			if !holds(s, path) {
+				return "", "", false
 			}
 		}
 		where = append(where, fmt.Sprintf("%s %s", root.Name, strings.Join(path, ".")))
-		files = append(files, ks.Files...)
+		in = append(in, ks.Files...)
 	}
-	slices.Sort(where)
-	where = slices.Compact(where)
-	slices.Sort(files)
-	files = slices.Compact(files)
-	if len(where) > maxListed {
-		where = append(where[:maxListed:maxListed], fmt.Sprintf("and %d more", len(where)-maxListed))
+	return listed(where), listed(in), true
+}
+
+// handWrittenOptional says why the API server does not require field
+// fd at head although its Go form would be generated as required: the
+// CRD manifests at head are hand-written (handWrittenPlaces) and none of
+// them requires the field. "" otherwise.
+func (c *Context) handWrittenOptional(fd *model.FieldDiff) string {
+	where, files, ok := c.handWrittenPlaces(1, fd, func(s *crd.Schema, path []string) bool { return !s.Requires(path) })
+	if !ok {
+		return ""
 	}
-	if len(files) > maxListed {
-		files = append(files[:maxListed:maxListed], fmt.Sprintf("and %d more", len(files)-maxListed))
+	return fmt.Sprintf("the hand-written CRD manifests at head (%s) do not require %s: the API server accepts objects without it", files, where)
+}
+
+// schemaHeld says why the API server held only values of the JSON form
+// of field fd's type at head although its Go type at base had another:
+// the field is a scalar at both revisions, and the hand-written CRD
+// manifests at base (handWrittenPlaces) give it that JSON type (Zalando's
+// postgres-operator: a Duration that Go wrote as an integer, under a
+// manifest that accepted only strings, became metav1.Duration). "" when
+// not so.
+func (c *Context) schemaHeld(fd *model.FieldDiff) string {
+	if fd.Base == nil || fd.Head == nil {
+		return ""
 	}
-	return fmt.Sprintf("the hand-written CRD manifests at head (%s) do not require %s: the API server accepts objects without it",
-		strings.Join(files, ", "), strings.Join(where, ", "))
+	bt, ht := strings.TrimLeft(contractOf(fd.Base).Type, "*"), strings.TrimLeft(contractOf(fd.Head).Type, "*")
+	kind := jsonKind(ht)
+	switch {
+	case kind != "string" && kind != "integer" && kind != "number" && kind != "boolean",
+		strings.HasPrefix(bt, "[]"), strings.HasPrefix(bt, "map["):
+		return ""
+	}
+	where, files, ok := c.handWrittenPlaces(0, fd, func(s *crd.Schema, path []string) bool {
+		n := s.At(path)
+		return n != nil && n.Type == kind
+	})
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("the hand-written CRD manifests at base (%s) give %s type %s, the JSON form of the new type: the API server held no other values",
+		files, where, kind)
+}
+
+// manifestDefault says why a default that field fd's markers add at
+// head (or drop from it) leaves what the API server applies as it was:
+// the hand-written CRD manifests at base (handWrittenPlaces) gave the
+// field head's default already (or those at head still give base's).
+// "" otherwise.
+func (c *Context) manifestDefault(fd *model.FieldDiff) string {
+	bd, hd := contractOf(fd.Base).Default, contractOf(fd.Head).Default
+	side, want, at := 0, hd, "base"
+	if hd == nil {
+		side, want, at = 1, bd, "head"
+	}
+	if want == nil {
+		return ""
+	}
+	value := canonicalJSON(*want)
+	where, files, ok := c.handWrittenPlaces(side, fd, func(s *crd.Schema, path []string) bool {
+		n := s.At(path)
+		return n != nil && string(n.Default) == value
+	})
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("the hand-written CRD manifests at %s (%s) give %s the default %s: the API server applies the same default", at, files, where, *want)
+}
+
+// canonicalJSON is a marker's value as compact JSON with sorted keys: a
+// value that is no JSON is a string (controller-gen reads
+// +kubebuilder:default=manual as "manual").
+func canonicalJSON(v string) string {
+	var x any
+	if json.Unmarshal([]byte(v), &x) != nil {
+		x = v
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// listed joins a sorted, duplicate-free copy of items, at most maxListed
+// of them.
+func listed(items []string) string {
+	items = slices.Clone(items)
+	slices.Sort(items)
+	items = slices.Compact(items)
+	if len(items) > maxListed {
+		items = append(items[:maxListed:maxListed], fmt.Sprintf("and %d more", len(items)-maxListed))
+	}
+	return strings.Join(items, ", ")
 }
