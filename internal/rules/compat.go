@@ -176,7 +176,7 @@ var FieldTypeChanged = &Rule{
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
 	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose validation keeps the values within both types (an enum of integers, or a minimum and a maximum, at base and at head), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or, in a component configuration, a number type that Go decodes every old value into (a wider integer, an integer or float32 " +
-		"as a float), or a field the API server validates nothing of (marked `+kubebuilder:validation:Schemaless`, or see NEW_FIELD_NOT_OPTIONAL) whose new type only adds required members, or a scalar whose hand-written CRD manifests at base (see NEW_FIELD_NOT_OPTIONAL) gave it the JSON type of the new one, so the API server held no other values, or its value started or stopped travelling as a JSON string (the `,string` json option).",
+		"as a float), or a field the API server validates nothing of (marked `+kubebuilder:validation:Schemaless`, or see NEW_FIELD_NOT_OPTIONAL) whose new type only adds required members, or a scalar whose hand-written CRD manifests at base (see NEW_FIELD_NOT_OPTIONAL) gave it the JSON type of the new one, so the API server held no other values, or the items of a custom resource's list (<Kind>List) that became []<Kind> (the API server lists the kind's objects whatever the Go type said), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:    "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:    "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before: "Replicas *int64",
@@ -320,6 +320,8 @@ var FieldTypeChanged = &Rule{
 					"so files written for base still load (Go code that sets the field breaks)", "Go code")
 			case c.schemaHeld(fd) != "":
 				goOnly(c.schemaHeld(fd)+" (Go clients break, the wire does not)", "Go clients")
+			case pol.SchemaValidates && listOfItsKind(fd) != "":
+				goOnly(listOfItsKind(fd)+" (Go clients break, the wire does not)", "Go clients")
 			case fd.Base.Type == fd.Head.Type:
 				c.Field(fd, Report{
 					Message: fmt.Sprintf("type %s of %s now denotes %s, of another wire shape%s", fd.Head.Type, name, ht, because(why)),
@@ -333,6 +335,32 @@ var FieldTypeChanged = &Rule{
 			}
 		}
 	},
+}
+
+// listOfItsKind says why the items of a custom resource's list type
+// carry the kind whatever their Go type was (the API server builds the
+// list from the stored objects): field fd is the items member of struct
+// <Kind>List, a list of kind <Kind> of the same package at head (a root
+// kind), and its type became []<Kind> (CDI's VolumeUploadSourceList held
+// []VolumeImportSource, a copy-paste slip): the API server lists
+// <Kind> objects, so only the Go type that decoded them was wrong. ""
+// otherwise.
+func listOfItsKind(fd *model.FieldDiff) string {
+	pkg, t := fd.Type.Pkg.Head, fd.Type.Head
+	if pkg == nil || t == nil || fd.Head == nil || fd.Head.WireName() != "items" {
+		return ""
+	}
+	kind, ok := strings.CutSuffix(t.Name, "List")
+	if !ok || kind == "" {
+		return ""
+	}
+	if k := pkg.Type(kind); k == nil || !k.RootKind {
+		return ""
+	}
+	if strings.TrimPrefix(contractOf(fd.Head).Type, "[]") != kind {
+		return ""
+	}
+	return fmt.Sprintf("%s lists %s objects: the API server's list held %s objects whatever the Go type of its items said", t.Name, kind, kind)
 }
 
 // intSize is the size of Go's integer types by name, signed and unsigned

@@ -23,7 +23,9 @@ var NewFieldNotPointer = &Rule{
 		"validation rules out the zero value, a struct with omitzero (kube-api-linter's optionalfields), and a field " +
 		"marked +required (its requiredfields; NEW_FIELD_NOT_OPTIONAL reports that it is required), and reports another " +
 		"optional string, number or bool with omitempty, and any optional member of a kind's status (which only the controller " +
-		"that ships with the CRD writes), as a warning (the wire is safe; the pointer is the convention); so is a field of a custom resource " +
+		"that ships with the CRD writes), and an optional struct value whose empty object validates (no member required, no minProperties or " +
+		"CEL rule on it: clients send {}, which the API server accepts and defaults member by member), " +
+		"as a warning (the wire is safe; the pointer is the convention); so is a field of a custom resource " +
 		"where the API server validates nothing (no schema: see NEW_FIELD_NOT_OPTIONAL).",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
@@ -75,6 +77,9 @@ var NewFieldNotPointer = &Rule{
 					// the CRD: no other client sends the zero value.
 					r.Severity = finding.Warning
 					r.Message += "; it is optional status, which only the controller that ships with the CRD writes, so no other client sends its zero value (kube-api-linter's optionalfields still asks for a pointer)"
+				} else if why := c.emptyStructValid(fd); why != "" {
+					r.Severity = finding.Warning
+					r.Message += "; " + why + ", so the wire is safe, but kube-api-linter's optionalfields asks for a pointer (or omitzero)"
 				}
 				c.Field(fd, c.relaxNoSchema(fd, r, finding.Warning))
 			case model.NillUnknown:
@@ -167,7 +172,8 @@ var NewFieldNoOmitempty = &Rule{
 	Severity:            finding.Error,
 	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has no `omitempty` in its json tag (a warning under the crd profile " +
-		"for a member of a kind's status whose zero value is not null: only the controller that ships with the CRD writes it; and where " +
+		"for a member of a kind's status whose zero value is not null: only the controller that ships with the CRD writes it; for an " +
+		"optional struct value whose empty object validates, which encoding/json sends with or without omitempty (see NEW_FIELD_NOT_POINTER); and where " +
 		"the API server validates nothing, see NEW_FIELD_NOT_OPTIONAL).",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
@@ -193,7 +199,11 @@ var NewFieldNoOmitempty = &Rule{
 				hint = fmt.Sprintf("make it a pointer with `json:\"%s,omitempty\"`, or use `json:\"%s,omitzero\"`", f.WireName(), f.WireName())
 			}
 			r := Report{Message: msg, Hint: hint}
-			if f.Nillable == model.NotNillable && !emptyIsNull(f) && c.Policy(fd.Type.Pkg).StatusByController && c.inStatus(fd) {
+			statusValue := f.Nillable == model.NotNillable && !emptyIsNull(f) && c.Policy(fd.Type.Pkg).StatusByController && c.inStatus(fd)
+			if why := c.emptyStructValid(fd); why != "" && !statusValue {
+				r.Severity = finding.Warning
+				r.Message += "; " + why + ", so the wire is safe"
+			} else if statusValue {
 				// Only the controller writes status, and it ships with
 				// the CRD; its zero value is a valid JSON value of the
 				// field's type (a nil pointer, slice or map, or a zero
@@ -371,4 +381,80 @@ func zeroRuledOut(k model.ValueKind, cs []model.Constraint) bool {
 		return true
 	}
 	return maximum != nil && (maximum.Sign() < 0 || maximum.Sign() == 0 && exclMax)
+}
+
+// emptyStructValid says why the empty object that Go clients send for new
+// field fd validates, where the profile takes that as the convention
+// only (Policy.EmptyStructConvention): fd is an optional struct value
+// (not a pointer) of a struct declared in the repository, neither the
+// field nor its type has a minProperties or CEL rule, and no member of
+// the struct (through inlined members too) is required. "" otherwise.
+func (c *Context) emptyStructValid(fd *model.FieldDiff) string {
+	f, pkg := fd.Head, fd.Type.Pkg.Head
+	if f == nil || pkg == nil || f.ValueKind != model.KindStructValue || f.Nillable != model.NotNillable ||
+		!c.Policy(fd.Type.Pkg).EmptyStructConvention {
+		return ""
+	}
+	ct := contractOf(f)
+	if ct.Presence != model.Optional || !emptyObjectAllowed(ct.Validation) {
+		return ""
+	}
+	refs := c.refs(1)
+	id := f.TypeID
+	if !strings.Contains(id, ".") {
+		id = pkg.ImportPath + "." + id
+	}
+	if !membersOptional(refs, id, 0) {
+		return ""
+	}
+	return fmt.Sprintf("its zero value is the empty object {}, which validates: no member of %s is required", f.Type)
+}
+
+// emptyObjectAllowed reports constraints that leave {} valid: no
+// minProperties above zero and no CEL rule (which may reject it).
+func emptyObjectAllowed(cs []model.Constraint) bool {
+	for _, k := range cs {
+		switch k.Kind {
+		case "rule":
+			return false
+		case "minProperties":
+			if k.Value != "0" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// membersOptional reports whether struct id of the repository exists and
+// has no required member, inlined members' members included, and no
+// minProperties or CEL rule of its own.
+func membersOptional(refs *typeRefs, id string, depth int) bool {
+	t := refs.types[id]
+	if t == nil || t.Kind != model.KindStruct || depth > 8 || t.Skipped != "" {
+		return false
+	}
+	for _, m := range t.Markers {
+		if strings.HasPrefix(m.Key, "kubebuilder:validation:XValidation") ||
+			m.Key == "kubebuilder:validation:MinProperties" && m.Value != "0" {
+			return false
+		}
+	}
+	for _, m := range t.Fields {
+		ct := contractOf(m)
+		switch {
+		case ct.Name == "-":
+		case ct.Inline:
+			sub := m.TypeID
+			if i := strings.LastIndex(id, "."); !strings.Contains(sub, ".") && i >= 0 {
+				sub = id[:i] + "." + strings.TrimPrefix(sub, "*")
+			}
+			if !membersOptional(refs, strings.TrimPrefix(sub, "*"), depth+1) {
+				return false
+			}
+		case ct.Presence != model.Optional:
+			return false
+		}
+	}
+	return true
 }

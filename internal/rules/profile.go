@@ -37,6 +37,13 @@ type Policy struct {
 	// error: the zero value is never sent, so old objects and clients are
 	// safe; that it should be a pointer is kube-api-linter's convention.
 	ScalarValuesConvention bool
+	// EmptyStructConvention: a new optional struct value whose empty
+	// object validates (no member required, no minProperties or CEL rule
+	// on it) is a warning, not an error: clients that do not set it send
+	// {}, which the API server accepts and defaults member by member;
+	// that it should be a pointer (or omitzero) is kube-api-linter's
+	// convention.
+	EmptyStructConvention bool
 	// RequiredValues: a new field explicitly marked required may be a
 	// value (kube-api-linter's requiredfields asks required fields not to
 	// be pointers); that it is required at all is NEW_FIELD_NOT_OPTIONAL's.
@@ -105,7 +112,7 @@ var Policies = map[model.Profile]Policy{
 	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
 		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true, NullIsAbsent: true,
 		OptionalMapKeys: true},
-	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, RequiredValues: true, OptionalMarker: true,
+	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, EmptyStructConvention: true, RequiredValues: true, OptionalMarker: true,
 		SchemaDefaults: true, StatusByController: true, SchemaValidates: true},
 }
 
