@@ -191,21 +191,11 @@ func fieldSteps(f *model.Field) []string {
 		case strings.HasPrefix(typ, "[]"):
 			typ, steps = typ[2:], append(steps, "*")
 		case strings.HasPrefix(typ, "map["):
-			depth, i := 0, 3
-			for ; i < len(typ); i++ {
-				if typ[i] == '[' {
-					depth++
-				} else if typ[i] == ']' {
-					depth--
-					if depth == 0 {
-						break
-					}
-				}
-			}
-			if i >= len(typ) {
+			_, v, ok := splitMap(typ)
+			if !ok {
 				return steps
 			}
-			typ, steps = typ[i+1:], append(steps, "*")
+			typ, steps = v, append(steps, "*")
 		default:
 			return steps
 		}
