@@ -1033,7 +1033,9 @@ var FieldDefaultChanged = &Rule{
 				msg = fmt.Sprintf("default of %s.%s changed from %s to %s", fd.Type.Name(), fd.Name(), *bd, *hd)
 			}
 			r := Report{Message: msg, Hint: "changing a default changes existing stored objects when they are read; keep it or add a new field"}
-			c.Field(fd, c.relaxTo(r, finding.Info, func() (string, error) { return c.manifestDefault(fd), nil }))
+			same, differs := c.manifestDefault(fd)
+			r.Message += differs
+			c.Field(fd, c.relaxTo(r, finding.Info, func() (string, error) { return same, nil }))
 		}
 	},
 }
