@@ -19,9 +19,10 @@
 // and one all of them serve is served everywhere (KindServed.Everywhere).
 // A kind is looked up by its Go type's name (KindFold: failing that, by
 // the one kind of the group whose name differs only by case, a type
-// registered under another spelling). The schemas of hand-written manifests (without
-// controller-gen's annotation) are kept in full (KindServed.HandWritten):
-// they, not Go markers, say what the API server requires and defaults.
+// registered under another spelling). The schemas of hand-written
+// manifests (without controller-gen's annotation) are kept in full
+// (KindServed.HandWritten): they, not Go markers, say what the API
+// server requires and defaults.
 package crd
 
 import (
@@ -107,7 +108,8 @@ func (ks KindServed) HandWritten(version string) (schemas []*Schema, ok bool) {
 const generatorAnnotation = "controller-gen.kubebuilder.io/version"
 
 // Schema is one OpenAPI v3 schema node of a hand-written manifest: the
-// parts that say which members exist and which are required.
+// parts that say which members exist, which are required, and their
+// types and defaults.
 type Schema struct {
 	// Type is the node's type (string, integer, number, boolean, object,
 	// array); "" when it gives none.
@@ -120,8 +122,8 @@ type Schema struct {
 	Items                *subSchema `yaml:"items"`
 	AdditionalProperties *subSchema `yaml:"additionalProperties"`
 	Required             []string   `yaml:"required"`
-	// Combined is true when the node combines schemas (allOf, anyOf,
-	// oneOf, not), which may require more than Required says.
+	// AllOf, AnyOf, OneOf and Not combine schemas, which may require
+	// more than Required says (their content is not read).
 	AllOf []skipNode `yaml:"allOf"`
 	AnyOf []skipNode `yaml:"anyOf"`
 	OneOf []skipNode `yaml:"oneOf"`
@@ -552,14 +554,12 @@ func (m *Manifests) read(f string, data []byte, groups []string) {
 			!slices.ContainsFunc(groups, func(g string) bool { return bytes.Contains(text, []byte(g)) }) {
 			continue
 		}
-		var d doc
-		if err := yaml.Unmarshal(text, &d); err != nil && bytes.Contains(text, []byte("{{")) {
+		d, node, err := decodeDoc(text)
+		if err != nil && bytes.Contains(text, []byte("{{")) {
 			// A Helm chart's template (Longhorn's generated crds.yaml
 			// carries a {{- include ... }} label): without its actions
 			// the rest is the manifest the chart installs.
-			d = doc{}
-			text = withoutActions(text)
-			yaml.Unmarshal(text, &d)
+			d, node, _ = decodeDoc(withoutActions(text))
 		}
 		if d.Kind != "CustomResourceDefinition" ||
 			!slices.Contains(groups, d.Spec.Group) || d.Spec.Names.Kind == "" {
@@ -604,9 +604,25 @@ func (m *Manifests) read(f string, data []byte, groups []string) {
 			ks.Everywhere = slices.DeleteFunc(ks.Everywhere, func(v string) bool { return !slices.Contains(served, v) })
 		}
 		ks.Files = append(ks.Files, f)
-		readSchemas(ks, d, text)
+		readSchemas(ks, d, node)
 		ks.Versions = append(ks.Versions, served...)
 	}
+}
+
+// decodeDoc parses a manifest once (its node tree, which readSchemas
+// decodes again when it is hand-written) and decodes what says which
+// versions are served. The error is the parser's or the decoder's (the
+// decoder fills what it can).
+func decodeDoc(text []byte) (doc, *yaml.Node, error) {
+	var d doc
+	n := &yaml.Node{}
+	if err := yaml.Unmarshal(text, n); err != nil {
+		return d, n, err
+	}
+	if n.Kind == 0 {
+		return d, n, nil // an empty document
+	}
+	return d, n, n.Decode(&d)
 }
 
 // handDoc is the schemas of a hand-written CRD manifest, in full.
@@ -628,7 +644,7 @@ type handSchema struct {
 // readSchemas records the schemas of manifest d (text) of kind ks per
 // version: in full when it is hand-written (no controller-gen
 // annotation), otherwise that a generated manifest defines the versions.
-func readSchemas(ks *KindServed, d doc, text []byte) {
+func readSchemas(ks *KindServed, d doc, node *yaml.Node) {
 	var versions []string
 	if d.Spec.Version != "" {
 		versions = append(versions, d.Spec.Version)
@@ -643,7 +659,7 @@ func readSchemas(ks *KindServed, d doc, text []byte) {
 		return
 	}
 	var h handDoc
-	if err := yaml.Unmarshal(text, &h); err != nil {
+	if err := node.Decode(&h); err != nil {
 		ks.generated = append(ks.generated, versions...) // unknown: no hand-written schema to trust
 		return
 	}
