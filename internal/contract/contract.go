@@ -71,7 +71,7 @@ func Field(f *model.Field, p *model.Package, inListKind bool) *model.Contract {
 	c.Omit = f.JSON.OmitZero || (f.JSON.OmitEmpty && f.ValueKind != model.KindStructValue && f.ValueKind != model.KindArray)
 	c.Quoted = f.JSON.String && quotable(f, p)
 	if !c.Inline {
-		c.Presence = presence(f) // an inline field's members carry their own
+		c.Presence = presence(f, p) // an inline field's members carry their own
 	}
 	if f.Proto != nil {
 		c.Proto = &model.ProtoWire{Number: f.Proto.Number, Wire: f.Proto.Wire, Label: model.NormLabel(f.Proto.Label)}
@@ -119,12 +119,14 @@ func quotable(f *model.Field, p *model.Package) bool {
 
 // presence is how kube-openapi and controller-gen mark the field: an
 // explicit required marker wins; otherwise +optional (in any spelling),
-// omitempty or omitzero make it optional, and everything else is required.
-func presence(f *model.Field) model.Presence {
+// omitempty or omitzero make it optional, and so does controller-gen's
+// package default (+kubebuilder:validation:Optional, p.DefaultOptional);
+// everything else is required.
+func presence(f *model.Field, p *model.Package) model.Presence {
 	if f.Required() {
 		return model.Required
 	}
-	if f.Optional() || f.JSON.OmitEmpty || f.JSON.OmitZero {
+	if f.Optional() || f.JSON.OmitEmpty || f.JSON.OmitZero || p != nil && p.DefaultOptional {
 		return model.Optional
 	}
 	return model.Required

@@ -146,6 +146,12 @@ type Package struct {
 	// generates its conversions to and from (the internal version); ""
 	// without one.
 	ConversionGen string `json:"conversionGen,omitempty"`
+	// DefaultOptional is true when a comment of the package that is no
+	// field's carries +kubebuilder:validation:Optional: controller-gen
+	// then makes every field optional that is not marked required (the
+	// marker is a package marker; on a type's comment it still applies
+	// to the whole package).
+	DefaultOptional bool `json:"defaultOptional,omitempty"`
 
 	byName map[string]*Type
 }

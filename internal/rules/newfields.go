@@ -98,8 +98,8 @@ var NewFieldNotOptional = &Rule{
 	Category:            CatNewFields,
 	Severity:            finding.Error,
 	Relax:               relaxedToInfo,
-	Summary: "A field added to an existing API struct has no `+optional` marker (a warning when omitempty makes it optional " +
-		"in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation; " +
+	Summary: "A field added to an existing API struct has no `+optional` marker (a warning when omitempty, or controller-gen's " +
+		"package default +kubebuilder:validation:Optional, makes it optional in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation; " +
 		"a warning under the crd profile when the field has a default, which the API server fills in before it validates, " +
 		"whether or not it is marked required). Info for a field of a custom resource where the API server validates nothing: a struct " +
 		"reached only through fields marked `+kubebuilder:validation:Schemaless`, or a version whose CRD manifests at head give no kind of " +
@@ -134,9 +134,13 @@ var NewFieldNotOptional = &Rule{
 			case !f.Optional() && contractOf(f).Presence == model.Optional:
 				// omitempty already makes it optional in the schema: the
 				// marker the checklist asks for is missing, nothing else.
+				why := "its omitempty makes it optional in the schema"
+				if !f.Omits() {
+					why = "its package's +kubebuilder:validation:Optional makes it optional in the schema"
+				}
 				r := Report{
 					Severity: finding.Warning,
-					Message:  fmt.Sprintf("new field %s.%s has no // +optional marker (its omitempty makes it optional in the schema)", fd.Type.Name(), f.Name),
+					Message:  fmt.Sprintf("new field %s.%s has no // +optional marker (%s)", fd.Type.Name(), f.Name, why),
 					Hint:     "add // +optional to the field's doc comment",
 				}
 				if !c.Policy(fd.Type.Pkg).OptionalMarker {

@@ -62,6 +62,9 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		if pkg.ConversionGen == "" {
 			pkg.ConversionGen = conversionGen(pf.file)
 		}
+		if !pkg.DefaultOptional {
+			pkg.DefaultOptional = defaultOptional(pf.file)
+		}
 		generated := ast.IsGenerated(pf.file)
 		for _, decl := range pf.file.Decls {
 			if fd, ok := decl.(*ast.FuncDecl); ok {
@@ -793,6 +796,42 @@ func jsonMethod(fd *ast.FuncDecl) (recv string, delegates bool) {
 // names in a comment above its package clause, where gengo reads package
 // markers; "" without one (a type's +k8s:conversion-gen=false is not a
 // package's).
+// defaultOptional reports a +kubebuilder:validation:Optional marker in a
+// comment of file f outside every struct's braces: controller-gen reads
+// it as the package's (every field optional unless marked required),
+// above the package clause and on a type's comment alike (Kong's and
+// NGINX's ingress controllers put it on their kinds).
+func defaultOptional(f *ast.File) bool {
+	var found []*ast.CommentGroup
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if strings.TrimSpace(strings.TrimPrefix(c.Text, "//")) == "+kubebuilder:validation:Optional" {
+				found = append(found, cg)
+				break
+			}
+		}
+	}
+	if len(found) == 0 {
+		return false
+	}
+	// Inside a struct's braces a marker is a field's, attached or not
+	// (CAPA's ROSA spec kept one a blank line above a field's doc, and
+	// its CRD still required the other fields).
+	var bodies [][2]token.Pos
+	ast.Inspect(f, func(n ast.Node) bool {
+		if st, ok := n.(*ast.StructType); ok && st.Fields != nil {
+			bodies = append(bodies, [2]token.Pos{st.Fields.Opening, st.Fields.Closing})
+		}
+		return true
+	})
+	for _, cg := range found {
+		if !slices.ContainsFunc(bodies, func(b [2]token.Pos) bool { return cg.Pos() > b[0] && cg.End() < b[1] }) {
+			return true
+		}
+	}
+	return false
+}
+
 func conversionGen(f *ast.File) string {
 	for _, cg := range f.Comments {
 		if cg.End() > f.Package {
