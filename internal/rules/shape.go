@@ -178,6 +178,24 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	}
 	bt, bs := b.resolve()
 	ht, hs := h.resolve()
+	// A type that declares its schema type (+kubebuilder:validation:Type,
+	// beside its own JSON methods: kube-ovn's BigInt is a number) is that
+	// type on the wire.
+	if mb, mh := declaredScalar(bt), declaredScalar(ht); mb != "" || mh != "" {
+		kb, kh := mb, mh
+		if kb == "" && bt == nil {
+			kb = jsonKind(bs)
+		}
+		if kh == "" && ht == nil {
+			kh = jsonKind(hs)
+		}
+		switch {
+		case kb != "" && kb == kh:
+			return shapeSame
+		case kb != "" && kh != "":
+			return s.differ("%s (a JSON %s) became %s (a JSON %s)", b.id, kb, h.id, kh)
+		}
+	}
 	switch {
 	case bt == nil && ht == nil:
 		if bs != "" && (bs == hs || platformInt[bs] == hs || platformInt[hs] == bs) {
@@ -468,6 +486,22 @@ var jsonKinds = map[string]string{
 	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":  "string",
 	"k8s.io/apimachinery/pkg/api/resource.Quantity":   "int-or-string",
 	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": "int-or-string",
+}
+
+// declaredScalar is the scalar schema type (string, number, integer,
+// boolean) a type of the repository declares with
+// +kubebuilder:validation:Type, "" without one (object and array say
+// nothing of the members: the shapes compare as before).
+func declaredScalar(t *resolvedType) string {
+	if t == nil {
+		return ""
+	}
+	v, _ := t.t.Markers.Get("kubebuilder:validation:Type")
+	switch v = strings.Trim(v, `"`); v {
+	case "string", "number", "integer", "boolean":
+		return v
+	}
+	return ""
 }
 
 // jsonKind is a type's JSON form when it is a basic or well-known type,
