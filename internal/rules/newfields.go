@@ -403,12 +403,7 @@ func (c *Context) emptyStructValid(fd *model.FieldDiff) string {
 	if ct.Presence != model.Optional || !emptyObjectAllowed(ct.Validation) {
 		return ""
 	}
-	refs := c.refs(1)
-	id := f.TypeID
-	if !strings.Contains(id, ".") {
-		id = pkg.ImportPath + "." + id
-	}
-	if !membersOptional(refs, id, 0) {
+	if !membersOptional(c.refs(1), qualified(pkg.ImportPath, f.TypeID), 0) {
 		return ""
 	}
 	return fmt.Sprintf("its zero value is the empty object {}, which validates: no member of %s is required", f.Type)
@@ -449,11 +444,8 @@ func membersOptional(refs *typeRefs, id string, depth int) bool {
 		switch {
 		case ct.Name == "-":
 		case ct.Inline:
-			sub := m.TypeID
-			if i := strings.LastIndex(id, "."); !strings.Contains(sub, ".") && i >= 0 {
-				sub = id[:i] + "." + strings.TrimPrefix(sub, "*")
-			}
-			if !membersOptional(refs, strings.TrimPrefix(sub, "*"), depth+1) {
+			ip := id[:max(strings.LastIndex(id, "."), 0)] // the struct's package
+			if !membersOptional(refs, qualified(ip, strings.TrimPrefix(m.TypeID, "*")), depth+1) {
 				return false
 			}
 		case ct.Presence != model.Optional:

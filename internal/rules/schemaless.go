@@ -88,7 +88,7 @@ func (c *Context) contentWithoutSchema(fd *model.FieldDiff) string {
 	if t.RootKind && fd.Head.WireName() == "spec" && ms != nil && fd.Type.Pkg.External() && p.GroupName != "" {
 		if files, ok := kindWithoutSchema(ms, p, t.Name); ok {
 			return fmt.Sprintf("the CRD manifests of %s at head (%s) give its spec at %s no schema: the API server validates, requires and defaults nothing in it",
-				t.Name, strings.Join(files, ", "), p.Version)
+				t.Name, listed(files), p.Version)
 		}
 	}
 	return c.noSchema(fd)
@@ -213,25 +213,12 @@ func (r *typeRefs) kubebuilderMarked(ip string) bool {
 	if r.marked == nil {
 		r.marked = map[string]bool{}
 	}
-	marked := false
-	if p := r.pkgs[ip]; p != nil {
-		has := func(ms model.Markers) bool {
-			return slices.ContainsFunc(ms, func(m model.Marker) bool { return strings.HasPrefix(m.Key, "kubebuilder:") })
-		}
-	types:
-		for _, t := range p.Types {
-			if has(t.Markers) {
-				marked = true
-				break
-			}
-			for _, f := range t.Fields {
-				if has(f.Markers) {
-					marked = true
-					break types
-				}
-			}
-		}
+	has := func(ms model.Markers) bool {
+		return slices.ContainsFunc(ms, func(m model.Marker) bool { return strings.HasPrefix(m.Key, "kubebuilder:") })
 	}
+	marked := r.pkgs[ip] != nil && slices.ContainsFunc(r.pkgs[ip].Types, func(t *model.Type) bool {
+		return has(t.Markers) || slices.ContainsFunc(t.Fields, func(f *model.Field) bool { return has(f.Markers) })
+	})
 	r.marked[ip] = marked
 	return marked
 }

@@ -54,9 +54,7 @@ func refsOf(m *model.Model) *typeRefs {
 					if !ok {
 						refs = typeRef.FindAllString(f.TypeID, -1)
 						for i, ref := range refs {
-							if !strings.Contains(ref, ".") {
-								refs[i] = p.ImportPath + "." + ref
-							}
+							refs[i] = qualified(p.ImportPath, ref)
 						}
 						names[f.TypeID] = refs
 					}
@@ -69,6 +67,15 @@ func refsOf(m *model.Model) *typeRefs {
 		}
 	}
 	return r
+}
+
+// qualified is type identity id of a field of the package with import
+// path ip, qualified: the package's own names carry no path in TypeID.
+func qualified(ip, id string) string {
+	if strings.Contains(id, ".") {
+		return id
+	}
+	return ip + "." + id
 }
 
 // statusOnly returns the struct types, by identity, that only status
