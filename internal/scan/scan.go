@@ -280,6 +280,39 @@ func Discover(src Source, opts Options) (map[string][]string, error) {
 	return out, nil
 }
 
+// Candidate is a directory that discovery would consider an API group
+// (before its files are read), with the number of Go files a scan of it
+// reads.
+type Candidate struct {
+	Dir   string
+	Files int
+	// ImportPaths are the import paths of the group directory and its
+	// version directories.
+	ImportPaths []string
+}
+
+// Candidates lists the candidate groups of src that a scan with opts
+// would read, without reading any Go file: a caller splits a large tree
+// into parts and scans each with Options.Only.
+func Candidates(src Source, opts Options) ([]Candidate, error) {
+	s := &state{src: src, files: src.Files()}
+	cands, err := s.discover(opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Candidate, 0, len(cands))
+	for _, c := range cands {
+		cd := Candidate{Dir: c.dir, Files: len(s.candidateFiles(c))}
+		for _, d := range append([]string{c.dir}, c.versions...) {
+			if ip := s.mods.importPath(d); ip != "" {
+				cd.ImportPaths = append(cd.ImportPaths, ip)
+			}
+		}
+		out = append(out, cd)
+	}
+	return out, nil
+}
+
 // discover finds the candidate groups and their versions, and parses the
 // files of their packages. A version directory of a discovered group
 // that does not declare the group is dropped.
@@ -330,17 +363,19 @@ func (s *state) discover(opts Options) ([]*candidate, error) {
 		}
 		sort.Slice(cands, func(i, j int) bool { return cands[i].dir < cands[j].dir })
 	}
+	// The version directories below each directory, found in one pass.
+	versionsOf := map[string][]string{}
+	for d := range s.goFiles {
+		if d != "." && IsVersionDir(path.Base(d)) {
+			versionsOf[path.Dir(d)] = append(versionsOf[path.Dir(d)], d)
+		}
+	}
 	for _, c := range cands {
 		if len(c.versions) > 0 {
 			continue // listed in the configuration (split layout)
 		}
-		prefix := c.dir + "/"
-		if c.dir == "." {
-			prefix = ""
-		}
-		for d := range s.goFiles {
-			if strings.HasPrefix(d, prefix) && !strings.Contains(d[len(prefix):], "/") && IsVersionDir(path.Base(d)) &&
-				(c.explicit || !Excluded(d, opts.Exclude)) {
+		for _, d := range versionsOf[c.dir] {
+			if c.explicit || !Excluded(d, opts.Exclude) {
 				c.versions = append(c.versions, d)
 			}
 		}
@@ -911,6 +946,10 @@ func parseOne(p string, src []byte) (*parsedFile, error) {
 // maxShared bounds how many packages outside the API groups a scan reads
 // for wire shapes.
 const maxShared = 64
+
+// MaxShared is that bound: scans of parts of a tree (Options.Only) give
+// the whole tree's shared packages only while their sum stays below it.
+const MaxShared = maxShared
 
 // qualifiedID matches the package-qualified names in a type identity
 // ("example.com/api/pkg/apis/common.DNSProvider" in "*[]...").
