@@ -177,3 +177,27 @@ func TestShapeAlphaMemberDoesNotHideStable(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeNotes: the notes of runs over parts of a tree read as one run
+// over the whole: a statement once, the rules skipped for one reason in
+// one note in the catalogue's order, counts summed.
+func TestMergeNotes(t *testing.T) {
+	rs := []*Rule{{ID: "A"}, {ID: "Z", Last: true}, {ID: "B"}, {ID: "C"}}
+	parts := []*Result{
+		{plain: []string{"usages at base typed"}, skips: []skipNote{{why: "no release", ids: []string{"C"}}},
+			counts: []countNote{{format: "could not judge %d field(s)", n: 2}}},
+		{plain: []string{"usages at base typed", "manifests not read"},
+			skips:  []skipNote{{why: "no release", ids: []string{"Z", "A"}}, {why: "no manifests", ids: []string{"B"}}},
+			counts: []countNote{{format: "could not judge %d field(s)", n: 3}}},
+		{},
+	}
+	got := MergeNotes(parts, rs)
+	want := []string{
+		"usages at base typed", "manifests not read",
+		"A, C, Z skipped: no release", "B skipped: no manifests",
+		"could not judge 5 field(s)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("MergeNotes =\n%q\nwant\n%q", got, want)
+	}
+}

@@ -37,12 +37,12 @@ var NewFieldNotPointer = &Rule{
 		unknown, maybePromoted := 0, 0
 		defer func() {
 			if unknown > 0 {
-				c.Note(fmt.Sprintf("%s could not judge %d new field(s) whose type it could not resolve; "+
-					"they are reported as UNCLASSIFIED_CHANGE (info) and do not fail the check", c.Rule().ID, unknown))
+				c.NoteCount(c.Rule().ID+" could not judge %d new field(s) whose type it could not resolve; "+
+					"they are reported as UNCLASSIFIED_CHANGE (info) and do not fail the check", unknown)
 			}
 			if maybePromoted > 0 {
-				c.Note(fmt.Sprintf("the new-field rules could not judge %d added field(s) of structs that stopped embedding a type "+
-					"whose members could not be resolved; they are reported as UNCLASSIFIED_CHANGE (info) and do not fail the check", maybePromoted))
+				c.NoteCount("the new-field rules could not judge %d added field(s) of structs that stopped embedding a type "+
+					"whose members could not be resolved; they are reported as UNCLASSIFIED_CHANGE (info) and do not fail the check", maybePromoted)
 			}
 		}()
 		for fd := range c.Diff.AddedFields() {

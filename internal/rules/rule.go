@@ -164,6 +164,21 @@ func (r *Rule) offEverywhere(d *model.Diff) bool {
 	return true
 }
 
+// relevant is d without the groups whose profile turns the rule off: the
+// rule judges, and skips for want of an analysis, only where it is on
+// (d itself when it is on everywhere). A tree judged part by part then
+// skips a rule in the parts where it has something to judge, as the
+// whole tree's run does.
+func (r *Rule) relevant(d *model.Diff) *model.Diff {
+	off := func(g *model.GroupDiff) bool { return r.Relax[g.Profile()] == Off }
+	if !slices.ContainsFunc(d.Groups, off) {
+		return d
+	}
+	cp := *d
+	cp.Groups = slices.DeleteFunc(slices.Clone(d.Groups), off)
+	return &cp
+}
+
 // Needs reports whether the rule requires an input.
 func (r *Rule) Needs(in Input) bool { return slices.Contains(r.Requires, in) }
 
@@ -248,6 +263,85 @@ type Result struct {
 	// Original holds, by index in Findings, the severity a finding had
 	// before Options.Severity replaced it.
 	Original map[int]finding.Severity
+
+	// What Notes are made of, for MergeNotes.
+	plain  []string
+	skips  []skipNote
+	counts []countNote
+}
+
+type skipNote struct {
+	why string
+	ids []string
+}
+
+type countNote struct {
+	format string
+	n      int
+}
+
+// MergeNotes returns the notes of runs over disjoint parts of one change
+// (a large tree judged part by part) as one run over the whole makes
+// them: each statement once, the rules skipped for one reason in one
+// note (in the order of rs, the catalogue the runs used), counts summed.
+func MergeNotes(parts []*Result, rs []*Rule) []string {
+	rank := map[string]int{}
+	for _, r := range rs {
+		if !r.Last {
+			rank[r.ID] = len(rank)
+		}
+	}
+	for _, r := range rs {
+		if r.Last {
+			rank[r.ID] = len(rank)
+		}
+	}
+	var out, whys, formats []string
+	skips := map[string][]string{}
+	counts := map[string]int{}
+	for _, p := range parts {
+		for _, n := range p.plain {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		for _, sk := range p.skips {
+			if _, ok := skips[sk.why]; !ok {
+				whys = append(whys, sk.why)
+			}
+			for _, id := range sk.ids {
+				if !slices.Contains(skips[sk.why], id) {
+					skips[sk.why] = append(skips[sk.why], id)
+				}
+			}
+		}
+		for _, cn := range p.counts {
+			if _, ok := counts[cn.format]; !ok {
+				formats = append(formats, cn.format)
+			}
+			counts[cn.format] += cn.n
+		}
+	}
+	for _, n := range renderNotes(whys, skips, rank, formats, counts) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// renderNotes writes the skipped rules' notes and the counted ones.
+func renderNotes(whys []string, skips map[string][]string, rank map[string]int, formats []string, counts map[string]int) []string {
+	var out []string
+	for _, why := range whys {
+		ids := skips[why]
+		slices.SortFunc(ids, func(a, b string) int { return rank[a] - rank[b] })
+		out = append(out, strings.Join(ids, ", ")+" skipped: "+why)
+	}
+	for _, f := range formats {
+		out = append(out, fmt.Sprintf(f, counts[f]))
+	}
+	return out
 }
 
 // Context is what a rule's Check sees.
@@ -274,6 +368,8 @@ type Context struct {
 	runNotes []string
 	skips    map[string][]string // why -> rule IDs, in run order
 	skipWhy  []string            // the reasons in order of first appearance
+	counts   map[string]int      // NoteCount's formats -> sums
+	formats  []string            // the formats in order of first appearance
 }
 
 type unjudged struct {
@@ -299,6 +395,19 @@ func (c *Context) Note(msg string) {
 	if !slices.Contains(c.runNotes, msg) {
 		c.runNotes = append(c.runNotes, msg)
 	}
+}
+
+// NoteCount records a statement about the run that counts something:
+// format holds one %d, which the report fills with the sum of the counts
+// every call (and, for a tree judged part by part, every part) gave it.
+func (c *Context) NoteCount(format string, n int) {
+	if c.counts == nil {
+		c.counts = map[string]int{}
+	}
+	if _, ok := c.counts[format]; !ok {
+		c.formats = append(c.formats, format)
+	}
+	c.counts[format] += n
 }
 
 // Skip records that the running rule could not judge this run, and why.
@@ -851,7 +960,7 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 			waiting = append(waiting, r)
 		}
 		if r.Ahead != nil {
-			startAhead(r, d, opts.Analyses)
+			startAhead(r, r.relevant(d), opts.Analyses)
 		}
 	}
 	if len(ahead) > 0 {
@@ -866,7 +975,10 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 			c.Skip(why)
 			continue
 		}
-		if err := safeCheck(r, c); err != nil {
+		c.Diff = r.relevant(d)
+		err := safeCheck(r, c)
+		c.Diff = d
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -878,12 +990,20 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 			out[i].Severity = s
 		}
 	}
+	res := &Result{Findings: out, Original: original, plain: slices.Clone(c.runNotes)}
 	for _, why := range c.skipWhy {
-		ids := c.skips[why]
-		slices.SortFunc(ids, func(a, b string) int { return order[a] - order[b] })
-		c.Note(strings.Join(ids, ", ") + " skipped: " + why)
+		res.skips = append(res.skips, skipNote{why: why, ids: slices.Clone(c.skips[why])})
 	}
-	return &Result{Findings: out, Notes: c.runNotes, Original: original}, nil
+	for _, f := range c.formats {
+		res.counts = append(res.counts, countNote{format: f, n: c.counts[f]})
+	}
+	res.Notes = c.runNotes
+	for _, n := range renderNotes(c.skipWhy, c.skips, order, c.formats, c.counts) {
+		if !slices.Contains(res.Notes, n) {
+			res.Notes = append(res.Notes, n)
+		}
+	}
+	return res, nil
 }
 
 // startAhead calls a rule's Ahead. A panic there is dropped: Check meets
