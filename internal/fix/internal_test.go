@@ -60,9 +60,39 @@ func TestHouseStyle(t *testing.T) {
 		{"one-off words are not a style", tombModel(oneOff), false, "Old is tombstoned to show why 9 is reserved protobuf tag."},
 		{"unrecognised words", tombModel("%s %d", "%s %d"), false, "Old is tombstoned to show why 9 is reserved protobuf tag."},
 	} {
-		if got := houseStyles(c.m).explanation("Old", 9, c.sentence); got != c.want {
+		if got := HouseStyles(c.m).explanation("Old", 9, c.sentence); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestStylesOfParts: the styles of a tree's parts add up to the whole
+// tree's, and a part's plan stands where the whole tree's styles give the
+// explanations the part's gave.
+func TestStylesOfParts(t *testing.T) {
+	const k8s = "%s is tombstoned to show why %d is a reserved protobuf tag."
+	const own = "%s was removed; number %d stays reserved."
+	a, b := HouseStyles(tombModel(own, k8s)), HouseStyles(tombModel(own))
+	whole := HouseStyles(nil)
+	whole.Add(a)
+	whole.Add(b)
+	for _, sentence := range []bool{false, true} {
+		want := HouseStyles(tombModel(own, k8s, own)).explanation("Old", 9, sentence)
+		if got := whole.explanation("Old", 9, sentence); got != want {
+			t.Errorf("sentence=%v: the parts' styles added give %q, the whole tree's %q", sentence, got, want)
+		}
+	}
+	if !b.Agrees(whole) {
+		t.Error("a part whose styles gave no explanation disagrees")
+	}
+	a.explanation("Old", 9, false) // one own-words tombstone is no style: the checklist's sentence
+	if a.Agrees(whole) {
+		t.Error("the part's explanation (the checklist's) differs from the whole tree's (own words, twice), yet it agrees")
+	}
+	a.asked = nil
+	a.explanation("Old", 9, true) // the sentence is required: the same either way
+	if !a.Agrees(whole) {
+		t.Error("where the sentence is required the part and the whole give the same, yet it disagrees")
 	}
 }
 

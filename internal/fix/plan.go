@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -65,6 +66,9 @@ type Input struct {
 	// declarations a tombstone needs (nil: no history). It is the check's
 	// own, so what the rules read is not read again; New does not close it.
 	History *lifecycle.History
+	// Styles are the tombstone styles of the whole head revision when
+	// Diff covers a part of it (nil: HouseStyles of Diff.Head).
+	Styles *Styles
 }
 
 // Skip is a finding of a fixable rule that is left unfixed, and why.
@@ -183,7 +187,11 @@ func New(in Input) *Plan {
 	if in.Diff == nil || in.Head == nil {
 		return p
 	}
-	b := &builder{in: in, plan: p, byKey: map[string]*item{}, styles: houseStyles(in.Diff.Head)}
+	st := in.Styles
+	if st == nil {
+		st = HouseStyles(in.Diff.Head)
+	}
+	b := &builder{in: in, plan: p, byKey: map[string]*item{}, styles: st}
 	b.index()
 	for i := range in.Findings {
 		f := &in.Findings[i]
@@ -193,19 +201,7 @@ func New(in Input) *Plan {
 		b.add(f)
 	}
 	b.numbers()
-	sort.SliceStable(p.items, func(i, j int) bool {
-		a, c := p.items[i], p.items[j]
-		if a.file != c.file {
-			return a.file < c.file
-		}
-		if a.typ != c.typ {
-			return a.typ < c.typ
-		}
-		if a.order != c.order {
-			return a.order < c.order
-		}
-		return a.kind < c.kind
-	})
+	p.sortItems()
 	src := &snapshotSource{snap: in.Head, files: in.Head.Files(), dirs: map[string]map[string][]byte{}}
 	for _, file := range p.files() {
 		items := p.itemsOf(file)
@@ -234,6 +230,33 @@ func New(in Input) *Plan {
 		}
 	}
 	return p
+}
+
+// sortItems orders the items by file, struct and place.
+func (p *Plan) sortItems() {
+	sort.SliceStable(p.items, func(i, j int) bool {
+		a, c := p.items[i], p.items[j]
+		if a.file != c.file {
+			return a.file < c.file
+		}
+		if a.typ != c.typ {
+			return a.typ < c.typ
+		}
+		if a.order != c.order {
+			return a.order < c.order
+		}
+		return a.kind < c.kind
+	})
+}
+
+// Merge adds the plan of another part of the same head revision (Input
+// of disjoint groups) to p.
+func (p *Plan) Merge(q *Plan) {
+	p.items = append(p.items, q.items...)
+	p.skipped = append(p.skipped, q.skipped...)
+	maps.Copy(p.planned, q.planned)
+	maps.Copy(p.apiFiles, q.apiFiles)
+	p.sortItems()
 }
 
 // files are the files the items are in, sorted.
@@ -274,7 +297,7 @@ type builder struct {
 	in     Input
 	plan   *Plan
 	byKey  map[string]*item
-	styles *styles
+	styles *Styles
 	types  map[string]map[string]*model.TypeDiff // import path -> type name -> pair
 }
 

@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,19 +15,28 @@ import (
 // has none of its own.
 const gardenerStyle = "{name} is tombstoned to show why {number} is reserved protobuf tag."
 
-// styles are the tombstone explanations the repository already uses, as
+// Styles are the tombstone explanations the repository already uses, as
 // templates with {name} and {number}, counted.
-type styles struct {
+type Styles struct {
 	votes  map[string]int
 	strict map[string]bool // the template follows the checklist's sentence exactly
+	asked  map[bool]bool   // the sentence arguments explanation was called with
 }
 
-// houseStyles derives a template from the explanatory line of every
+// Add counts the styles of another part of the revision.
+func (s *Styles) Add(o *Styles) {
+	for t, n := range o.votes {
+		s.votes[t] += n
+	}
+	maps.Copy(s.strict, o.strict)
+}
+
+// HouseStyles derives a template from the explanatory line of every
 // tombstone at head: the field name and the number become placeholders.
 // A template that apicheck's tombstone parser would not recognise as the
 // explanation of a tombstone is dropped.
-func houseStyles(m *model.Model) *styles {
-	s := &styles{votes: map[string]int{}, strict: map[string]bool{}}
+func HouseStyles(m *model.Model) *Styles {
+	s := &Styles{votes: map[string]int{}, strict: map[string]bool{}}
 	if m == nil {
 		return s
 	}
@@ -77,7 +87,16 @@ func recognised(tmpl string) (ok, strict bool) {
 // count. Wording of the repository's own counts only when at least two
 // tombstones share it: a single explanation may hold facts of its own
 // (a release, a link) that a template would copy into the new one.
-func (s *styles) explanation(name string, n int, sentence bool) string {
+func (s *Styles) explanation(name string, n int, sentence bool) string {
+	if s.asked == nil {
+		s.asked = map[bool]bool{}
+	}
+	s.asked[sentence] = true
+	return instantiate(s.template(sentence), name, n)
+}
+
+// template is the template explanation picks.
+func (s *Styles) template(sentence bool) string {
 	var cands []string
 	for t, votes := range s.votes {
 		if s.strict[t] || (!sentence && votes >= 2) {
@@ -94,11 +113,22 @@ func (s *styles) explanation(name string, n int, sentence bool) string {
 		}
 		return a < b
 	})
-	tmpl := gardenerStyle
 	if len(cands) > 0 {
-		tmpl = cands[0]
+		return cands[0]
 	}
-	return instantiate(tmpl, name, n)
+	return gardenerStyle
+}
+
+// Agrees reports whether o gives every explanation that planning with s
+// gave: a plan made with the styles of a part of the tree stands when
+// those of the whole tree agree.
+func (s *Styles) Agrees(o *Styles) bool {
+	for sentence := range s.asked {
+		if s.template(sentence) != o.template(sentence) {
+			return false
+		}
+	}
+	return true
 }
 
 func instantiate(tmpl, name string, n int) string {

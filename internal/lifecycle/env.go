@@ -70,7 +70,8 @@ type History struct {
 
 	release func() (Release, string)
 	tag     func() (*releaseRev, error)
-	tagSnap git.Snapshot // for Close
+	opened  atomic.Pointer[releaseRev] // tag's answer, once it has one
+	tagSnap git.Snapshot               // for Close
 
 	// hists are ProtoHistory's answers, per set of structs (the rules
 	// and the fixes may ask for different ones; the struct history below
@@ -96,7 +97,13 @@ type History struct {
 func NewHistory(in Input) *History {
 	e := &History{in: in, opts: in.Options.withDefaults()}
 	e.release = sync.OnceValues(e.findRelease)
-	e.tag = sync.OnceValues(e.openRelease)
+	e.tag = sync.OnceValues(func() (*releaseRev, error) {
+		r, err := e.openRelease()
+		if r != nil {
+			e.opened.Store(r)
+		}
+		return r, err
+	})
 	e.cache = sync.OnceValue(func() *blobCache {
 		e.cacheOpen.Store(true)
 		return openBlobCache(e.opts.CacheDir, e.in.Repo.Root)
@@ -119,9 +126,47 @@ func (e *History) ReleaseAhead() {
 
 // Scanned hands the history the models of base and head, once scanned:
 // a comparison that started work ahead (ReleaseAhead) before it scanned
-// calls it before the rules run.
+// calls it before the rules run. A comparison that judges a large tree
+// part by part calls it for every part, between the parts' rule runs.
 func (e *History) Scanned(base, head *model.Model) {
 	e.in.BaseModel, e.in.HeadModel = base, head
+}
+
+// Settle waits for the work started ahead: a comparison judged part by
+// part calls it before it hands the history the next part's models (work
+// a part's rule started and did not wait for reads the models).
+func (e *History) Settle() {
+	e.ahead.Wait()
+}
+
+// NextPart readies the history for the next part of a comparison judged
+// part by part: it waits for the work started ahead (see Settle) and lets
+// go of the release's groups scanned for the parts before (a part asks
+// for its own directories only).
+func (e *History) NextPart() {
+	e.Settle()
+	if r := e.opened.Load(); r != nil {
+		r.mu.Lock()
+		clear(r.groups)
+		r.mu.Unlock()
+	}
+}
+
+// Aside runs f, whose asking for the release does not count as a use
+// (Used): a comparison judged part by part plans a part's fixes and judges
+// its suppressions after its rules, where a whole comparison has already
+// said which releases its rules used.
+func (e *History) Aside(f func()) {
+	was := e.asked.Load()
+	defer e.asked.Store(was)
+	f()
+}
+
+// Forget forgets that a rule asked for the release (Used): a comparison
+// that gave up judging part by part starts over on the whole tree, whose
+// rules may not ask.
+func (e *History) Forget() {
+	e.asked.Store(false)
 }
 
 // releaseRev is the newest release's snapshot and the groups of it that
@@ -129,8 +174,10 @@ func (e *History) Scanned(base, head *model.Model) {
 // those groups are scanned (see ReleaseGroup).
 type releaseRev struct {
 	snap git.Snapshot
-	// base is base's model when the release is base's commit.
-	base   *model.Model
+	// atBase is set when the release is base's commit: base's model
+	// (the one of the part of the tree being judged, see Scanned) is the
+	// release's.
+	atBase bool
 	mu     sync.Mutex
 	groups map[string]*model.Group // by directory; nil: not in the release
 	whole  *model.Model            // the whole release, once asked for
@@ -329,8 +376,8 @@ func (e *History) openRelease() (*releaseRev, error) {
 	if prob != "" {
 		return nil, errors.New(prob)
 	}
-	if e.IsBase(RevRelease) && e.in.BaseModel != nil {
-		return &releaseRev{snap: e.in.Base, base: e.in.BaseModel}, nil
+	if e.IsBase(RevRelease) {
+		return &releaseRev{snap: e.in.Base, atBase: true, groups: map[string]*model.Group{}}, nil
 	}
 	snap, err := e.in.Repo.Snapshot(rel.Newest.Commit)
 	if err != nil {
@@ -348,8 +395,8 @@ func (e *History) ReleaseModel() (*model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.base != nil {
-		return r.base, nil
+	if r.atBase && e.in.BaseModel != nil {
+		return e.in.BaseModel, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -389,8 +436,8 @@ func (e *History) ReleaseGroup(dir string) (*model.Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.base != nil {
-		return r.base.Group(dir), nil
+	if r.atBase && e.in.BaseModel != nil {
+		return e.in.BaseModel.Group(dir), nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

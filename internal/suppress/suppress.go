@@ -50,6 +50,9 @@ type Options struct {
 type Result struct {
 	// Notes name ignore entries that matched no finding.
 	Notes []string
+	// Unused are the indices of those entries in the configuration's
+	// Ignore list.
+	Unused []int
 	// Head and Base are the valid markers of the two models.
 	Head, Base []Marker
 }
@@ -105,13 +108,19 @@ func Apply(fs []finding.Finding, o Options) (*Result, error) {
 			}
 		}
 	}
-	for j, ig := range ignores {
+	for j := range ignores {
 		if !used[j] {
-			res.Notes = append(res.Notes, fmt.Sprintf("ignore entry at %s:%d (rule %s, %s) matched no finding; remove it once it is no longer needed",
-				ig.Pos.File, ig.Pos.Line, ig.Rule, describe(&ig)))
+			res.Unused = append(res.Unused, j)
+			res.Notes = append(res.Notes, UnusedNote(&ignores[j]))
 		}
 	}
 	return res, nil
+}
+
+// UnusedNote is the note about an ignore entry that matched no finding.
+func UnusedNote(ig *config.Ignore) string {
+	return fmt.Sprintf("ignore entry at %s:%d (rule %s, %s) matched no finding; remove it once it is no longer needed",
+		ig.Pos.File, ig.Pos.Line, ig.Rule, describe(ig))
 }
 
 func describe(ig *config.Ignore) string {

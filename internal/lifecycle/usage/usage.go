@@ -123,6 +123,8 @@ type Finder struct {
 	inFlight sync.WaitGroup
 
 	files *shared
+	// idx is what other Finders of the same revisions learnt (nil: none).
+	idx *Index
 	// q is the query, made once: the searches share it (and the
 	// candidate files that refer to its groups).
 	q func() (*query, error)
@@ -171,9 +173,71 @@ type usageMemo struct {
 	err  error
 }
 
+// Index holds what searches learn about a repository's files whatever
+// fields they look for, so that the Finders of the parts of a large tree
+// (judged one after the other, each with its own removed fields) read
+// each file once: whether a path is excluded, and a file's imports.
+type Index struct {
+	mu       sync.Mutex
+	excluded map[string]bool
+	facts    map[fileKey]*fileFacts
+}
+
+// fileFacts are the facts of one file content that decide, with a query,
+// whether the file may be a candidate.
+type fileFacts struct {
+	skip    bool     // generated, or its imports do not parse: never a candidate
+	imports []string // its import paths
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{excluded: map[string]bool{}, facts: map[fileKey]*fileFacts{}}
+}
+
+// factsOf reads the facts of a file's content.
+func factsOf(p string, src []byte) *fileFacts {
+	if generated(src) {
+		return &fileFacts{skip: true}
+	}
+	hdr, err := parser.ParseFile(token.NewFileSet(), p, src, parser.ImportsOnly|parser.SkipObjectResolution)
+	if err != nil {
+		return &fileFacts{skip: true}
+	}
+	ff := &fileFacts{}
+	for _, imp := range hdr.Imports {
+		if ip, err := strconv.Unquote(imp.Path.Value); err == nil {
+			ff.imports = append(ff.imports, ip)
+		}
+	}
+	return ff
+}
+
+// mayBe reports whether a file with these facts can be a candidate of q
+// (candidate's tests that need no more than the facts).
+func (ff *fileFacts) mayBe(p string, q *query) bool {
+	if ff.skip {
+		return false
+	}
+	for _, ip := range ff.imports {
+		for _, g := range q.groups {
+			if g.imports[ip] && !inGroup(p, g.dir) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // New prepares the usage search for the removed fields; nothing runs yet.
 func New(h *lifecycle.History, removed []*model.FieldDiff) *Finder {
-	f := &Finder{hist: h, fields: removed, memo: map[lifecycle.Rev]*usageMemo{},
+	return NewIn(nil, h, removed)
+}
+
+// NewIn is New with an index shared with other Finders of the same
+// history (nil: none).
+func NewIn(idx *Index, h *lifecycle.History, removed []*model.FieldDiff) *Finder {
+	f := &Finder{hist: h, fields: removed, memo: map[lifecycle.Rev]*usageMemo{}, idx: idx,
 		files: &shared{fset: token.NewFileSet(), cands: map[fileKey]*candFile{}, decls: map[fileKey]*declFile{}}}
 	f.q = sync.OnceValues(func() (*query, error) { return f.makeQuery(removed) })
 	return f
@@ -415,7 +479,7 @@ func (e *Finder) searchFiles(snap git.Snapshot, q *query, typeInfo bool, res *Us
 	files := snap.Files()
 	var paths []string
 	for _, p := range files {
-		if !strings.HasSuffix(p, ".go") || skippedDir(path.Dir(p)) || q.exclude.match(p) {
+		if !strings.HasSuffix(p, ".go") || skippedDir(path.Dir(p)) || e.excluded(q, p) {
 			continue
 		}
 		for _, g := range q.groups {
@@ -506,6 +570,24 @@ func containsFile(fs []*ast.File, f *ast.File) bool {
 	return false
 }
 
+// excluded reports whether the exclusions of q match p (remembered in
+// the index, whose Finders share their options).
+func (e *Finder) excluded(q *query, p string) bool {
+	if e.idx == nil {
+		return q.exclude.match(p)
+	}
+	e.idx.mu.Lock()
+	x, ok := e.idx.excluded[p]
+	e.idx.mu.Unlock()
+	if !ok {
+		x = q.exclude.match(p)
+		e.idx.mu.Lock()
+		e.idx.excluded[p] = x
+		e.idx.mu.Unlock()
+	}
+	return x
+}
+
 // candidates returns the candidate files among paths, and the contents
 // of the files read: the files whose blob an earlier search of the
 // Finder judged are not read again (a candidate's content comes from
@@ -525,6 +607,10 @@ func (e *Finder) candidates(snap git.Snapshot, paths []string, q *query) ([]*can
 			continue
 		}
 		if c, seen := sh.cands[k]; !seen {
+			if e.idx != nil && !e.idx.mayBe(k, q) {
+				sh.cands[k] = nil
+				continue
+			}
 			read, keys = append(read, p), append(keys, &k)
 		} else if c != nil {
 			cands = append(cands, c)
@@ -542,6 +628,21 @@ func (e *Finder) candidates(snap git.Snapshot, paths []string, q *query) ([]*can
 	if err != nil {
 		return nil, nil, err
 	}
+	if e.idx != nil {
+		facts, _ := par.Map(len(read), func(i int) (*fileFacts, error) {
+			if keys[i] == nil {
+				return nil, nil
+			}
+			return factsOf(read[i], srcs[read[i]]), nil
+		})
+		e.idx.mu.Lock()
+		for i, ff := range facts {
+			if ff != nil {
+				e.idx.facts[*keys[i]] = ff
+			}
+		}
+		e.idx.mu.Unlock()
+	}
 	sh.mu.Lock()
 	for i, c := range found {
 		if keys[i] != nil {
@@ -557,6 +658,15 @@ func (e *Finder) candidates(snap git.Snapshot, paths []string, q *query) ([]*can
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].path < cands[j].path })
 	return cands, srcs, nil
+}
+
+// mayBe reports whether the file may be a candidate of q: true when the
+// index does not know it yet.
+func (x *Index) mayBe(k fileKey, q *query) bool {
+	x.mu.Lock()
+	ff := x.facts[k]
+	x.mu.Unlock()
+	return ff == nil || ff.mayBe(k.path, q)
 }
 
 // candidate parses a file when it may hold usages: it contains one of

@@ -549,3 +549,71 @@ func F(p *core.Shoot) string { return p.Spec.Region }
 		}
 	}
 }
+
+// TestIndex: Finders that share an index (the parts of a tree judged part
+// by part, each with its own removed fields) find what Finders of their
+// own find, and a later one reads only the files whose imports can hold
+// its usages.
+func TestIndex(t *testing.T) {
+	archive := api + `-- base/pkg/a/a.go --
+package a
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+func F(p *core.Shoot) string { return p.Spec.Region + p.Spec.Seed }
+-- base/pkg/b/b.go --
+package b
+
+// Region and Seed are mentioned here, but no API package is imported.
+func G() string { return "Region" + "Seed" }
+-- base/pkg/c/c.go --
+package c
+
+import "strings"
+
+func H(s string) string { return strings.ToUpper(s) }
+`
+	repo, base, hd := openSteps(t, archive)
+	bm, hm, removed := scanRemoved(t, base, hd)
+	if len(removed) != 1 {
+		t.Fatalf("removed %d fields, want 1", len(removed))
+	}
+	other := *removed[0]
+	ob := *other.Base
+	ob.Name = "Seed"
+	other.Base = &ob
+	h := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Head: hd, BaseModel: bm, HeadModel: hm,
+		Options: lifecycle.Options{CacheDir: "-"}})
+	defer h.Close()
+	search := func(idx *usage.Index, fd *model.FieldDiff) ([]string, int) {
+		t.Helper()
+		f := usage.NewIn(idx, h, []*model.FieldDiff{fd})
+		defer f.Close()
+		u, err := f.At(lifecycle.RevBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range u.Of(fd).Typed {
+			out = append(out, p.String())
+		}
+		return out, usage.FilesRead(f)
+	}
+	idx := usage.NewIndex()
+	for _, fd := range []*model.FieldDiff{removed[0], &other} {
+		alone, readAlone := search(nil, fd)
+		if len(alone) != 1 {
+			t.Fatalf("%s: usages %v, want one", fd.Base.Name, alone)
+		}
+		got, read := search(idx, fd)
+		if diff := cmp.Diff(alone, got); diff != "" {
+			t.Errorf("%s: with the index, usages differ (-alone +index):\n%s", fd.Base.Name, diff)
+		}
+		if fd == removed[0] && read != readAlone {
+			t.Errorf("first search with the index read %d files, want %d as alone", read, readAlone)
+		}
+		if fd == &other && read != readAlone-2 {
+			t.Errorf("second search with the index read %d files (alone %d), want 2 fewer: not pkg/b/b.go and pkg/c/c.go, which import no API package", read, readAlone)
+		}
+	}
+}
