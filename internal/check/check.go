@@ -64,6 +64,13 @@ type Request struct {
 	// too (the rules with AuditHistory, e.g. protobuf numbers that an
 	// earlier release gave a different field).
 	History bool
+	// Stream lets Run judge a large tree part by part (see stream), which
+	// bounds its memory by a part's models; the Result then has no Diff
+	// and models without packages. Release notes need the whole diff.
+	Stream bool
+	// StreamFiles is the size of a part in Go files of base and head
+	// (0: DefaultPartFiles; negative: never in parts).
+	StreamFiles int
 }
 
 func (q Request) ctx() context.Context {
@@ -118,10 +125,17 @@ type Result struct {
 	// when head's is not valid and not in effect.
 	BaseConfig, HeadConfig *config.Config
 	Options                Options
-	BaseModel              *model.Model
-	HeadModel              *model.Model
-	Diff                   *model.Diff
-	Report                 *finding.Report
+	// BaseModel and HeadModel are the scanned revisions; Diff compares
+	// them. A tree judged in parts (Request.Stream) has models with the
+	// groups but not their packages, and no Diff.
+	BaseModel *model.Model
+	HeadModel *model.Model
+	Diff      *model.Diff
+	Report    *finding.Report
+
+	// Parts is the number of parts the tree was judged in (0: whole; see
+	// Request.Stream).
+	Parts int
 
 	// Fixes are the safe fixes of the report's findings (set on the
 	// findings too); `apicheck fix` applies them. Nil for audit.
@@ -176,6 +190,12 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	if res.Base.Commit() != res.Head.Commit() {
 		hist.ReleaseAhead()
 	}
+	if ok, err := stream(res, req, hist); err != nil || ok { // scan … rules … finalize, part by part
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	if err := scanBoth(res); err != nil { // scan
 		return nil, err
 	}
@@ -193,9 +213,12 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := judgeSuppressions(res, req, an, out, markers, report); err != nil { // rules about suppressions
+	found, err := judgeSuppressions(res, req, an, out, markers, report.Findings) // rules about suppressions
+	if err != nil {
 		return nil, err
 	}
+	report.Findings = append(report.Findings, found.Findings...)
+	report.Notes = append(report.Notes, found.Notes...)
 	report.Finalize() // finalize
 	res.Report = report
 	res.Fixes = fix.New(fix.Input{ // fixes
@@ -458,10 +481,11 @@ func judge(res *Result, an rules.Analyses) (*rules.Result, error) {
 
 // judgeSuppressions runs the rules about suppressions: it compares the
 // suppressions of base and head (configuration and markers), finds what
-// each added one hides in this run, and adds the rules' findings to the
-// report. Their own settings and ignore entries come from a configuration
-// the change does not control: the trusted one, else base's.
-func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.Result, markers *suppress.Result, report *finding.Report) error {
+// each added one hides among the findings, and returns the rules'
+// findings and notes. Their own settings and ignore entries come from a
+// configuration the change does not control: the trusted one, else
+// base's.
+func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.Result, markers *suppress.Result, findings []finding.Finding) (*rules.Result, error) {
 	trusted := res.BaseConfig
 	if res.ConfigTrusted {
 		trusted = res.Config
@@ -474,12 +498,12 @@ func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.R
 		}
 	}
 	if len(rs) == 0 {
-		return nil
+		return &rules.Result{}, nil
 	}
 	cmp := suppress.Comparison{
 		Base: res.BaseConfig, Head: res.HeadConfig, HeadInEffect: res.HeadConfig != nil && res.HeadConfig == res.Config,
 		BaseMarkers: markers.Base, HeadMarkers: markers.Head, MarkersInEffect: !res.ConfigTrusted,
-		Findings: report.Findings, Original: out.Original, Severity: map[string]finding.Severity{},
+		Findings: findings, Original: out.Original, Severity: map[string]finding.Severity{},
 	}
 	if res.ConfigTrusted {
 		cmp.Trusted = res.Config
@@ -491,17 +515,17 @@ func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.R
 		// Rules the change disabled did not run: run them for what they hide.
 		var err error
 		if cmp.Disabled, err = disabledFindings(res, an); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if res.HeadConfig != nil && discoveryChanged(res.BaseConfig, res.HeadConfig) {
 		old, err := scan.Discover(res.Head, OptionsFor(res.BaseConfig, req).Scan)
 		if err != nil {
-			return fmt.Errorf("scanning head with base's configuration: %w", err)
+			return nil, fmt.Errorf("scanning head with base's configuration: %w", err)
 		}
 		cur, err := scan.Discover(res.Head, OptionsFor(res.HeadConfig, req).Scan)
 		if err != nil {
-			return fmt.Errorf("scanning head: %w", err)
+			return nil, fmt.Errorf("scanning head: %w", err)
 		}
 		cmp.OldGroups, cmp.NewGroups = old, cur
 	}
@@ -521,7 +545,7 @@ func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.R
 	}
 	found, err := rules.Run(res.Diff, rs, eng)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i := range found.Findings {
 		f := &found.Findings[i]
@@ -532,9 +556,7 @@ func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.R
 			}
 		}
 	}
-	report.Findings = append(report.Findings, found.Findings...)
-	report.Notes = append(report.Notes, found.Notes...)
-	return nil
+	return found, nil
 }
 
 // disabledFindings runs the rules that the configuration in effect

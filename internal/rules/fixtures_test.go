@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/finding"
@@ -42,11 +44,25 @@ func analyze(t *testing.T, dir, base, head string, opts rulefixture.Options) *fi
 	if opts.Audit != "" {
 		req.Base, req.History, run = "", opts.Audit == "history", check.Audit
 	}
+	// Every group its own part: a history with groups that nothing ties
+	// is judged part by part, and must give the report of the whole.
+	req.Stream, req.StreamFiles = true, 1
 	res, err := run(req)
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
 	defer res.Close()
+	if res.Parts > 1 {
+		req.Stream = false
+		whole, err := run(req)
+		if err != nil {
+			t.Fatalf("check of the whole tree: %v", err)
+		}
+		defer whole.Close()
+		if diff := cmp.Diff(whole.Report, res.Report); diff != "" {
+			t.Errorf("judged in %d parts, the report differs from the whole tree's (-whole +parts):\n%s", res.Parts, diff)
+		}
+	}
 	return res.Report
 }
 

@@ -163,6 +163,7 @@ type state struct {
 	files []string
 	// goFiles maps a directory to its non-test Go files that are scanned.
 	goFiles map[string][]string
+	goMods  []string // the go.mod files (discover), read by readModules
 	mods    *modules
 	parsed  map[string]*parsedFile
 	// resolver resolves types of packages outside the scanned groups.
@@ -260,6 +261,9 @@ type candidate struct {
 func Discover(src Source, opts Options) (map[string][]string, error) {
 	s := &state{src: src, files: src.Files()}
 	cands, err := s.discover(opts)
+	if err == nil {
+		err = s.readModules()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -293,10 +297,15 @@ type Candidate struct {
 
 // Candidates lists the candidate groups of src that a scan with opts
 // would read, without reading any Go file: a caller splits a large tree
-// into parts and scans each with Options.Only.
-func Candidates(src Source, opts Options) ([]Candidate, error) {
+// into parts and scans each with Options.Only. With importPaths it reads
+// the go.mod files for the candidates' import paths (without, it reads
+// nothing but the file list).
+func Candidates(src Source, opts Options, importPaths bool) ([]Candidate, error) {
 	s := &state{src: src, files: src.Files()}
 	cands, err := s.discover(opts)
+	if err == nil && importPaths {
+		err = s.readModules()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -304,6 +313,9 @@ func Candidates(src Source, opts Options) ([]Candidate, error) {
 	for _, c := range cands {
 		cd := Candidate{Dir: c.dir, Files: len(s.candidateFiles(c))}
 		for _, d := range append([]string{c.dir}, c.versions...) {
+			if !importPaths {
+				break
+			}
 			if ip := s.mods.importPath(d); ip != "" {
 				cd.ImportPaths = append(cd.ImportPaths, ip)
 			}
@@ -311,6 +323,16 @@ func Candidates(src Source, opts Options) ([]Candidate, error) {
 		out = append(out, cd)
 	}
 	return out, nil
+}
+
+// readModules reads the go.mod files discover found.
+func (s *state) readModules() error {
+	mods, err := readModules(s.src, s.goMods)
+	if err != nil {
+		return err
+	}
+	s.mods = mods
+	return nil
 }
 
 // discover finds the candidate groups and their versions, and parses the
@@ -331,11 +353,7 @@ func (s *state) discover(opts Options) ([]*candidate, error) {
 	for _, fs := range s.goFiles {
 		slices.Sort(fs) // in the order of a snapshot's Files, whatever the source's
 	}
-	mods, err := readModules(s.src, goMods)
-	if err != nil {
-		return nil, err
-	}
-	s.mods = mods
+	s.goMods = goMods
 
 	// Candidate groups: explicit ones, or parents of version directories.
 	var cands []*candidate
@@ -417,6 +435,9 @@ const batchFiles = 256
 
 func (s *state) run(opts Options) (*model.Model, error) {
 	cands, err := s.discover(opts)
+	if err == nil {
+		err = s.readModules()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,201 @@
+package check_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
+)
+
+// group is one API group of a generated history: its version package at
+// base and at head.
+type group struct {
+	dir, name  string
+	base, head string // the bodies of types.go after the package clause
+}
+
+const plainTypes = `
+// Widget is a kind.
+type Widget struct {
+	// Size is the size.
+	// +optional
+	Size *int32 ` + "`json:\"size,omitempty\"`" + `
+}
+`
+
+const addedValue = `
+// Widget is a kind.
+type Widget struct {
+	// Size is the size.
+	// +optional
+	Size *int32 ` + "`json:\"size,omitempty\"`" + `
+	// Color is new, and a value.
+	// +optional
+	Color string ` + "`json:\"color\"`" + `
+}
+`
+
+// history writes a txtar history of the groups; config is .apicheck.yaml
+// at base and at head.
+func history(groups []group, baseConfig, headConfig string) []byte {
+	var b strings.Builder
+	for _, step := range []string{"base", "head"} {
+		fmt.Fprintf(&b, "-- %s/go.mod --\nmodule example.cloud/x\n\ngo 1.22\n", step)
+		cfg := baseConfig
+		if step == "head" {
+			cfg = headConfig
+		}
+		if cfg != "" {
+			fmt.Fprintf(&b, "-- %s/.apicheck.yaml --\n%s", step, cfg)
+		}
+		for _, g := range groups {
+			body := g.base
+			if step == "head" {
+				body = g.head
+			}
+			if body == "" {
+				continue
+			}
+			fmt.Fprintf(&b, "-- %s/%s/v1/doc.go --\n// +groupName=%s\npackage v1\n", step, g.dir, g.name)
+			fmt.Fprintf(&b, "-- %s/%s/v1/types.go --\npackage v1\n%s", step, g.dir, body)
+		}
+	}
+	return []byte(b.String())
+}
+
+// judge checks base against head, whole and in parts of one file.
+func judge(t *testing.T, archive []byte) (whole, parts *check.Result) {
+	t.Helper()
+	fx := gitfixture.FromTxtarCommits(t, archive)
+	req := check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
+		Lifecycle: lifecycle.Options{CacheDir: t.TempDir()}}
+	var err error
+	if whole, err = check.Run(req); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(whole.Close)
+	req.Stream, req.StreamFiles = true, 1
+	if parts, err = check.Run(req); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(parts.Close)
+	if diff := cmp.Diff(whole.Report, parts.Report); diff != "" {
+		t.Errorf("the report judged in %d parts differs from the whole tree's (-whole +parts):\n%s", parts.Parts, diff)
+	}
+	return whole, parts
+}
+
+func rulesOf(r *finding.Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		s := f.Rule + " " + f.Path
+		if f.Suppressed != "" {
+			s += " (suppressed)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestStreamIndependentGroups: groups that nothing ties are judged part by
+// part; findings, suppressions, an unused ignore entry and the notes come
+// out as the whole tree's.
+func TestStreamIndependentGroups(t *testing.T) {
+	cfg := `profile: crd
+ignore:
+  - rule: NEW_FIELD_NOT_POINTER
+    package: example.cloud/x/apis/b/v1
+    type: Widget
+    reason: b is not served yet
+  - rule: NEW_FIELD_NOT_POINTER
+    package: example.cloud/x/apis/nothere/v1
+    type: Widget
+    reason: matches nothing
+`
+	groups := []group{
+		{dir: "apis/a", name: "a.example.cloud", base: plainTypes, head: addedValue},
+		{dir: "apis/b", name: "b.example.cloud", base: plainTypes, head: addedValue},
+		{dir: "apis/c", name: "c.example.cloud", base: plainTypes, head: plainTypes},
+		{dir: "apis/d", name: "d.example.cloud", head: addedValue}, // new group
+	}
+	whole, parts := judge(t, history(groups, cfg, cfg))
+	if parts.Parts != 4 {
+		t.Fatalf("judged in %d parts, want 4 (one a group)", parts.Parts)
+	}
+	want := []string{
+		"NEW_FIELD_NOT_POINTER apis/a/v1/types.go",
+		"NEW_FIELD_NO_OMITEMPTY apis/a/v1/types.go",
+		"NEW_FIELD_NOT_POINTER apis/b/v1/types.go (suppressed)",
+		"NEW_FIELD_NO_OMITEMPTY apis/b/v1/types.go",
+		"OPTIONAL_WITHOUT_OMITEMPTY apis/d/v1/types.go", // a new group's fields are not new fields
+	}
+	if got := rulesOf(whole.Report); !slices.Equal(got, want) {
+		t.Errorf("findings = %q, want %q", got, want)
+	}
+	unused := 0
+	for _, n := range parts.Report.Notes {
+		if strings.Contains(n, "matched no finding") {
+			unused++
+			if !strings.Contains(n, "nothere") {
+				t.Errorf("note %q: the entry for b matched a finding of its part", n)
+			}
+		}
+	}
+	if unused != 1 {
+		t.Errorf("%d notes about unused ignore entries, want 1: %q", unused, parts.Report.Notes)
+	}
+	if parts.Diff != nil || len(parts.HeadModel.Groups) != 4 {
+		t.Errorf("a tree judged in parts: Diff %v, %d groups in head's model; want no diff and 4 groups", parts.Diff != nil, len(parts.HeadModel.Groups))
+	}
+}
+
+// TestStreamFallsBack: where parts are tied (a type of another group, a
+// group name in two directories) or the configuration changed, the tree
+// is judged whole.
+func TestStreamFallsBack(t *testing.T) {
+	importsA := `
+import av1 "example.cloud/x/apis/a/v1"
+
+// Gadget holds a widget.
+type Gadget struct {
+	// +optional
+	Widget *av1.Widget ` + "`json:\"widget,omitempty\"`" + `
+}
+`
+	cfg := "profile: crd\n"
+	for _, c := range []struct {
+		name       string
+		groups     []group
+		headConfig string
+	}{
+		{"type of another group", []group{
+			{dir: "apis/a", name: "a.example.cloud", base: plainTypes, head: addedValue},
+			{dir: "apis/b", name: "b.example.cloud", base: importsA, head: importsA + addedValue[1:]},
+		}, cfg},
+		{"group name in two directories", []group{
+			{dir: "apis/a", name: "same.example.cloud", base: plainTypes, head: addedValue},
+			{dir: "legacy/a", name: "same.example.cloud", base: plainTypes},
+		}, cfg},
+		{"configuration changed", []group{
+			{dir: "apis/a", name: "a.example.cloud", base: plainTypes, head: addedValue},
+			{dir: "apis/b", name: "b.example.cloud", base: plainTypes, head: addedValue},
+		}, cfg + "exclude: [legacy]\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			whole, parts := judge(t, history(c.groups, cfg, c.headConfig))
+			if parts.Parts != 0 {
+				t.Errorf("judged in %d parts, want the whole tree", parts.Parts)
+			}
+			if len(whole.Report.Findings) == 0 {
+				t.Error("no findings: the history should have some")
+			}
+		})
+	}
+}
