@@ -234,18 +234,8 @@ func New(in Input) *Plan {
 
 // sortItems orders the items by file, struct and place.
 func (p *Plan) sortItems() {
-	sort.SliceStable(p.items, func(i, j int) bool {
-		a, c := p.items[i], p.items[j]
-		if a.file != c.file {
-			return a.file < c.file
-		}
-		if a.typ != c.typ {
-			return a.typ < c.typ
-		}
-		if a.order != c.order {
-			return a.order < c.order
-		}
-		return a.kind < c.kind
+	slices.SortStableFunc(p.items, func(a, c *item) int {
+		return cmp.Or(strings.Compare(a.file, c.file), strings.Compare(a.typ, c.typ), cmp.Compare(a.order, c.order), cmp.Compare(a.kind, c.kind))
 	})
 }
 
