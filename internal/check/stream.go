@@ -20,7 +20,7 @@ import (
 // DefaultPartFiles is the size of a part when a large tree is judged part
 // by part (Request.Stream): about this many Go files of base and head
 // together. A tree of more than twice as many is split.
-const DefaultPartFiles = 2000
+const DefaultPartFiles = 1000
 
 // part is a set of group directories judged on its own, and what judging
 // it gave.

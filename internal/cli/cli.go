@@ -284,7 +284,7 @@ func newCheckCmd() *cobra.Command {
 	fl.BoolVar(&f.fix, "fix", false, "after the report, apply the safe fixes to the working tree as apicheck fix does")
 	// The size of the parts a large tree is judged in: for tests and the
 	// survey that compares reports judged in parts with whole ones.
-	fl.IntVar(&f.partFiles, "part-files", 0, "judge a tree of more than twice this many API Go files (base and head) part by part (0: 2000; -1: never)")
+	fl.IntVar(&f.partFiles, "part-files", 0, "judge a tree of more than twice this many API Go files (base and head) part by part (0: 1000; -1: never)")
 	_ = fl.MarkHidden("part-files")
 	addOutputFlags(cmd, &f)
 	return cmd
