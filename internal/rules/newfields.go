@@ -53,7 +53,7 @@ var NewFieldNotPointer = &Rule{
 					fd.Type.Name(), fd.Head.Name, emb, fd.Type.Name()))
 			}
 		}
-		for fd := range newFieldsInScope(c.Diff) {
+		for fd := range newFieldsInScope(c) {
 			f := fd.Head
 			switch f.Nillable {
 			case model.NotNillable:
@@ -112,7 +112,7 @@ var NewFieldNotOptional = &Rule{
 	Before: "// Foo is ...\nFoo *string `json:\"foo,omitempty\"`",
 	After:  "// Foo is ...\n// +optional\nFoo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
-		for fd := range newFieldsInScope(c.Diff) {
+		for fd := range newFieldsInScope(c) {
 			f := fd.Head
 			emit := func(r Report) { c.Field(fd, c.relaxNoSchema(fd, r, finding.Info)) }
 			switch {
@@ -185,7 +185,7 @@ var NewFieldNoOmitempty = &Rule{
 	Before: "Foo *string `json:\"foo\"`",
 	After:  "Foo *string `json:\"foo,omitempty\"`",
 	Check: func(c *Context) {
-		for fd := range newFieldsInScope(c.Diff) {
+		for fd := range newFieldsInScope(c) {
 			f := fd.Head
 			if f.Omits() {
 				continue

@@ -1041,10 +1041,14 @@ func Lookup(rs []*Rule, id string) *Rule {
 // version package's copies of a sibling's structs (addedToCopies),
 // excluding embedded/inline fields and the value-typed Spec/Status fields
 // of a root kind (the scope of the NEW_FIELD_* rules).
-func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
+func newFieldsInScope(c *Context) iter.Seq[*model.FieldDiff] {
+	d := c.Diff
 	return func(yield func(*model.FieldDiff) bool) {
 		// Added to an existing struct, or joining the wire in one.
 		for td := range d.ExistingStructs() {
+			if c.newToTheWire(td) {
+				continue // as a new type's fields are
+			}
 			for _, fd := range td.Fields {
 				var isNew bool
 				switch {
@@ -1060,7 +1064,7 @@ func newFieldsInScope(d *model.Diff) iter.Seq[*model.FieldDiff] {
 			}
 		}
 		for fd := range addedToCopies(d) {
-			if InNewFieldScope(fd.Type, fd.Head) && !yield(fd) {
+			if InNewFieldScope(fd.Type, fd.Head) && !c.newToTheWire(fd.Type) && !yield(fd) {
 				return
 			}
 		}

@@ -207,6 +207,36 @@ func (c *Context) unserved(td *model.TypeDiff) bool {
 	return td.Base != nil || td.Head != nil
 }
 
+// newToTheWire reports a struct that a kind reaches at head and no kind
+// reached at base, in a package whose reach can be judged (see unserved):
+// it joins the wire with this change, so a field added to it is new to no
+// stored object and no client, as a new type's fields are. Code
+// generators reuse a type name that way (provider-upjet-aws v2.6.0 gave
+// the empty, unused eks IdentityParameters the fields of the new
+// Capability kind's identity block). A struct no kind reaches at either
+// revision is unserved's.
+func (c *Context) newToTheWire(td *model.TypeDiff) bool {
+	if td.Base == nil || td.Head == nil || td.Base.RootKind || td.Pkg.Base == nil || td.Pkg.Head == nil {
+		return false
+	}
+	for i, side := range []struct {
+		pkg *model.Package
+		t   *model.Type
+	}{{td.Pkg.Base, td.Base}, {td.Pkg.Head, td.Head}} {
+		if c.reached[i] == nil {
+			c.reached[i] = c.refs(i).reachable()
+		}
+		if i == 0 && !slices.ContainsFunc(side.pkg.Types, func(t *model.Type) bool { return t.RootKind }) &&
+			!reachesPackage(c.reached[i], side.pkg) {
+			return false // what serves the package is unknown
+		}
+		if c.reached[i][side.pkg.ImportPath+"."+side.t.Name] != (i == 1) {
+			return false
+		}
+	}
+	return true
+}
+
 // reachesPackage reports whether a kind reaches some type of package p
 // (reached: type identities, as reachable returns them).
 func reachesPackage(reached map[string]bool, p *model.Package) bool {
