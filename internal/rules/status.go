@@ -15,7 +15,8 @@ var typeRef = regexp.MustCompile(`(?:[\w.\-/]+\.)?[A-Za-z_]\w*`)
 
 // typeRefs are the types of a model by identity ("importpath.Name") and
 // the references between them: which fields refer to a type, and which
-// types a type's fields refer to (across packages).
+// types a type's fields (or, for a named slice or map, its underlying
+// type) refer to (across packages).
 type typeRefs struct {
 	types map[string]*model.Type
 	pkgs  map[string]*model.Package // import path -> package
@@ -46,6 +47,13 @@ func refsOf(m *model.Model) *typeRefs {
 			for _, t := range p.Types {
 				id := p.ImportPath + "." + t.Name
 				r.types[id] = t
+				if t.Kind != model.KindStruct {
+					// A named slice or map (argo-workflows' type Artifacts
+					// []Artifact) reaches its elements.
+					for _, ref := range typeRef.FindAllString(t.UnderlyingID, -1) {
+						r.refs[id] = append(r.refs[id], qualified(p.ImportPath, ref))
+					}
+				}
 				for _, f := range t.Fields {
 					if contractOf(f).Name == "-" {
 						continue // off the wire (json:"-"): it reaches nothing a client sees
