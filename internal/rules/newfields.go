@@ -18,7 +18,8 @@ var NewFieldNotPointer = &Rule{
 	Category:            CatNewFields,
 	Severity:            finding.Error,
 	Relax:               relaxedToInfo,
-	Summary: "A field added to an existing API struct has a non-nillable type. The kubernetes profile accepts an optional " +
+	Summary: "A field added to an existing API struct has a non-nillable type (the new-field rules skip a struct that joins the API " +
+		"with the change: no kind reached it at base, one does at head; its fields are as new as a new type's). The kubernetes profile accepts an optional " +
 		"string, number or bool with omitempty (its zero value means unset); the crd profile accepts a value whose " +
 		"validation rules out the zero value, a struct with omitzero (kube-api-linter's optionalfields), and a field " +
 		"marked +required (its requiredfields; NEW_FIELD_NOT_OPTIONAL reports that it is required), and reports another " +
