@@ -2,7 +2,8 @@
 //
 //	snapshot → config → options → scan → diff → rules → suppress → finalize → fixes
 //
-// each step a function of the previous steps' output (see Run). The CLI
+// each step a function of the previous steps' output (see Run); a large
+// tree runs scan through fixes part by part (stream.go). The CLI
 // turns flags into a Request and a Result into reports and an exit code;
 // it knows nothing about the steps.
 package check
