@@ -191,24 +191,11 @@ func (c *Context) refs(side int) *typeRefs {
 // reaches is not judged so (what serves its types is unknown: another
 // repository's kinds may).
 func (c *Context) unserved(td *model.TypeDiff) bool {
-	for i, side := range []struct {
-		pkg *model.Package
-		t   *model.Type
-	}{{td.Pkg.Base, td.Base}, {td.Pkg.Head, td.Head}} {
+	for i, side := range sidesOf(td) {
 		if side.pkg == nil || side.t == nil {
 			continue
 		}
-		if c.reached[i] == nil {
-			c.reached[i] = c.refs(i).reachable()
-		}
-		if !slices.ContainsFunc(side.pkg.Types, func(t *model.Type) bool { return t.RootKind }) &&
-			!reachesPackage(c.reached[i], side.pkg) {
-			// A package without kinds whose types no kind of the
-			// repository reaches: what serves them is unknown (another
-			// repository's kinds may).
-			return false
-		}
-		if c.reached[i][side.pkg.ImportPath+"."+side.t.Name] {
+		if reached, known := c.reach(i, side.pkg, side.t); reached || !known {
 			return false
 		}
 	}
@@ -227,22 +214,34 @@ func (c *Context) newToTheWire(td *model.TypeDiff) bool {
 	if td.Base == nil || td.Head == nil || td.Base.RootKind || td.Pkg.Base == nil || td.Pkg.Head == nil {
 		return false
 	}
-	for i, side := range []struct {
-		pkg *model.Package
-		t   *model.Type
-	}{{td.Pkg.Base, td.Base}, {td.Pkg.Head, td.Head}} {
-		if c.reached[i] == nil {
-			c.reached[i] = c.refs(i).reachable()
-		}
-		if i == 0 && !slices.ContainsFunc(side.pkg.Types, func(t *model.Type) bool { return t.RootKind }) &&
-			!reachesPackage(c.reached[i], side.pkg) {
-			return false // what serves the package is unknown
-		}
-		if c.reached[i][side.pkg.ImportPath+"."+side.t.Name] != (i == 1) {
-			return false
-		}
+	if reached, known := c.reach(0, td.Pkg.Base, td.Base); reached || !known {
+		return false
 	}
-	return true
+	reached, _ := c.reach(1, td.Pkg.Head, td.Head)
+	return reached
+}
+
+// pkgType is a type of a package at one revision.
+type pkgType struct {
+	pkg *model.Package
+	t   *model.Type
+}
+
+// sidesOf is a type pair's base (0) and head (1) sides.
+func sidesOf(td *model.TypeDiff) [2]pkgType {
+	return [2]pkgType{{td.Pkg.Base, td.Base}, {td.Pkg.Head, td.Head}}
+}
+
+// reach reports whether a kind of base's (0) or head's (1) model reaches
+// type t of package pkg; known is false when what serves the package is
+// unknown: it has no kind and no kind of the repository reaches any of
+// its types (another repository's kinds may).
+func (c *Context) reach(side int, pkg *model.Package, t *model.Type) (reached, known bool) {
+	if c.reached[side] == nil {
+		c.reached[side] = c.refs(side).reachable()
+	}
+	known = slices.ContainsFunc(pkg.Types, func(t *model.Type) bool { return t.RootKind }) || reachesPackage(c.reached[side], pkg)
+	return c.reached[side][pkg.ImportPath+"."+t.Name], known
 }
 
 // reachesPackage reports whether a kind reaches some type of package p
