@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -62,7 +63,7 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		if pkg.ConversionGen == "" {
 			pkg.ConversionGen = conversionGen(pf.file)
 		}
-		if !pkg.DefaultOptional {
+		if !pkg.DefaultOptional && bytes.Contains(pf.src, []byte("+kubebuilder:validation:Optional")) { // the comments only where they can say so
 			pkg.DefaultOptional = defaultOptional(pf.file)
 		}
 		generated := ast.IsGenerated(pf.file)
@@ -792,10 +793,6 @@ func jsonMethod(fd *ast.FuncDecl) (recv string, delegates bool) {
 	return id.Name, delegates
 }
 
-// conversionGen is the import path a file's +k8s:conversion-gen= marker
-// names in a comment above its package clause, where gengo reads package
-// markers; "" without one (a type's +k8s:conversion-gen=false is not a
-// package's).
 // defaultOptional reports a +kubebuilder:validation:Optional marker in a
 // comment of file f outside every struct's braces: controller-gen reads
 // it as the package's (every field optional unless marked required),
@@ -832,6 +829,10 @@ func defaultOptional(f *ast.File) bool {
 	return false
 }
 
+// conversionGen is the import path a file's +k8s:conversion-gen= marker
+// names in a comment above its package clause, where gengo reads package
+// markers; "" without one (a type's +k8s:conversion-gen=false is not a
+// package's).
 func conversionGen(f *ast.File) string {
 	for _, cg := range f.Comments {
 		if cg.End() > f.Package {
