@@ -154,6 +154,10 @@ func stream(res *Result, req Request, hist *lifecycle.History) (ok bool, err err
 // before that one is scanned.
 func planParts(res *Result, size int) (parts []*part, planned map[string]int, err error) {
 	snaps := []scan.Source{res.Base, res.Head}
+	if len(res.Options.Scan.Groups) == 0 &&
+		scan.CandidateFilesAtMost(res.Base.Files())+scan.CandidateFilesAtMost(res.Head.Files()) <= 2*size {
+		return nil, nil, nil // small for sure
+	}
 	total := 0
 	for _, snap := range snaps { // first from the file lists alone
 		cands, err := scan.Candidates(snap, res.Options.Scan, false)

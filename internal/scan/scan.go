@@ -325,6 +325,48 @@ func Candidates(src Source, opts Options, importPaths bool) ([]Candidate, error)
 	return out, nil
 }
 
+// CandidateFilesAtMost bounds from above the Go files that Candidates
+// counts for a file list when the groups are discovered (not configured):
+// every .go file in a version directory or in the parent of one. A caller
+// learns that a tree is small for a fraction of what discovery costs.
+func CandidateFilesAtMost(files []string) int {
+	perDir := map[string]int{} // directories with .go files -> how many
+	dir, count := "", 0        // the run of files of one directory (the list is sorted)
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".go") {
+			continue
+		}
+		d := "."
+		if i := strings.LastIndexByte(f, '/'); i >= 0 {
+			d = f[:i]
+		}
+		if d != dir {
+			if count > 0 {
+				perDir[dir] += count
+			}
+			dir, count = d, 0
+		}
+		count++
+	}
+	if count > 0 {
+		perDir[dir] += count
+	}
+	n := 0
+	counted := map[string]bool{}
+	for d := range perDir {
+		if d == "." || !IsVersionDir(path.Base(d)) {
+			continue
+		}
+		for _, x := range []string{d, path.Dir(d)} {
+			if !counted[x] {
+				counted[x] = true
+				n += perDir[x]
+			}
+		}
+	}
+	return n
+}
+
 // readModules reads the go.mod files discover found.
 func (s *state) readModules() error {
 	mods, err := readModules(s.src, s.goMods)
