@@ -79,6 +79,7 @@ func Field(f *model.Field, p *model.Package, inListKind bool) *model.Contract {
 	c.PatchStrategy, c.PatchMergeKey = patch(f, c)
 	c.List = listSemantics(f, p, c, inListKind)
 	c.Default = defaultValue(f.Markers)
+	c.DefaultJSON = defaultJSON(c.Default)
 	var typeMarkers model.Markers
 	if t := p.Type(model.LocalTypeName(f.Type)); t != nil && t.Kind == model.KindOther && !strings.ContainsAny(strings.TrimPrefix(f.Type, "*"), "*[]") {
 		typeMarkers = t.Markers // the named type's schema is the field's (through a pointer too)
@@ -265,6 +266,15 @@ func defaultValue(m model.Markers) *string {
 		v = buf.String()
 	}
 	return &v
+}
+
+// defaultJSON is the value of a default (defaultValue) as the API server
+// applies it (canonicalJSON); "" without one or when it reads as no value.
+func defaultJSON(v *string) string {
+	if v == nil {
+		return ""
+	}
+	return canonicalJSON(*v)
 }
 
 // constraintMarkers maps validation markers to schema keywords.

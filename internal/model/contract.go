@@ -40,6 +40,11 @@ type Contract struct {
 	// Default is the default value (+default, +kubebuilder:default,
 	// +k8s:default), normalized when it is JSON; nil without one.
 	Default *string `json:"default,omitempty"`
+	// DefaultJSON is Default as the API server applies it: compact JSON
+	// with sorted keys, controller-gen's literal syntax ({k: v}, {a, b},
+	// a bare word) read as values; "" when it reads as no value. Two
+	// defaults with the same DefaultJSON are the same default.
+	DefaultJSON string `json:"defaultJSON,omitempty"`
 	// Validation are the schema constraints of the field and of its
 	// package-local named type, sorted by kind.
 	Validation []Constraint `json:"validation,omitempty"`
@@ -115,7 +120,7 @@ func ContractAttrs(b, h *Contract, renames map[string]string) []Attr {
 	}
 	add(RenameType(b.Type, renames) != h.Type, AttrGoType)
 	add(b.Presence != h.Presence, AttrOptional)
-	add(!sameDefault(b.Default, h.Default), AttrDefault)
+	add(!sameDefault(b, h), AttrDefault)
 	add(b.PatchStrategy != h.PatchStrategy, AttrPatchStrategy)
 	add(b.PatchMergeKey != h.PatchMergeKey, AttrPatchMergeKey)
 	add(!sameList(b.List, h.List), AttrListType)
@@ -124,11 +129,14 @@ func ContractAttrs(b, h *Contract, renames map[string]string) []Attr {
 	return out
 }
 
-func sameDefault(a, b *string) bool {
-	if a == nil || b == nil {
-		return a == b
+func sameDefault(b, h *Contract) bool {
+	if b.Default == nil || h.Default == nil {
+		return b.Default == h.Default
 	}
-	return *a == *b
+	if b.DefaultJSON != "" && h.DefaultJSON != "" {
+		return b.DefaultJSON == h.DefaultJSON
+	}
+	return *b.Default == *h.Default
 }
 
 func sameList(a, b *ListSemantics) bool {
