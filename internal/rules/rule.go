@@ -1046,9 +1046,6 @@ func newFieldsInScope(c *Context) iter.Seq[*model.FieldDiff] {
 	return func(yield func(*model.FieldDiff) bool) {
 		// Added to an existing struct, or joining the wire in one.
 		for td := range d.ExistingStructs() {
-			if c.newToTheWire(td) {
-				continue // as a new type's fields are
-			}
 			for _, fd := range td.Fields {
 				var isNew bool
 				switch {
@@ -1058,7 +1055,9 @@ func newFieldsInScope(c *Context) iter.Seq[*model.FieldDiff] {
 				default:
 					isNew = joinsWire(fd)
 				}
-				if isNew && InNewFieldScope(td, fd.Head) && !yield(fd) {
+				// A struct that joins the wire has no new fields, as a new
+				// type has none (asked last: it needs both models' reach).
+				if isNew && InNewFieldScope(td, fd.Head) && !c.newToTheWire(td) && !yield(fd) {
 					return
 				}
 			}
