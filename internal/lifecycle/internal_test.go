@@ -454,7 +454,7 @@ func TestFindStruct(t *testing.T) {
 	}
 	sort.Strings(names)
 	for _, names := range [][]string{names, {"W", "S"}, {"S", "Absent", "S"}, {"T"}} {
-		for i, got := range findStructs([]byte(src), names) {
+		for i, got := range findStructs([]byte(src), names, nil) {
 			if !reflect.DeepEqual(got, want[names[i]]) {
 				t.Errorf("findStructs(%v) for %s = %+v\nwant %+v", names, names[i], got, want[names[i]])
 			}
@@ -553,6 +553,29 @@ func TestStructRangesRealSources(t *testing.T) {
 	}
 }
 
+// TestDeclMemo: a declaration the memo holds is read again at its own
+// line and column: the same text one line down, and the same one-line
+// struct at another column, are not the first one's fields.
+func TestDeclMemo(t *testing.T) {
+	memo := &declMemo{}
+	srcs := []string{
+		"package p\n\ntype A struct{ X int `json:\"x\"` }\n",
+		"package p\n\n\ntype A struct{ X int `json:\"x\"` }\n",
+		"package p\n\ntype (\n\tA struct{ X int `json:\"x\"` }\n)\n",
+		"package p\n\ntype A struct{ X int `json:\"x\"` }\n",
+	}
+	want := [][2]int{{3, 16}, {4, 16}, {4, 12}, {3, 16}}
+	for i, src := range srcs {
+		got := findStructs([]byte(src), []string{"A"}, memo)[0]
+		if !got.Found || len(got.Fields) != 1 || got.Fields[0].Line != want[i][0] || got.Fields[0].Col != want[i][1] || got.Fields[0].JSON != "x" {
+			t.Errorf("source %d: %+v, want field x at %d:%d", i, got, want[i][0], want[i][1])
+		}
+	}
+	if n := len(memo.m); n != 2 {
+		t.Errorf("memo holds %d declarations, want 2 (one per column)", n)
+	}
+}
+
 // TestFindStructsRealSources: what findStructs reads of every struct of
 // real sources (fields, json names, protobuf numbers, positions, the
 // "Deprecated:" flag) is what the whole file's syntax tree, comments
@@ -561,6 +584,7 @@ func TestStructRangesRealSources(t *testing.T) {
 func TestFindStructsRealSources(t *testing.T) {
 	corpus := gocorpus.Files(t, "..", "go", "net/http", "encoding/json")
 	structs, deprecated, lexed := 0, 0, 0
+	memo := &declMemo{}
 	for _, p := range corpus {
 		src, err := os.ReadFile(p)
 		if err != nil {
@@ -577,7 +601,16 @@ func TestFindStructsRealSources(t *testing.T) {
 			want[ts.Name.Name] = structDecl(fset, ts.Type.(*ast.StructType), 0)
 			names = append(names, ts.Name.Name)
 		}
-		got := findStructs(src, names)
+		got := findStructs(src, names, nil)
+		// With a memo (declMemo): the file, then the file two lines
+		// down, whose structs the memo holds.
+		for k, text := range [][]byte{src, append([]byte("// moved\n\n"), src...)} {
+			for i, d := range findStructs(text, names, memo) {
+				if w := shiftLines(want[names[i]], 2*k); !reflect.DeepEqual(d, w) {
+					t.Errorf("%s (%d lines down): struct %s: findStructs with a memo = %+v, want %+v", p, 2*k, names[i], d, w)
+				}
+			}
+		}
 		ranges := structRanges(src)
 		for i, n := range names {
 			if !reflect.DeepEqual(got[i], want[n]) {

@@ -131,6 +131,8 @@ type structHistory struct {
 	closed  bool
 	// blobs are release files read by FieldDecl, by "<commit>:<path>".
 	blobs map[string][]byte
+	// memo: the struct declarations read from the blobs, by their text.
+	memo declMemo
 }
 
 // releaseReaders is how many cat-file processes the release reads use:
@@ -684,7 +686,7 @@ func (sh *structHistory) judge(reader func(k int) (*git.ObjectReader, error), jo
 					judged[i] = make([]decl, len(ts))
 					return nil
 				}
-				ds := findStructs(obj.Data, ts)
+				ds := findStructs(obj.Data, ts, &sh.memo)
 				// The entry: what it held, and what was judged now.
 				entry := make(map[string]decl, len(cached[b])+len(ts))
 				for typ, d := range cached[b] {

@@ -6,11 +6,13 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"hash/maphash"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/apicheck/apicheck/internal/golex"
 	"github.com/apicheck/apicheck/internal/protobuf"
@@ -161,9 +163,78 @@ func parseStruct(src []byte, typ string) (_ *token.FileSet, _ *ast.StructType, s
 	return parseStructAt(src, typ, start, end)
 }
 
+// declMemo keeps what structAt read of a struct's declaration, by the
+// declaration's text: most releases of a large file leave a struct as it
+// was (the file changed elsewhere), so a cold protobuf history, which
+// reads the struct at every distinct blob of its file, reads each distinct
+// declaration once. Lines are kept relative to the declaration's first
+// line. Safe for concurrent use; the zero value is ready, a nil one keeps
+// nothing.
+type declMemo struct {
+	mu sync.Mutex
+	m  map[declText][]memoDecl
+}
+
+// declText names a declaration's text cheaply: its type, a hash of the
+// text and the column it starts at (a one-line struct's fields' columns
+// depend on it).
+type declText struct {
+	typ  string
+	hash uint64
+	col  int
+}
+
+type memoDecl struct {
+	text string
+	d    decl // lines relative: the declaration's first line is 1
+}
+
+var declSeed = maphash.MakeSeed()
+
+// at is structAt, remembered.
+func (m *declMemo) at(src []byte, typ string, start, end int) decl {
+	if m == nil {
+		return structAt(src, typ, start, end)
+	}
+	text := src[start:end]
+	k := declText{typ, maphash.Bytes(declSeed, text), start - (bytes.LastIndexByte(src[:start], '\n') + 1)}
+	shift := bytes.Count(src[:start], []byte("\n")) // lines before the declaration's
+	m.mu.Lock()
+	for _, e := range m.m[k] {
+		if e.text == string(text) {
+			m.mu.Unlock()
+			return shiftLines(e.d, shift)
+		}
+	}
+	m.mu.Unlock()
+	d := structAt(src, typ, start, end)
+	m.mu.Lock()
+	if m.m == nil {
+		m.m = map[declText][]memoDecl{}
+	}
+	m.m[k] = append(m.m[k], memoDecl{string(text), shiftLines(d, -shift)})
+	m.mu.Unlock()
+	return d
+}
+
+// shiftLines returns d with every field's line moved by n, in a slice of
+// its own.
+func shiftLines(d decl, n int) decl {
+	if d.Fields == nil {
+		return d
+	}
+	fs := slices.Clone(d.Fields)
+	for i := range fs {
+		fs[i].Line += n
+	}
+	d.Fields = fs
+	return d
+}
+
 // findStructs is findStruct for several types of one file: the file is
-// tokenized once for all of them.
-func findStructs(src []byte, typs []string) []decl {
+// tokenized once for all of them. A memo, when given, remembers what
+// each declaration says (see declMemo).
+func findStructs(src []byte, typs []string, memo *declMemo) []decl {
 	out := make([]decl, len(typs))
 	// The types the text may declare (mayDeclare), found in one pass of
 	// the lexer that stops when it has them all.
@@ -186,7 +257,7 @@ func findStructs(src []byte, typs []string) []decl {
 	})
 	for i, typ := range typs {
 		if r, ok := ranges[typ]; ok {
-			out[i] = structAt(src, typ, r[0], r[1])
+			out[i] = memo.at(src, typ, r[0], r[1])
 		}
 	}
 	return out
