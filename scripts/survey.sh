@@ -7,7 +7,8 @@
 #
 # The clones are any clones of github.com/gardener/gardener and
 # github.com/kubernetes/api with their tags (bare, or without a checkout:
-# apicheck reads git objects only). Runs:
+# apicheck reads git objects only; GARDENER_CLONE "-" skips Gardener's
+# runs, to survey other projects only). Runs:
 #   gardener  release pairs vX.Y.0 -> vX.Y+1.0 of the newest 30 minors, and
 #             the first-parent commits of the last 18 months that touch a
 #             directory named apis (each against its first parent);
@@ -54,7 +55,7 @@ OUT=$1
 GARDENER=$2
 K8SAPI=${3:-}
 case "$JOBS" in '' | *[!0-9]* | 0) die "-j must be a positive number" ;; esac
-for r in "$GARDENER" $K8SAPI "${OTHERS[@]}"; do
+for r in $([ "$GARDENER" = - ] || echo "$GARDENER") $K8SAPI "${OTHERS[@]}"; do
 	git -C "$r" rev-parse --git-dir >/dev/null 2>&1 || die "$r is not a git repository"
 done
 mkdir -p "$OUT"
@@ -68,7 +69,7 @@ BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 
 # pairs REPO PREFIX N: "vX.Y.0 vX.Y+1.0" for the newest N+1 minors.
 pairs() {
-	git -C "$1" tag -l "$2*" | grep -E "^${2//./\\.}[0-9]+\.0$" | sort -t. -k2,2n | tail -n $(($3 + 1)) |
+	git -C "$1" tag -l "$2*" | { grep -E "^${2//./\\.}[0-9]+\.0$" || true; } | sort -t. -k2,2n | tail -n $(($3 + 1)) |
 		awk 'NR > 1 { print prev, $0 } { prev = $0 }'
 }
 
@@ -76,15 +77,20 @@ jobs_file=$OUT/jobs.tsv
 : >"$jobs_file"
 add() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" >>"$jobs_file"; }
 
-pairs "$GARDENER" v1. 30 | while read -r a b; do add gardener release "$a..$b" "$GARDENER" "$a" "$b"; done
-since=$(git -C "$GARDENER" log -1 --format=%ct HEAD)
-since=@$((since - 548 * 86400))
 k8s_commits=50 other_commits=40
 if [ -n "$DEEP" ]; then
-	since=2021-01-01 k8s_commits=450 other_commits=240
+	k8s_commits=450 other_commits=240
 fi
-git -C "$GARDENER" log --first-parent --since="$since" --format=%H HEAD -- ':(glob)**/apis/**' |
-	while read -r c; do add gardener pr "${c:0:12}" "$GARDENER" "$c~1" "$c"; done
+if [ "$GARDENER" != - ]; then
+	pairs "$GARDENER" v1. 30 | while read -r a b; do add gardener release "$a..$b" "$GARDENER" "$a" "$b"; done
+	since=$(git -C "$GARDENER" log -1 --format=%ct HEAD)
+	since=@$((since - 548 * 86400))
+	if [ -n "$DEEP" ]; then
+		since=2021-01-01
+	fi
+	git -C "$GARDENER" log --first-parent --since="$since" --format=%H HEAD -- ':(glob)**/apis/**' |
+		while read -r c; do add gardener pr "${c:0:12}" "$GARDENER" "$c~1" "$c"; done
+fi
 if [ -n "$K8SAPI" ]; then
 	pairs "$K8SAPI" v0. 16 | while read -r a b; do add k8sapi release "$a..$b" "$K8SAPI" "$a" "$b"; done
 	git -C "$K8SAPI" log --first-parent -n "$k8s_commits" --format=%H HEAD -- '*.go' |
