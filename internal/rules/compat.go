@@ -829,7 +829,8 @@ var FieldBecameRequired = &Rule{
 		"a nil pointer or the zero value of a type such as metav1.Time or runtime.RawExtension, where the API server decodes into Go types, which read null as absent " +
 		"(not custom resources, whose schema validation rejects null for a field that is not nullable); info for an optional member of a kind's " +
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
-		"any member of a status, whose controller ships with the CRD; info when the release before base had the field as head has it: " +
+		"any member of a status, whose controller ships with the CRD; a warning under the crd profile for a field with a default at head, which the " +
+		"API server fills in before it validates (unless omitempty went and Go clients now send a zero value that is not the default); info when the release before base had the field as head has it: " +
 		"the change restores the released form; in a component configuration, which its component decodes from a file with no schema, " +
 		"info unless the field is marked required, and then at most a warning; info where the API server validates nothing of a custom " +
 		"resource's field, see NEW_FIELD_NOT_OPTIONAL).",
@@ -875,6 +876,26 @@ var FieldBecameRequired = &Rule{
 				r.Message = fmt.Sprintf("field %s.%s, required at base already, is no longer omitted when empty (omitempty/omitzero removed): "+
 					"clients send its zero value instead of nothing, which validation rejected before as a missing field", fd.Type.Name(), fd.Name())
 				r.Hint = ""
+			} else if d := hc.Default; d != nil && c.Policy(fd.Type.Pkg).SchemaDefaults && (!omitLost || emptyIsNull(fd.Head) || isZeroDefault(*d, fd.Head)) {
+				// The API server fills in the default before it validates
+				// (and prunes a null, a nil pointer's empty value, first):
+				// a client that does not send the field passes, as it did
+				// (Vault Secrets Operator's VaultConnectionSpec.SkipTLSVerify
+				// traded omitempty for +kubebuilder:default=false). Where
+				// omitempty went, what Go clients now send for an unset
+				// field is null or the default itself. A non-zero default
+				// that Go clients now override with the zero value stays
+				// an error.
+				r.Severity = finding.Warning
+				r.Message += fmt.Sprintf("; its default (%s) is filled in for clients that do not send it, before validation, so none breaks", *d)
+				if omitLost {
+					sent := "that default"
+					if emptyIsNull(fd.Head) {
+						sent = "null, which the API server prunes before it defaults"
+					}
+					r.Message += ", and what Go clients now send for an unset field is " + sent
+				}
+				r.Hint = "keep the field optional (// +optional and omitempty): a defaulted field is optional to its clients"
 			} else if c.Policy(fd.Type.Pkg).ReadFromFiles && !fd.Head.Required() {
 				// A component configuration: the component decodes its
 				// file, which no schema validates, and Go's decoder reads
