@@ -26,6 +26,7 @@ var NewFieldNotPointer = &Rule{
 		"optional string, number or bool with omitempty, and any optional member of a kind's status (which only the controller " +
 		"that ships with the CRD writes), and an optional struct value whose empty object validates (no member required, no minProperties or " +
 		"CEL rule on it: clients send {}, which the API server accepts and defaults member by member), " +
+		"and, under the crd profile, a field whose default is its zero value (the API server fills it in for clients that do not send it), " +
 		"as a warning (the wire is safe; the pointer is the convention); so is a field of a custom resource " +
 		"where the API server validates nothing (no schema: see NEW_FIELD_NOT_OPTIONAL).",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
@@ -81,6 +82,9 @@ var NewFieldNotPointer = &Rule{
 				} else if why := c.emptyStructValid(fd); why != "" {
 					r.Severity = finding.Warning
 					r.Message += "; " + why + ", so the wire is safe, but kube-api-linter's optionalfields asks for a pointer (or omitzero)"
+				} else if d := zeroDefault(pol, f); d != "" {
+					r.Severity = finding.Warning
+					r.Message += "; its default (" + d + ") is its zero value, which the API server fills in for clients that do not send it: unset and zero are one value, so the wire is safe (kube-api-linter's optionalfields still asks for a pointer)"
 				}
 				c.Field(fd, c.relaxNoSchema(fd, r, finding.Warning))
 			case model.NillUnknown:
@@ -178,7 +182,9 @@ var NewFieldNoOmitempty = &Rule{
 	Relax:               relaxedToInfo,
 	Summary: "A field added to an existing API struct has no `omitempty` in its json tag (a warning under the crd profile " +
 		"for a member of a kind's status whose zero value is not null: only the controller that ships with the CRD writes it; for an " +
-		"optional struct value whose empty object validates, which encoding/json sends with or without omitempty (see NEW_FIELD_NOT_POINTER); and where " +
+		"optional struct value whose empty object validates, which encoding/json sends with or without omitempty (see NEW_FIELD_NOT_POINTER); for a field " +
+		"whose default the API server fills in under the crd profile when what Go clients send for it unset is that default (its zero value) or null (a pointer, " +
+		"which the server replaces with the default); and where " +
 		"the API server validates nothing, see NEW_FIELD_NOT_OPTIONAL).",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
@@ -208,6 +214,17 @@ var NewFieldNoOmitempty = &Rule{
 			if why := c.emptyStructValid(fd); why != "" && !statusValue {
 				r.Severity = finding.Warning
 				r.Message += "; " + why + ", so the wire is safe"
+			} else if d := contractOf(f).Default; d != nil && c.Policy(fd.Type.Pkg).SchemaDefaults && (emptyIsNull(f) || zeroDefault(c.Policy(fd.Type.Pkg), f) != "") {
+				// What a Go client sends for an unset field is what the
+				// API server makes of an absent one: its zero value, the
+				// default itself, or null, which the server replaces with
+				// the default (Vault Secrets Operator's Destination.Overwrite).
+				r.Severity = finding.Warning
+				if emptyIsNull(f) {
+					r.Message += fmt.Sprintf("; Go clients send null for it when unset, which the API server replaces with its default (%s), so the wire is safe", *d)
+				} else {
+					r.Message += fmt.Sprintf("; Go clients send its zero value when unset, which is its default (%s), so the wire is safe", *d)
+				}
 			} else if statusValue {
 				// Only the controller writes status, and it ships with
 				// the CRD; its zero value is a valid JSON value of the
@@ -321,6 +338,18 @@ func scalarKind(f *model.Field) bool {
 func optionalScalar(f *model.Field) bool {
 	c := contractOf(f)
 	return scalarKind(f) && c.Omit && c.Presence == model.Optional
+}
+
+// zeroDefault returns the default of non-nillable field f when the API
+// server fills it in (pol.SchemaDefaults) and it is f's zero value, ""
+// otherwise: then a client that sends the zero value and one that sends
+// nothing store the same object.
+func zeroDefault(pol Policy, f *model.Field) string {
+	d := contractOf(f).Default
+	if d == nil || !pol.SchemaDefaults || !isZeroDefault(*d, f) {
+		return ""
+	}
+	return *d
 }
 
 // acceptedValue reports a new non-nillable field that a profile's
