@@ -264,12 +264,13 @@ type Type struct {
 	// RootKind is true for types embedding metav1.TypeMeta (or marked
 	// +genclient / +kubebuilder:object:root=true).
 	RootKind bool `json:"rootKind,omitempty"`
-	// CustomJSON is true for a struct whose package declares both a
+	// CustomJSON is true for a type whose package declares both a
 	// MarshalJSON and an UnmarshalJSON method for it (on T or *T), neither
 	// delegating to encoding/json's default through a local type of T, or
-	// that gets the ones it does not declare from the one embedded field
-	// whose type has both (Go promotes them: a wrapper of metav1.Time):
-	// its methods, not its fields' json tags, decide its JSON form.
+	// for a struct that gets the ones it does not declare from the one
+	// embedded field whose type has both (Go promotes them: a wrapper of
+	// metav1.Time): its methods, not its declaration (a struct's json
+	// tags, a map's or slice's elements), decide its JSON form.
 	CustomJSON bool `json:"customJSON,omitempty"`
 	// Deprecated is true for a type marked deprecated: a
 	// +k8s:prerelease-lifecycle-gen:deprecated= or removed= marker, or a

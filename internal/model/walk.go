@@ -37,12 +37,15 @@ func (d *Diff) HeadStructs() iter.Seq[*TypeDiff] {
 	}
 }
 
-// ExistingStructs yields the struct types of external versions present
-// at both revisions.
+// ExistingStructs yields the struct types of external versions present,
+// as structs, at both revisions: a type that became a struct (a string
+// type that now has members) changed its declaration, which
+// TYPE_UNDERLYING_CHANGED judges; its members were not added to a
+// struct.
 func (d *Diff) ExistingStructs() iter.Seq[*TypeDiff] {
 	return func(yield func(*TypeDiff) bool) {
 		for td := range d.HeadStructs() {
-			if td.Base != nil && !yield(td) {
+			if td.Base != nil && td.Base.Kind == KindStruct && !yield(td) {
 				return
 			}
 		}

@@ -614,7 +614,7 @@ var TypeUnderlyingChanged = &Rule{
 	Judges:   []model.Attr{model.AttrUnderlying},
 	Summary: "A named type kept its name but its declaration changed (`type Mode string` became `type Mode int32`, " +
 		"a struct became a string): every field that uses it changes its wire type. A warning when the wire shape " +
-		"stayed (Go clients break) or no field of the version uses the type at base and at head (a field new at head never had the old type); info for types that are not serialised (interfaces, funcs).",
+		"stayed (Go clients break), the type has its own MarshalJSON and UnmarshalJSON at base and at head (they, not the declaration, decide its JSON form), or no field of the version uses the type at base and at head (a field new at head never had the old type); info for types that are not serialised (interfaces, funcs).",
 	Why: "Stored objects and clients carry values of the old type under the same field names; the field diff shows no " +
 		"change because the fields still name the type.",
 	Fix:    "Keep the type's declaration; add a new type (and a new field using it) for the new shape.",
@@ -656,6 +656,14 @@ var TypeUnderlyingChanged = &Rule{
 					r.Severity = finding.Info
 					r.Message = fmt.Sprintf("type %s changed; values of it are not serialised (an interface or func type)", name)
 					r.Hint = ""
+				case td.Base.CustomJSON && td.Head.CustomJSON:
+					// Its own MarshalJSON and UnmarshalJSON decide its JSON
+					// form at both revisions: the declaration says nothing
+					// of the wire (ClickHouse operator's Settings went from
+					// a struct to a map, its methods writing the same list).
+					r.Severity = finding.Warning
+					r.Message = what + "; its own MarshalJSON and UnmarshalJSON decide its JSON form at base and at head, not its declaration (Go clients break; apicheck does not read the methods' code)"
+					r.Hint = fmt.Sprintf("confirm %s's methods still write and read the form of base, and keep the declaration unless the change is intended for Go clients", name)
 				case shape == shapeSame && td.Head.Alias:
 					r.Severity = finding.Info
 					r.Message = fmt.Sprintf("type %s became an alias of %s; the wire shape is unchanged and code that names %s keeps compiling", name, typeDesc(td.Head), name)

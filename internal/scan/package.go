@@ -151,6 +151,12 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 	// field whose type has it (a wrapper of metav1.Time).
 	for _, t := range pkg.Types {
 		if t.Kind != model.KindStruct {
+			// A named map, slice or scalar may decide its JSON form
+			// too (ClickHouse operator's Settings, a map with methods
+			// that write a list); it embeds nothing to promote them.
+			if ms := jsonMethods[t.Name]; ms != nil && t.Kind == model.KindOther && !t.Alias {
+				t.CustomJSON = ms.custom()
+			}
 			continue
 		}
 		ms := jsonMethods[t.Name]
