@@ -190,6 +190,54 @@ func (s *Schema) child(step string) *Schema {
 	return nil
 }
 
+// RequiresBelow reports whether the schema may require anything of the
+// value at path (json names from the object's root; "*" steps into a
+// list's items or a map's values): a node on the way there, or any node
+// of the value's own schema, combines schemas (allOf, anyOf, oneOf, not),
+// or a node of the value's schema lists a required member. A value the
+// schema does not describe has nothing required.
+func (s *Schema) RequiresBelow(path []string) bool {
+	n := s
+	for _, step := range path {
+		if n == nil {
+			return false
+		}
+		if len(n.AllOf)+len(n.AnyOf)+len(n.OneOf) > 0 || n.Not != nil {
+			return true
+		}
+		n = n.child(step)
+	}
+	return n.requiresAny(0)
+}
+
+// requiresAny reports a required member or a combination of schemas
+// anywhere in the schema of n (nil: none). Past maxSchemaDepth levels it
+// answers yes: a schema that deep is not followed.
+func (n *Schema) requiresAny(depth int) bool {
+	switch {
+	case n == nil:
+		return false
+	case depth > maxSchemaDepth:
+		return true
+	case len(n.Required) > 0 || len(n.AllOf)+len(n.AnyOf)+len(n.OneOf) > 0 || n.Not != nil:
+		return true
+	}
+	for _, c := range n.Properties {
+		if c.requiresAny(depth + 1) {
+			return true
+		}
+	}
+	for _, c := range []*subSchema{n.Items, n.AdditionalProperties} {
+		if c != nil && c.Schema.requiresAny(depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxSchemaDepth bounds how deep RequiresBelow follows a schema.
+const maxSchemaDepth = 64
+
 // Requires reports whether the schema may require the member at path
 // (json names from the object's root; "*" steps into a list's items or
 // a map's values): the node above it lists it as required, or a node on

@@ -344,6 +344,27 @@ spec:
 			t.Errorf("Requires(%s) = %v, want %v", c.path, got, c.want)
 		}
 	}
+	// RequiresBelow: anything required in the value at path, or a
+	// combination of schemas on the way or in it.
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{"spec", true},
+		{"spec.image", false},
+		{"spec.pools", true},   // its items require name
+		{"spec.pools.*", true}, // as above
+		{"spec.labels", true},  // its values require value
+		{"spec.labels.*.value", false},
+		{"spec.tls", true},    // oneOf
+		{"spec.tls.ca", true}, // a combination on the way
+		{"spec.undescribed", false},
+		{"status", false},
+	} {
+		if got := v1[0].RequiresBelow(strings.Split(c.path, ".")); got != c.want {
+			t.Errorf("RequiresBelow(%s) = %v, want %v", c.path, got, c.want)
+		}
+	}
 	// v2: one manifest gives no schema, the other a partial one.
 	if v2, ok := ks.HandWritten("v2"); !ok || len(v2) != 1 || v2[0].Requires([]string{"spec", "image"}) {
 		t.Errorf("HandWritten(v2) = %d schemas, %v; want one that requires nothing", len(v2), ok)

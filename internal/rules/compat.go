@@ -176,7 +176,7 @@ var FieldTypeChanged = &Rule{
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
 	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose validation keeps the values within both types (an enum of integers, or a minimum and a maximum, at base and at head), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or, in a component configuration, a number type that Go decodes every old value into (a wider integer, an integer or float32 " +
-		"as a float), or a field the API server validates nothing of (marked `+kubebuilder:validation:Schemaless`, or see NEW_FIELD_NOT_OPTIONAL) whose new type only adds required members, or a scalar whose hand-written CRD manifests at base (see NEW_FIELD_NOT_OPTIONAL) gave it the JSON type of the new one, so the API server held no other values, or the items of a custom resource's list (<Kind>List) that became []<Kind> (the API server lists the kind's objects whatever the Go type said), or its value started or stopped travelling as a JSON string (the `,string` json option).",
+		"as a float), or a field the API server validates nothing of (marked `+kubebuilder:validation:Schemaless`, or see NEW_FIELD_NOT_OPTIONAL), or whose hand-written CRD manifests at head require nothing in its value, whose new type only adds required members, or a scalar whose hand-written CRD manifests at base (see NEW_FIELD_NOT_OPTIONAL) gave it the JSON type of the new one, so the API server held no other values, or the items of a custom resource's list (<Kind>List) that became []<Kind> (the API server lists the kind's objects whatever the Go type said), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:    "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:    "Keep the type; add a new field of the new type and deprecate the old one.",
 	Before: "Replicas *int64",
@@ -205,6 +205,14 @@ var FieldTypeChanged = &Rule{
 			statusWritten := pol.StatusByController && c.inStatus(fd)
 			unvalidated := c.contentWithoutSchema(fd)
 			res := compareShapesDropped(base, head, shapeOpts{alphaGoes: pol.AlphaMayBreak, statusWritten: statusWritten, unvalidated: unvalidated != ""})
+			if res.match == shapeDifferent && unvalidated == "" {
+				// What Go's tags make required, hand-written manifests
+				// may not: they alone say what the API server requires.
+				if why := c.handWrittenRequiresNothing(fd); why != "" {
+					res = compareShapesDropped(base, head, shapeOpts{alphaGoes: pol.AlphaMayBreak, statusWritten: statusWritten, unvalidated: true})
+					unvalidated = why
+				}
+			}
 			shape, dropped, why := res.match, res.dropped, res.why
 			bounded := boundedInteger(fd) // the values validation keeps within both integer types, if so
 			decodes := ""                 // how a component's decoder reads base's values, if it does

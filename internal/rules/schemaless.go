@@ -293,6 +293,19 @@ func (c *Context) handWrittenOptional(fd *model.FieldDiff) string {
 	return fmt.Sprintf("the hand-written CRD manifests at head (%s) do not require %s: the API server accepts objects without it", files, where)
 }
 
+// handWrittenRequiresNothing says why the API server requires no member
+// of field fd's value at head, whatever its Go tags say: the CRD
+// manifests at head are hand-written (handWrittenPlaces) and none of
+// them requires anything in the field's value, where its kinds hold it
+// (ClickHouse operator's reconciling settings). "" otherwise.
+func (c *Context) handWrittenRequiresNothing(fd *model.FieldDiff) string {
+	where, files, ok := c.handWrittenPlaces(1, fd, func(s *crd.Schema, path []string) bool { return !s.RequiresBelow(path) })
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("the hand-written CRD manifests at head (%s) require nothing in %s", files, where)
+}
+
 // schemaHeld says why the API server held only values of the JSON form
 // of field fd's type at head although its Go type at base had another:
 // the field is a scalar at both revisions, and the hand-written CRD
