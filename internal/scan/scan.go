@@ -665,7 +665,12 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(pkg.Types) > 0 {
+		// A package whose types the versions declare their fields with
+		// is shared types, not the group's internal version (Kubernetes'
+		// versions name internal types in conversions only): Redis
+		// operator's api package, embedded by api/v1beta1 and
+		// api/v1beta2. Its changes are not versions skewing apart.
+		if len(pkg.Types) > 0 && !declaredWith(g.Versions, pkg.ImportPath) {
 			g.Internal = pkg
 		}
 	}
@@ -676,6 +681,48 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 		s.res.repoPkg(p.ImportPath, p.Dir)
 	}
 	return g, nil
+}
+
+// declaredWith reports whether a field of a type of one of the packages
+// has a type of the package at importPath (as a pointer, slice, map or
+// array element too, or embedded).
+func declaredWith(pkgs []*model.Package, importPath string) bool {
+	for _, p := range pkgs {
+		for _, t := range p.Types {
+			imports := p.Imports[t.Pos.File]
+			for _, f := range t.Fields {
+				for _, q := range qualifiers(f.Type) {
+					if imports[q] == importPath {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// qualifiers returns the package names a Go type expression qualifies
+// its type names with ("map[string]*common.X" -> common).
+func qualifiers(expr string) []string {
+	var out []string
+	for i := 0; i < len(expr); i++ {
+		if expr[i] != '.' {
+			continue
+		}
+		j := i
+		for j > 0 && isIdentChar(expr[j-1]) {
+			j--
+		}
+		if j < i {
+			out = append(out, expr[j:i])
+		}
+	}
+	return out
+}
+
+func isIdentChar(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // IsComponentConfig reports a component-configuration group: one that
