@@ -197,17 +197,8 @@ func (s *Schema) child(step string) *Schema {
 // or a node of the value's schema lists a required member. A value the
 // schema does not describe has nothing required.
 func (s *Schema) RequiresBelow(path []string) bool {
-	n := s
-	for _, step := range path {
-		if n == nil {
-			return false
-		}
-		if len(n.AllOf)+len(n.AnyOf)+len(n.OneOf) > 0 || n.Not != nil {
-			return true
-		}
-		n = n.child(step)
-	}
-	return n.requiresAny(0)
+	n, combined := s.along(path)
+	return combined || n.requiresAny(0)
 }
 
 // requiresAny reports a required member or a combination of schemas
@@ -219,7 +210,7 @@ func (n *Schema) requiresAny(depth int) bool {
 		return false
 	case depth > maxSchemaDepth:
 		return true
-	case len(n.Required) > 0 || len(n.AllOf)+len(n.AnyOf)+len(n.OneOf) > 0 || n.Not != nil:
+	case len(n.Required) > 0 || n.combines():
 		return true
 	}
 	for _, c := range n.Properties {
@@ -245,20 +236,42 @@ const maxSchemaDepth = 64
 // does not follow. A member of a part the schema does not describe is
 // not required.
 func (s *Schema) Requires(path []string) bool {
-	n := s
-	for i, step := range path {
+	if len(path) == 0 {
+		return false
+	}
+	n, combined := s.along(path[:len(path)-1])
+	switch {
+	case combined:
+		return true
+	case n == nil:
+		return false
+	case n.combines():
+		return true
+	}
+	return slices.Contains(n.Required, path[len(path)-1])
+}
+
+// along walks the schema down path: the node it reaches (nil when the
+// schema does not describe it), or combined when a node on the way
+// combines schemas (allOf, anyOf, oneOf, not), which apicheck does not
+// follow.
+func (s *Schema) along(path []string) (n *Schema, combined bool) {
+	n = s
+	for _, step := range path {
 		if n == nil {
-			return false
+			return nil, false
 		}
-		if len(n.AllOf)+len(n.AnyOf)+len(n.OneOf) > 0 || n.Not != nil {
-			return true
-		}
-		if i == len(path)-1 {
-			return slices.Contains(n.Required, step)
+		if n.combines() {
+			return n, true
 		}
 		n = n.child(step)
 	}
-	return false
+	return n, false
+}
+
+// combines reports a node that combines schemas.
+func (s *Schema) combines() bool {
+	return len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) > 0 || s.Not != nil
 }
 
 // sort sorts the lists of ks and drops their duplicates.
