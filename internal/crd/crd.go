@@ -202,23 +202,23 @@ func (s *Schema) RequiresBelow(path []string) bool {
 }
 
 // requiresAny reports a required member or a combination of schemas
-// anywhere in the schema of n (nil: none). Past maxSchemaDepth levels it
+// anywhere in s (nil: none). Past maxSchemaDepth levels it
 // answers yes: a schema that deep is not followed.
-func (n *Schema) requiresAny(depth int) bool {
+func (s *Schema) requiresAny(depth int) bool {
 	switch {
-	case n == nil:
+	case s == nil:
 		return false
 	case depth > maxSchemaDepth:
 		return true
-	case len(n.Required) > 0 || n.combines():
+	case len(s.Required) > 0 || s.combines():
 		return true
 	}
-	for _, c := range n.Properties {
+	for _, c := range s.Properties {
 		if c.requiresAny(depth + 1) {
 			return true
 		}
 	}
-	for _, c := range []*subSchema{n.Items, n.AdditionalProperties} {
+	for _, c := range []*subSchema{s.Items, s.AdditionalProperties} {
 		if c != nil && c.Schema.requiresAny(depth+1) {
 			return true
 		}
