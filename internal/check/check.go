@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -72,6 +73,16 @@ type Request struct {
 	// StreamFiles is the size of a part in Go files of base and head
 	// (0: DefaultPartFiles; negative: never in parts).
 	StreamFiles int
+	// GCPercent, when positive, is the garbage collector's percentage
+	// (debug.SetGCPercent) that Run sets, for the rest of the process,
+	// when the tree is small for sure (at most two parts' worth of API
+	// Go files over both revisions, see StreamFiles, by the bound
+	// smallTree reads off the file lists): a short-lived command trades
+	// some memory for
+	// fewer collections. A large tree keeps the runtime's setting, so
+	// its peak memory stays bounded. 0 leaves it alone (tests, and a
+	// GOGC set by the user).
+	GCPercent int
 }
 
 func (q Request) ctx() context.Context {
@@ -138,6 +149,11 @@ type Result struct {
 	// Request.Stream).
 	Parts int
 
+	// candidates bounds the API Go files of base and head from above
+	// (scan.CandidateFilesAtMost), once counted.
+	candidates int
+	counted    bool
+
 	// Fixes are the safe fixes of the report's findings (set on the
 	// findings too); `apicheck fix` applies them. Nil for audit.
 	Fixes *fix.Plan
@@ -181,6 +197,9 @@ func run(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	res.Options = OptionsFor(res.Config, req) // options
+	if req.GCPercent > 0 && res.smallTree(partSize(req)) {
+		debug.SetGCPercent(req.GCPercent)
+	}
 	// The release history needs the commits and tags, not the models:
 	// it is found while the revisions are scanned.
 	hist := lifecycle.NewHistory(lifecycle.Input{
@@ -226,6 +245,20 @@ func run(res *Result, req Request) (_ *Result, err error) {
 		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release,
 	})
 	return res, nil
+}
+
+// smallTree reports a tree that is small for sure: groups discovered
+// (not configured), and at most 2 x size API Go files over base and head
+// by scan.CandidateFilesAtMost, which reads the file lists only.
+func (res *Result) smallTree(size int) bool {
+	if len(res.Options.Scan.Groups) > 0 {
+		return false
+	}
+	if !res.counted {
+		res.candidates = scan.CandidateFilesAtMost(res.Base.Files()) + scan.CandidateFilesAtMost(res.Head.Files())
+		res.counted = true
+	}
+	return res.candidates <= 2*size
 }
 
 // releasesUsed names the releases the rules judged against, if any.

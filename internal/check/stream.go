@@ -63,11 +63,8 @@ type closure struct {
 // (see closure), or the configuration changed: the caller judges the
 // tree whole.
 func stream(res *Result, req Request, hist *lifecycle.History) (ok bool, err error) {
-	size := req.StreamFiles
-	if size == 0 {
-		size = DefaultPartFiles
-	}
-	if !req.Stream || size < 0 || res.HeadConfig == nil || !reflect.DeepEqual(res.BaseConfig, res.HeadConfig) {
+	size := partSize(req)
+	if !req.Stream || req.StreamFiles < 0 || res.HeadConfig == nil || !reflect.DeepEqual(res.BaseConfig, res.HeadConfig) {
 		// A changed configuration is judged against every finding of the
 		// tree (an ignore entry added or removed, groups discovered).
 		return false, nil
@@ -152,10 +149,18 @@ func stream(res *Result, req Request, hist *lifecycle.History) (ok bool, err err
 // larger than two parts. planned maps the import paths of the candidates'
 // packages to their parts: a part that imports another's is tied to it
 // before that one is scanned.
+// partSize is the size of a part in Go files of base and head
+// (Request.StreamFiles; DefaultPartFiles when it is 0 or negative).
+func partSize(req Request) int {
+	if req.StreamFiles > 0 {
+		return req.StreamFiles
+	}
+	return DefaultPartFiles
+}
+
 func planParts(res *Result, size int) (parts []*part, planned map[string]int, err error) {
 	snaps := []scan.Source{res.Base, res.Head}
-	if len(res.Options.Scan.Groups) == 0 &&
-		scan.CandidateFilesAtMost(res.Base.Files())+scan.CandidateFilesAtMost(res.Head.Files()) <= 2*size {
+	if res.smallTree(size) {
 		return nil, nil, nil // small for sure
 	}
 	total := 0

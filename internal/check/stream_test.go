@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -197,5 +198,38 @@ type Gadget struct {
 				t.Error("no findings: the history should have some")
 			}
 		})
+	}
+}
+
+// TestGCPercent: a check of a tree that is small for sure sets the
+// garbage collector's percentage it was given; one of a tree larger than
+// two parts (here parts of one file) leaves the runtime's setting.
+func TestGCPercent(t *testing.T) {
+	fx := gitfixture.FromTxtarCommits(t, history([]group{
+		{dir: "apis/a", name: "a.example.cloud", base: plainTypes, head: addedValue},
+		{dir: "apis/b", name: "b.example.cloud", base: plainTypes, head: plainTypes},
+	}, "", ""))
+	was := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(was)
+	for _, c := range []struct {
+		name      string
+		partFiles int
+		gcPercent int
+		wantAfter int
+	}{
+		{"small", 0, 321, 321},
+		{"large", 1, 321, 100},
+		{"not asked", 0, 0, 100},
+	} {
+		debug.SetGCPercent(100)
+		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
+			Lifecycle: lifecycle.Options{CacheDir: t.TempDir()}, Stream: true, StreamFiles: c.partFiles, GCPercent: c.gcPercent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Close()
+		if got := debug.SetGCPercent(100); got != c.wantAfter {
+			t.Errorf("%s: GC percent after the check = %d, want %d", c.name, got, c.wantAfter)
+		}
 	}
 }
