@@ -892,7 +892,7 @@ var FieldBecameRequired = &Rule{
 				r.Message = fmt.Sprintf("field %s.%s, required at base already, is no longer omitted when empty (omitempty/omitzero removed): "+
 					"clients send its zero value instead of nothing, which validation rejected before as a missing field", fd.Type.Name(), fd.Name())
 				r.Hint = ""
-			} else if d := hc.Default; d != nil && c.Policy(fd.Type.Pkg).SchemaDefaults && (!omitLost || emptyIsNull(fd.Head) || isZeroDefault(*d, fd.Head)) {
+			} else if d := hc.Default; d != nil && c.Policy(fd.Type.Pkg).SchemaDefaults && (!omitLost || unsetBecomesDefault(c.Policy(fd.Type.Pkg), fd.Head)) {
 				// The API server fills in the default before it validates
 				// (and prunes a null, a nil pointer's empty value, first):
 				// a client that does not send the field passes, as it did

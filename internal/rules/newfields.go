@@ -214,7 +214,7 @@ var NewFieldNoOmitempty = &Rule{
 			if why := c.emptyStructValid(fd); why != "" && !statusValue {
 				r.Severity = finding.Warning
 				r.Message += "; " + why + ", so the wire is safe"
-			} else if d := contractOf(f).Default; d != nil && c.Policy(fd.Type.Pkg).SchemaDefaults && (emptyIsNull(f) || zeroDefault(c.Policy(fd.Type.Pkg), f) != "") {
+			} else if d := contractOf(f).Default; unsetBecomesDefault(c.Policy(fd.Type.Pkg), f) {
 				// What a Go client sends for an unset field is what the
 				// API server makes of an absent one: its zero value, the
 				// default itself, or null, which the server replaces with
@@ -350,6 +350,16 @@ func zeroDefault(pol Policy, f *model.Field) string {
 		return ""
 	}
 	return *d
+}
+
+// unsetBecomesDefault reports a field whose default the API server
+// fills in (pol.SchemaDefaults) where what a Go client sends for it unset
+// ends up as that default: null (a nil pointer's empty value), which the
+// server replaces with the default, or the zero value, which is the
+// default.
+func unsetBecomesDefault(pol Policy, f *model.Field) bool {
+	d := contractOf(f).Default
+	return d != nil && pol.SchemaDefaults && (emptyIsNull(f) || isZeroDefault(*d, f))
 }
 
 // acceptedValue reports a new non-nillable field that a profile's
