@@ -78,10 +78,9 @@ type Request struct {
 	// when the tree is small for sure (at most two parts' worth of API
 	// Go files over both revisions, see StreamFiles, by the bound
 	// smallTree reads off the file lists): a short-lived command trades
-	// some memory for
-	// fewer collections. A large tree keeps the runtime's setting, so
-	// its peak memory stays bounded. 0 leaves it alone (tests, and a
-	// GOGC set by the user).
+	// some memory for fewer collections. A large tree keeps the
+	// runtime's setting, so its peak memory stays bounded. 0 leaves it
+	// alone (tests, and a GOGC set by the user).
 	GCPercent int
 }
 
