@@ -248,13 +248,18 @@ func run(res *Result, req Request) (_ *Result, err error) {
 
 // smallTree reports a tree that is small for sure: groups discovered
 // (not configured), and at most 2 x size API Go files over base and head
-// by scan.CandidateFilesAtMost, which reads the file lists only.
+// (over the one revision an audit reads) by scan.CandidateFilesAtMost,
+// which reads the file lists only.
 func (res *Result) smallTree(size int) bool {
 	if len(res.Options.Scan.Groups) > 0 {
 		return false
 	}
 	if !res.counted {
-		res.candidates = scan.CandidateFilesAtMost(res.Base.Files()) + scan.CandidateFilesAtMost(res.Head.Files())
+		for _, snap := range []git.Snapshot{res.Base, res.Head} {
+			if snap != nil { // audit reads one revision
+				res.candidates += scan.CandidateFilesAtMost(snap.Files())
+			}
+		}
 		res.counted = true
 	}
 	return res.candidates <= 2*size
@@ -304,6 +309,9 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	res.Options = OptionsFor(res.Config, req) // options
+	if req.GCPercent > 0 && res.smallTree(partSize(req)) {
+		debug.SetGCPercent(req.GCPercent)
+	}
 	for _, r := range res.Options.Rules {
 		if !r.Audit && !(req.History && r.AuditHistory) {
 			res.Options.Engine.Disabled[r.ID] = true

@@ -201,9 +201,10 @@ type Gadget struct {
 	}
 }
 
-// TestGCPercent: a check of a tree that is small for sure sets the
-// garbage collector's percentage it was given; one of a tree larger than
-// two parts (here parts of one file) leaves the runtime's setting.
+// TestGCPercent: a check (or an audit) of a tree that is small for sure
+// sets the garbage collector's percentage it was given; one of a tree
+// larger than two parts (here parts of one file) leaves the runtime's
+// setting.
 func TestGCPercent(t *testing.T) {
 	fx := gitfixture.FromTxtarCommits(t, history([]group{
 		{dir: "apis/a", name: "a.example.cloud", base: plainTypes, head: addedValue},
@@ -231,5 +232,14 @@ func TestGCPercent(t *testing.T) {
 		if got := debug.SetGCPercent(100); got != c.wantAfter {
 			t.Errorf("%s: GC percent after the check = %d, want %d", c.name, got, c.wantAfter)
 		}
+	}
+	// An audit reads one revision, as small.
+	res, err := check.Audit(check.Request{Dir: fx.Dir, Head: fx.Commits["head"], GCPercent: 321})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	if got := debug.SetGCPercent(100); got != 321 {
+		t.Errorf("audit: GC percent after it = %d, want 321", got)
 	}
 }
