@@ -175,7 +175,7 @@ var FieldTypeChanged = &Rule{
 		}
 		return fmt.Sprintf("type changed from `%s` to `%s`", fd.Base.Type, fd.Head.Type)
 	},
-	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved; or an integer that only changed its signedness while validation rules out negative values, or any integer whose validation keeps the values within both types (an enum of integers, or a minimum and a maximum, at base and at head), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or, in a component configuration, a number type that Go decodes every old value into (a wider integer, an integer or float32 " +
+	Summary: "An existing field's type changed (a warning when the wire shape stayed: pointer-ness, a named type for its underlying type, a type moved to another package or wrapped by one that inlines it; or a struct swapped for one that drops members under tombstones and keeps the rest; or a type outside the repository that could not be resolved, or a type of the repository whose own MarshalJSON and UnmarshalJSON decide its JSON form; or an integer that only changed its signedness while validation rules out negative values, or any integer whose validation keeps the values within both types (an enum of integers, or a minimum and a maximum, at base and at head), or Go's int for int64 (uint for uint64), which hold the same values on every 64-bit platform), or, in a component configuration, a number type that Go decodes every old value into (a wider integer, an integer or float32 " +
 		"as a float), or a field the API server validates nothing of (marked `+kubebuilder:validation:Schemaless`, or see NEW_FIELD_NOT_OPTIONAL), or whose hand-written CRD manifests at head require nothing in its value, whose new type only adds required members, or a scalar whose hand-written CRD manifests at base (see NEW_FIELD_NOT_OPTIONAL) gave it the JSON type of the new one, so the API server held no other values, or the items of a custom resource's list (<Kind>List) that became []<Kind> (the API server lists the kind's objects whatever the Go type said), or its value started or stopped travelling as a JSON string (the `,string` json option).",
 	Why:    "Stored objects and clients carry values of the old type; Go clients stop compiling.",
 	Fix:    "Keep the type; add a new field of the new type and deprecate the old one.",
@@ -293,6 +293,13 @@ var FieldTypeChanged = &Rule{
 					Severity: finding.Warning,
 					Message:  fmt.Sprintf("type of %s changed from %s to %s; the wire shape is unchanged for existing objects: the new type has the old members plus optional ones%s (Go clients break, the wire does not)", name, from, to, relaxed),
 					Hint:     fmt.Sprintf("keep %s unless the change is intended for Go clients", fd.Base.Type),
+				})
+			case shape == shapeUnknown && res.custom != "":
+				c.Field(fd, Report{
+					Severity: finding.Warning,
+					Message: fmt.Sprintf("type of %s changed from %s to %s; %s has its own MarshalJSON and UnmarshalJSON, which decide its JSON form (apicheck does not read their code), so the wire shapes were not compared",
+						name, from, to, res.custom),
+					Hint: fmt.Sprintf("confirm %s's methods read the values base's type wrote", res.custom),
 				})
 			case shape == shapeUnknown:
 				c.Field(fd, Report{

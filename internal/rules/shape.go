@@ -79,6 +79,10 @@ type shapeResult struct {
 	// required are members that became required, sorted: with
 	// statusWritten they make no difference.
 	required []string
+	// custom, for shapeUnknown, names a type of the repository whose own
+	// MarshalJSON and UnmarshalJSON decide its JSON form, when one was
+	// met ("" when only unresolved types made the shapes unknown).
+	custom string
 }
 
 // compareShapesDropped is compareShapes that says what it found.
@@ -97,6 +101,9 @@ func compareShapesDropped(b, h typeSide, o shapeOpts) shapeResult {
 	r.alphaGone = slices.Compact(s.alphaGone)
 	slices.Sort(s.required)
 	r.required = slices.Compact(s.required)
+	if m == shapeUnknown {
+		r.custom = s.custom
+	}
 	return r
 }
 
@@ -122,6 +129,7 @@ type shaper struct {
 	shapeOpts
 	alphaGone []string // alpha members gone or changed (alphaGoes)
 	required  []string // members that became required (statusWritten)
+	custom    string   // the first type with its own JSON methods met (shapeUnknown)
 }
 
 // differ records why two shapes differ (the first reason wins: the
@@ -195,6 +203,20 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		case kb != "" && kh != "":
 			return s.differ("%s (a JSON %s) became %s (a JSON %s)", b.id, kb, h.id, kh)
 		}
+	}
+	// A type of the repository whose own MarshalJSON and UnmarshalJSON
+	// decide its JSON form (and that declares no schema type, above)
+	// has a form apicheck does not know: Koordinator's Float64OrString,
+	// a struct whose methods read and write a number or a string, took
+	// over from a string. Two such types compare by their declarations
+	// below (the same type moved to another package keeps its form).
+	if bc, hc := bt != nil && bt.t.CustomJSON, ht != nil && ht.t.CustomJSON; bc != hc {
+		if s.custom == "" && bc {
+			s.custom = bt.id
+		} else if s.custom == "" {
+			s.custom = ht.id
+		}
+		return shapeUnknown
 	}
 	switch {
 	case bt == nil && ht == nil:
