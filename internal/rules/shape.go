@@ -20,8 +20,9 @@ type shapeMatch int
 const (
 	shapeDifferent shapeMatch = iota
 	// shapeUnknown: a type outside the repository that apicheck could not
-	// resolve (not in the module cache) stands on one side; nothing else
-	// differs.
+	// resolve (not in the module cache), or a type of the repository whose
+	// own JSON methods decide its form against one whose declaration does
+	// (shapeResult.custom), stands on one side; nothing else differs.
 	shapeUnknown
 	// shapeDropsReserved: head lacks members of base, each reserved by a
 	// tombstone in head's struct (a deliberate removal) or deprecated at
@@ -211,10 +212,12 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 	// over from a string. Two such types compare by their declarations
 	// below (the same type moved to another package keeps its form).
 	if bc, hc := bt != nil && bt.t.CustomJSON, ht != nil && ht.t.CustomJSON; bc != hc {
-		if s.custom == "" && bc {
-			s.custom = bt.id
-		} else if s.custom == "" {
-			s.custom = ht.id
+		custom := ht
+		if bc {
+			custom = bt
+		}
+		if s.custom == "" {
+			s.custom = custom.id
 		}
 		return shapeUnknown
 	}
