@@ -56,6 +56,26 @@ func TestObjectReaderGitDies(t *testing.T) {
 	}
 }
 
+// TestStrictlySorted: a listing is kept only when it is in increasing
+// order without a path twice (a malformed tree may list one twice).
+func TestStrictlySorted(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		list []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"a"}, true},
+		{[]string{"a", "a/b", "b"}, true},
+		{[]string{"a", "a", "b"}, false},
+		{[]string{"a/b", "a"}, false},
+	} {
+		if got := strictlySorted(c.list); got != c.want {
+			t.Errorf("strictlySorted(%q) = %v, want %v", c.list, got, c.want)
+		}
+	}
+}
+
 // TestSnapshotUsesObjectReader: commit snapshots read their files through
 // one shared cat-file process; the listing without ls-tree (walkTree)
 // gives the same files, parsing a directory both revisions have once.
@@ -101,6 +121,25 @@ func TestSnapshotUsesObjectReader(t *testing.T) {
 		if diff := cmp.Diff(lsTree, s.blobs); diff != "" {
 			t.Errorf("walkTree of %s (-ls-tree +walkTree):\n%s", s.ref, diff)
 		}
+	}
+	// Files are sorted by path, whatever git's tree order (a directory
+	// sorts as its name plus "/"): ls-tree's order is kept as it is.
+	g := gitfixture.New(t)
+	g.Import(gitfixture.Commit{Step: "one", Files: map[string]string{
+		"a!": "", "a-b": "", "a.b": "", "a/x": "", "a0": "", "a/b/c": "", "a/b.go": "", "ab": "", "a/b!/c": "",
+	}})
+	gr, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := gr.Snapshot(g.Commits["one"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gs.Close()
+	want := []string{"a!", "a-b", "a.b", "a/b!/c", "a/b.go", "a/b/c", "a/x", "a0", "ab"}
+	if diff := cmp.Diff(want, gs.Files()); diff != "" {
+		t.Errorf("Files (-want +got):\n%s", diff)
 	}
 	// Trees: two roots, two x/, and d/ and d/e once.
 	n := 0

@@ -199,6 +199,17 @@ func (r *Repo) Snapshot(ref string) (Snapshot, error) {
 	return r.commitSnapshot(ref, sha)
 }
 
+// strictlySorted reports a non-empty list in increasing order without
+// duplicates.
+func strictlySorted(list []string) bool {
+	for i := 1; i < len(list); i++ {
+		if list[i-1] >= list[i] {
+			return false
+		}
+	}
+	return len(list) > 0
+}
+
 // sortedKeys returns a map's keys in order.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
@@ -264,7 +275,12 @@ func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
 		_ = r.releaseObjects(s.objects)
 		return nil, err
 	}
-	s.files = sortedKeys(s.blobs)
+	// ls-tree lists a tree's paths in order (git sorts a directory as
+	// its name plus "/"), walkTree level by level; a malformed tree may
+	// list a path twice.
+	if !strictlySorted(s.files) {
+		s.files = sortedKeys(s.blobs)
+	}
 	sort.Strings(s.submodules)
 	return s, nil
 }
@@ -278,7 +294,7 @@ func (s *commitSnapshot) list() error {
 		return nil
 	}
 	clear(s.blobs)
-	s.submodules = nil
+	s.files, s.submodules = nil, nil
 	return s.walkTree()
 }
 
@@ -290,24 +306,31 @@ func (s *commitSnapshot) lsTree() error {
 	if err != nil {
 		return err
 	}
-	for len(out) > 0 {
-		rec, rest, ok := bytes.Cut(out, []byte{0})
+	// One copy of the listing: the paths and ids kept are slices of it,
+	// and the map is sized once (a Gardener commit lists 5,400 files).
+	text := string(out)
+	n := strings.Count(text, "\x00")
+	s.blobs = make(map[string]string, n)
+	s.files = make([]string, 0, n)
+	for len(text) > 0 {
+		rec, rest, ok := strings.Cut(text, "\x00")
 		if !ok {
 			return fmt.Errorf("list files of %s: git ls-tree output ends without NUL", s.ref)
 		}
-		out = rest
+		text = rest
 		// "<mode> SP <type> SP <oid> TAB <path>"
-		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
-		mode, meta2, ok1 := bytes.Cut(meta, []byte{' '})
-		_, oid, ok2 := bytes.Cut(meta2, []byte{' '})
+		meta, path, ok := strings.Cut(rec, "\t")
+		mode, meta2, ok1 := strings.Cut(meta, " ")
+		_, oid, ok2 := strings.Cut(meta2, " ")
 		if !ok || !ok1 || !ok2 || len(path) == 0 || len(oid) == 0 {
 			return fmt.Errorf("list files of %s: unexpected git ls-tree output %q", s.ref, rec)
 		}
-		switch m := string(mode); {
-		case m == modeGitlink:
-			s.submodules = append(s.submodules, string(path))
-		case isFileMode(m):
-			s.blobs[string(path)] = string(oid)
+		switch {
+		case mode == modeGitlink:
+			s.submodules = append(s.submodules, path)
+		case isFileMode(mode):
+			s.blobs[path] = oid
+			s.files = append(s.files, path)
 		}
 	}
 	return nil
