@@ -852,7 +852,9 @@ var FieldBecameRequired = &Rule{
 		"a nil pointer or the zero value of a type such as metav1.Time or runtime.RawExtension, where the API server decodes into Go types, which read null as absent " +
 		"(not custom resources, whose schema validation rejects null for a field that is not nullable); info for an optional member of a kind's " +
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
-		"any member of a status, whose controller ships with the CRD; a warning under the crd profile for a field with a default at head, which the " +
+		"any member of a status, whose controller ships with the CRD; a warning for an optional field that is no longer omitted only because its type became a struct value " +
+		"(its json tag unchanged: omitempty omits no struct), for which Go clients now send an empty object, unless that struct requires a member without a default " +
+		"(an error then: the object fails validation), or is declared outside the repository (not checked); a warning under the crd profile for a field with a default at head, which the " +
 		"API server fills in before it validates (unless omitempty went and Go clients now send a zero value that is not the default); info when the release before base had the field as head has it: " +
 		"the change restores the released form; in a component configuration, which its component decodes from a file with no schema, " +
 		"info unless the field is marked required, and then at most a warning; info where the API server validates nothing of a custom " +
@@ -880,7 +882,11 @@ var FieldBecameRequired = &Rule{
 			}
 			omitLost := bc.Omit && !hc.Omit && !hc.Inline && !omitUnknown(fd)
 			if omitLost {
-				what = append(what, "no longer omitted when empty (omitempty/omitzero removed)")
+				if b, h := fd.Base.JSON, fd.Head.JSON; b.OmitEmpty == h.OmitEmpty && b.OmitZero == h.OmitZero {
+					what = append(what, fmt.Sprintf("no longer omitted when empty (its type became %s, whose empty value omitempty does not omit)", fd.Head.Type))
+				} else {
+					what = append(what, "no longer omitted when empty (omitempty/omitzero removed)")
+				}
 			}
 			if len(what) == 0 {
 				continue
@@ -953,6 +959,13 @@ var FieldBecameRequired = &Rule{
 				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (omitempty/omitzero removed); it stays optional, "+
 					"and as a member of the status only the controller writes it", fd.Type.Name(), fd.Name())
 				r.Hint = ""
+			} else if len(what) == 1 && c.becameStruct(fd) && hc.Presence == model.Optional {
+				// Only the Go type changed, to a struct value, which
+				// omitempty does not omit: what Go clients now send for
+				// an unset field is an empty object. It is a break only
+				// where the schema requires a member of it (Percona's
+				// *PodResources became corev1.ResourceRequirements).
+				r = c.emptyObjectSent(fd, r)
 			} else if c.Policy(fd.Type.Pkg).StatusByController && c.inStatus(fd) {
 				// The status: only the controller writes it, and it ships
 				// with the CRD, so what status requires is its to send.
@@ -970,6 +983,76 @@ var FieldBecameRequired = &Rule{
 			c.Field(fd, c.restoresRelease(fd, c.relaxNoSchema(fd, r, finding.Info)))
 		}
 	},
+}
+
+// becameStruct reports a field that is omitted when empty no more only
+// because its type became a struct that JSON writes as an object, which
+// omitempty never omits: its json tag kept its omit options, and the
+// struct has no JSON form of its own (metav1.Duration writes a string,
+// metav1.Time null; a type of the repository with its own MarshalJSON
+// decides).
+func (c *Context) becameStruct(fd *model.FieldDiff) bool {
+	b, h := fd.Base, fd.Head
+	if b.JSON.OmitEmpty != h.JSON.OmitEmpty || b.JSON.OmitZero != h.JSON.OmitZero ||
+		h.ValueKind != model.KindStructValue || b.ValueKind == model.KindStructValue {
+		return false
+	}
+	id := wireID(contractOf(h).Type)
+	if jsonKind(id) != "" || nullWhenEmpty[id] {
+		return false
+	}
+	rt, _ := (typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: id}).resolve()
+	return rt == nil || (rt.t.Kind == model.KindStruct && !rt.t.CustomJSON)
+}
+
+// emptyObjectSent words FIELD_BECAME_REQUIRED's finding r for a field
+// whose type became a struct value (becameStruct) and that stays optional:
+// Go clients now send an empty object for it. An error when the schema
+// requires a member of the struct that has no default (the empty object
+// fails validation), a warning when it requires none (the object passes,
+// but it is stored, and a default of the field no longer applies) or
+// when that is not known: the struct, or a struct it inlines, is declared
+// outside the repository.
+func (c *Context) emptyObjectSent(fd *model.FieldDiff, r Report) Report {
+	typ, was := strings.TrimLeft(fd.Head.Type, "*"), fd.Base.Type
+	sent := fmt.Sprintf("its type became the struct value %s (it was %s), which omitempty does not omit, "+
+		"so Go clients now send an empty object for an unset field", typ, was)
+	r.Hint = "make it a pointer again (or tag it omitzero, Go 1.24) to keep an unset field absent"
+	var required []string
+	unknown := typ + ", declared outside the repository"
+	if rt, _ := (typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: wireID(contractOf(fd.Head).Type)}).resolve(); rt != nil {
+		ms, unresolved, ok := (&shaper{}).members(rt)
+		for name, m := range ms {
+			if m.presence == model.Required && !m.defaulted && !strings.HasPrefix(name, "\x00") {
+				required = append(required, name)
+			}
+		}
+		switch {
+		case !ok:
+			unknown = typ + ", whose inline members are not all structs"
+		case len(unresolved) > 0:
+			unknown = fmt.Sprintf("%s, whose members from %s (declared outside the repository) are inline", typ, strings.Join(unresolved, ", "))
+		default:
+			unknown = ""
+		}
+	}
+	switch {
+	case len(required) > 0:
+		slices.Sort(required)
+		r.Message = fmt.Sprintf("field %s.%s became required: %s, and the schema requires %s of it",
+			fd.Type.Name(), fd.Name(), sent, quoteList(required))
+	case unknown == "":
+		r.Severity = finding.Warning
+		r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty: %s; it stays optional and %s requires no member, "+
+			"so the object passes validation, but it is stored where nothing was, and a default of the field no longer applies to it",
+			fd.Type.Name(), fd.Name(), sent, typ)
+	default:
+		r.Severity = finding.Warning
+		r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty: %s; it stays optional; "+
+			"whether the schema requires a member of %s, was not checked", fd.Type.Name(), fd.Name(), sent, unknown)
+		r.Hint = "confirm " + typ + " requires no member; " + r.Hint
+	}
+	return r
 }
 
 // restoresRelease makes finding r of FIELD_BECAME_REQUIRED, when it is
