@@ -1018,38 +1018,24 @@ func (c *Context) emptyObjectSent(fd *model.FieldDiff, r Report) Report {
 	sent := fmt.Sprintf("its type became the struct value %s (it was %s), which omitempty does not omit, "+
 		"so Go clients now send an empty object for an unset field", typ, was)
 	r.Hint = "make it a pointer again (or tag it omitzero, Go 1.24) to keep an unset field absent"
-	var required []string
-	unknown := typ + ", declared outside the repository"
-	if rt, _ := (typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: wireID(contractOf(fd.Head).Type)}).resolve(); rt != nil {
-		ms, unresolved, ok := (&shaper{}).members(rt)
-		for name, m := range ms {
-			if m.presence == model.Required && !m.defaulted && !strings.HasPrefix(name, "\x00") {
-				required = append(required, name)
-			}
-		}
-		switch {
-		case !ok:
-			unknown = typ + ", whose inline members are not all structs"
-		case len(unresolved) > 0:
-			unknown = fmt.Sprintf("%s, whose members from %s (declared outside the repository) are inline", typ, strings.Join(unresolved, ", "))
-		default:
-			unknown = ""
-		}
+	id := qualified(fd.Type.Pkg.Head.ImportPath, wireID(fd.Head.TypeID))
+	rejects, unknown := emptyObjectRejects(c.refs(1), id, c.Policy(fd.Type.Pkg).SchemaDefaults, 0)
+	if !emptyObjectAllowed(contractOf(fd.Head).Validation) {
+		rejects = append(rejects, "a rule of the field")
 	}
 	switch {
-	case len(required) > 0:
-		slices.Sort(required)
-		r.Message = fmt.Sprintf("field %s.%s became required: %s, and the schema requires %s of it",
-			fd.Type.Name(), fd.Name(), sent, quoteList(required))
-	case unknown == "":
+	case len(rejects) > 0:
+		r.Message = fmt.Sprintf("field %s.%s became required: %s, which may fail validation (%s: %s)",
+			fd.Type.Name(), fd.Name(), sent, typ, strings.Join(slices.Compact(rejects), ", "))
+	case len(unknown) == 0:
 		r.Severity = finding.Warning
 		r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty: %s; it stays optional and %s requires no member, "+
 			"so the object passes validation, but it is stored where nothing was, and a default of the field no longer applies to it",
 			fd.Type.Name(), fd.Name(), sent, typ)
 	default:
 		r.Severity = finding.Warning
-		r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty: %s; it stays optional; "+
-			"whether the schema requires a member of %s, was not checked", fd.Type.Name(), fd.Name(), sent, unknown)
+		r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty: %s; it stays optional; whether %s accepts an empty object was not checked "+
+			"(%s declared outside the repository)", fd.Type.Name(), fd.Name(), sent, typ, strings.Join(unknown, ", "))
 		r.Hint = "confirm " + typ + " requires no member; " + r.Hint
 	}
 	return r

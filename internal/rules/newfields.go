@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
@@ -469,14 +470,28 @@ func emptyObjectAllowed(cs []model.Constraint) bool {
 // has no required member, inlined members' members included, and no
 // minProperties or CEL rule of its own.
 func membersOptional(refs *typeRefs, id string, depth int) bool {
+	rejects, unknown := emptyObjectRejects(refs, id, false, depth)
+	return len(rejects) == 0 && len(unknown) == 0
+}
+
+// emptyObjectRejects lists what may reject the empty object {} as a value
+// of struct id of the repository: its required members ("required
+// \"name\"", inlined members' included; with defaults, not those the
+// schema defaults), and "a
+// minProperties rule" or "a CEL rule" of its own; unknown lists the
+// types it could not read (declared outside the repository, not a
+// struct, skipped by the scan, or nested too deep).
+func emptyObjectRejects(refs *typeRefs, id string, defaults bool, depth int) (rejects, unknown []string) {
 	t := refs.types[id]
 	if t == nil || t.Kind != model.KindStruct || depth > 8 || t.Skipped != "" {
-		return false
+		return nil, []string{id}
 	}
 	for _, m := range t.Markers {
-		if strings.HasPrefix(m.Key, "kubebuilder:validation:XValidation") ||
-			m.Key == "kubebuilder:validation:MinProperties" && m.Value != "0" {
-			return false
+		switch {
+		case strings.HasPrefix(m.Key, "kubebuilder:validation:XValidation"):
+			rejects = append(rejects, "a CEL rule")
+		case m.Key == "kubebuilder:validation:MinProperties" && m.Value != "0":
+			rejects = append(rejects, "a minProperties rule")
 		}
 	}
 	for _, m := range t.Fields {
@@ -485,12 +500,11 @@ func membersOptional(refs *typeRefs, id string, depth int) bool {
 		case ct.Name == "-":
 		case ct.Inline:
 			ip := id[:max(strings.LastIndex(id, "."), 0)] // the struct's package
-			if !membersOptional(refs, qualified(ip, strings.TrimPrefix(m.TypeID, "*")), depth+1) {
-				return false
-			}
-		case ct.Presence != model.Optional:
-			return false
+			r, u := emptyObjectRejects(refs, qualified(ip, strings.TrimPrefix(m.TypeID, "*")), defaults, depth+1)
+			rejects, unknown = append(rejects, r...), append(unknown, u...)
+		case ct.Presence != model.Optional && !(defaults && ct.Default != nil):
+			rejects = append(rejects, "required "+strconv.Quote(ct.Name))
 		}
 	}
-	return true
+	return rejects, unknown
 }
