@@ -684,13 +684,18 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 }
 
 // declaredWith reports whether a field of a type of one of the packages
-// has a type of the package at importPath (as a pointer, slice, map or
-// array element too, or embedded).
+// that is on the wire (not json:"-") has a type of the package at
+// importPath (as a pointer, slice, map or array element too, or
+// embedded). kOps' v1alpha2 keeps internal values in json:"-" fields
+// for its conversions: its parent stays the internal version.
 func declaredWith(pkgs []*model.Package, importPath string) bool {
 	for _, p := range pkgs {
 		for _, t := range p.Types {
 			imports := p.Imports[t.Pos.File]
 			for _, f := range t.Fields {
+				if f.JSON.Name == "-" {
+					continue
+				}
 				for _, q := range qualifiers(f.Type) {
 					if imports[q] == importPath {
 						return true
