@@ -24,7 +24,8 @@ var VersionSkew = &Rule{
 		"backport into a restructured older version), an internal field renamed in place after an external version's name, and " +
 		"same-named structs that no common kind reaches (versions serving different kinds), a member head still promotes through " +
 		"an inline embedded struct. Info for a version whose hand-written conversion of the type (Convert_…, conversion-gen " +
-		"style) the change added or rewrote, or whose +k8s:conversion-gen marker the change removed: its author handled the difference. Under the \"newest\" policy (crd profile) a field " +
+		"style) the change added or rewrote, or whose +k8s:conversion-gen marker the change removed: its author handled the difference; likewise for a version " +
+		"that keeps a removed field marked +k8s:conversion-gen=false (not converted on purpose). Under the \"newest\" policy (crd profile) a field " +
 		"added to the newest versions only, or removed from older versions only, is no skew: older versions are frozen.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
@@ -48,6 +49,23 @@ func droppedConversionGen(x skewPV) string {
 		return ""
 	}
 	return "+k8s:conversion-gen=" + x.pd.Base.ConversionGen + " removed"
+}
+
+// conversionOptOut reports a version that keeps a field the change
+// removed from the others, marked +k8s:conversion-gen=false at head:
+// conversion-gen leaves it out on purpose, what the version still accepts
+// is not converted (kOps kept v1alpha2's unused AccessLogSpec.Interval
+// for existing manifests and stopped converting it).
+func conversionOptOut(x skewPV, fname string) bool {
+	if x.td.Head == nil {
+		return false
+	}
+	f := x.td.Head.Field(fname)
+	if f == nil {
+		return false
+	}
+	v, ok := f.Markers.Get("k8s:conversion-gen")
+	return ok && strings.Trim(v, `"`) == "false"
 }
 
 // newConversion names the hand-written conversion function of the
@@ -379,6 +397,11 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 					if fn := newConversion(x); fn != "" {
 						handled = append(handled, x)
 						handledBy = append(handledBy, fn)
+						return true
+					}
+					if !added && conversionOptOut(x, fname) {
+						handled = append(handled, x)
+						handledBy = append(handledBy, "+k8s:conversion-gen=false on its field: not converted")
 						return true
 					}
 					return false
