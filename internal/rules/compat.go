@@ -881,12 +881,12 @@ var FieldBecameRequired = &Rule{
 				what = append(what, "required in the schema ("+requiredWhy(fd.Head)+")")
 			}
 			omitLost := bc.Omit && !hc.Omit && !hc.Inline && !omitUnknown(fd)
+			lostWhy := "omitempty/omitzero removed"
+			if b, h := fd.Base.JSON, fd.Head.JSON; b.OmitEmpty == h.OmitEmpty && b.OmitZero == h.OmitZero {
+				lostWhy = fmt.Sprintf("its type became %s, whose empty value omitempty does not omit", fd.Head.Type)
+			}
 			if omitLost {
-				if b, h := fd.Base.JSON, fd.Head.JSON; b.OmitEmpty == h.OmitEmpty && b.OmitZero == h.OmitZero {
-					what = append(what, fmt.Sprintf("no longer omitted when empty (its type became %s, whose empty value omitempty does not omit)", fd.Head.Type))
-				} else {
-					what = append(what, "no longer omitted when empty (omitempty/omitzero removed)")
-				}
+				what = append(what, "no longer omitted when empty ("+lostWhy+")")
 			}
 			if len(what) == 0 {
 				continue
@@ -947,8 +947,8 @@ var FieldBecameRequired = &Rule{
 				// value, which the server's Go decoding takes for the
 				// absent field.
 				r.Severity = finding.Info
-				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (omitempty/omitzero removed); it stays optional, "+
-					"and its empty value is written as null, which decoders read as the absent field", fd.Type.Name(), fd.Name())
+				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (%s); it stays optional, "+
+					"and its empty value is written as null, which decoders read as the absent field", fd.Type.Name(), fd.Name(), lostWhy)
 				r.Hint = ""
 			} else if len(what) == 1 && hc.Presence == model.Optional && statusMember(c.fieldAPIPath(fd)) {
 				// Only the serialisation changed, of a member of a kind's
@@ -956,9 +956,15 @@ var FieldBecameRequired = &Rule{
 				// subresource), and readers decode an explicit zero as the
 				// absent value they got before.
 				r.Severity = finding.Info
-				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (omitempty/omitzero removed); it stays optional, "+
-					"and as a member of the status only the controller writes it", fd.Type.Name(), fd.Name())
+				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (%s); it stays optional, "+
+					"and as a member of the status only the controller writes it", fd.Type.Name(), fd.Name(), lostWhy)
 				r.Hint = ""
+			} else if c.Policy(fd.Type.Pkg).StatusByController && c.inStatus(fd) {
+				// The status: only the controller writes it, and it ships
+				// with the CRD, so what status requires is its to send.
+				r.Severity = finding.Warning
+				r.Message += "; it is status, which only the controller that ships with the CRD writes"
+				r.Hint = "confirm the controller always sets it"
 			} else if len(what) == 1 && c.becameStruct(fd) && hc.Presence == model.Optional {
 				// Only the Go type changed, to a struct value, which
 				// omitempty does not omit: what Go clients now send for
@@ -966,12 +972,6 @@ var FieldBecameRequired = &Rule{
 				// where the schema requires a member of it (Percona's
 				// *PodResources became corev1.ResourceRequirements).
 				r = c.emptyObjectSent(fd, r)
-			} else if c.Policy(fd.Type.Pkg).StatusByController && c.inStatus(fd) {
-				// The status: only the controller writes it, and it ships
-				// with the CRD, so what status requires is its to send.
-				r.Severity = finding.Warning
-				r.Message += "; it is status, which only the controller that ships with the CRD writes"
-				r.Hint = "confirm the controller always sets it"
 			} else if fd.Head.Required() && bc.Omit == hc.Omit {
 				// An explicit +required that changes only the schema is a
 				// deliberate decision, usually documenting what validation
