@@ -74,6 +74,18 @@ func refsOf(m *model.Model) *typeRefs {
 			}
 		}
 	}
+	// The repository's packages outside the groups whose types the groups
+	// use (knative operator's base): their declarations, for what asks of
+	// a type by identity; no kind is reached through them.
+	for _, p := range m.Shared {
+		if r.pkgs[p.ImportPath] != nil {
+			continue
+		}
+		r.pkgs[p.ImportPath] = p
+		for _, t := range p.Types {
+			r.types[p.ImportPath+"."+t.Name] = t
+		}
+	}
 	return r
 }
 
