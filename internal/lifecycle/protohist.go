@@ -910,18 +910,29 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 				}
 				h.breaks[d][typ] = sh.Break
 			}
+			if len(sh.Releases) == 0 {
+				continue
+			}
+			if h.byStruct[d] == nil {
+				h.byStruct[d] = map[string]map[int][]Holder{}
+			}
+			numbers := h.byStruct[d][typ]
+			if numbers == nil {
+				numbers = map[int][]Holder{}
+				h.byStruct[d][typ] = numbers
+			}
 			for _, rs := range sh.Releases {
 				for _, f := range rs.fields {
 					if f.Number <= 0 {
 						continue
 					}
-					if h.byStruct[d] == nil {
-						h.byStruct[d] = map[string]map[int][]Holder{}
+					hs := numbers[f.Number]
+					if hs == nil {
+						// A number is usually held at most releases: one
+						// allocation for all of them.
+						hs = make([]Holder, 0, len(sh.Releases))
 					}
-					if h.byStruct[d][typ] == nil {
-						h.byStruct[d][typ] = map[int][]Holder{}
-					}
-					h.byStruct[d][typ][f.Number] = append(h.byStruct[d][typ][f.Number], Holder{Tag: rs.Tag, Field: f.Name, JSON: f.JSON, Wire: f.Wire, Release: index[rs.Tag]})
+					numbers[f.Number] = append(hs, Holder{Tag: rs.Tag, Field: f.Name, JSON: f.JSON, Wire: f.Wire, Release: index[rs.Tag]})
 				}
 			}
 		}
