@@ -26,7 +26,8 @@ var NewFieldNotPointer = &Rule{
 		"marked +required (its requiredfields; NEW_FIELD_NOT_OPTIONAL reports that it is required), and reports another " +
 		"optional string, number or bool with omitempty, and any optional member of a kind's status (which only the controller " +
 		"that ships with the CRD writes), and an optional struct value whose empty object validates (no member required, no minProperties or " +
-		"CEL rule on it: clients send {}, which the API server accepts and defaults member by member), " +
+		"CEL rule on it: clients send {}, which the API server accepts and defaults member by member; of the types outside the repository, " +
+		"corev1's ResourceRequirements, Affinity, SecurityContext and PodSecurityContext, whose empty object means unset), " +
 		"and, under the crd profile, a field whose default is its zero value (the API server fills it in for clients that do not send it), " +
 		"as a warning (the wire is safe; the pointer is the convention); so is a field of a custom resource " +
 		"where the API server validates nothing (no schema: see NEW_FIELD_NOT_OPTIONAL).",
@@ -474,6 +475,19 @@ func membersOptional(refs *typeRefs, id string, depth int) bool {
 	return len(rejects) == 0 && len(unknown) == 0
 }
 
+// emptyMeansUnset are the well-known structs outside the repository whose
+// schema requires no member, and whose empty object means what their
+// absence does (no requests or limits, no affinity, the default security
+// settings). Not a selector (an empty LabelSelector selects everything),
+// a reference, a probe or a claim template, where an empty object says
+// something an absent one does not.
+var emptyMeansUnset = map[string]bool{
+	"k8s.io/api/core/v1.ResourceRequirements": true,
+	"k8s.io/api/core/v1.Affinity":             true,
+	"k8s.io/api/core/v1.SecurityContext":      true,
+	"k8s.io/api/core/v1.PodSecurityContext":   true,
+}
+
 // emptyObjectRejects lists what may reject the empty object {} as a value
 // of struct id of the repository: its required members ("required
 // \"name\"", inlined members' included; with defaults, not those the
@@ -482,6 +496,9 @@ func membersOptional(refs *typeRefs, id string, depth int) bool {
 // types it could not read (declared outside the repository, not a
 // struct, skipped by the scan, or nested too deep).
 func emptyObjectRejects(refs *typeRefs, id string, defaults bool, depth int) (rejects, unknown []string) {
+	if emptyMeansUnset[id] {
+		return nil, nil
+	}
 	t := refs.types[id]
 	if t == nil || t.Kind != model.KindStruct || depth > 8 || t.Skipped != "" {
 		return nil, []string{id}
