@@ -854,7 +854,8 @@ var FieldBecameRequired = &Rule{
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
 		"any member of a status, whose controller ships with the CRD; a warning for an optional field that is no longer omitted only because its type became a struct value " +
 		"(its json tag unchanged: omitempty omits no struct), for which Go clients now send an empty object, unless that struct requires a member without a default " +
-		"(an error then: the object fails validation), or is declared outside the repository (not checked); a warning under the crd profile for a field with a default at head, which the " +
+		"(an error then: the object fails validation), or is declared outside the repository (not checked, but for the well-known types whose empty object " +
+		"means unset, see NEW_FIELD_NOT_POINTER); a warning under the crd profile for a field with a default at head, which the " +
 		"API server fills in before it validates (unless omitempty went and Go clients now send a zero value that is not the default); info when the release before base had the field as head has it: " +
 		"the change restores the released form; in a component configuration, which its component decodes from a file with no schema, " +
 		"info unless the field is marked required, and then at most a warning; info where the API server validates nothing of a custom " +
