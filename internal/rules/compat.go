@@ -849,8 +849,8 @@ var FieldBecameRequired = &Rule{
 	ReleaseNote:  fixedNote("it became required"),
 	Summary: "An existing field became required in the OpenAPI schema (it loses every optional form: `+optional`, `+k8s:optional`, " +
 		"`omitempty`, `omitzero`, or gains `+required`), or stops being omitted when empty (not a kind's metadata, which the server fills; info for an optional field whose empty value is then written as null, " +
-		"a nil pointer or the zero value of a type such as metav1.Time or runtime.RawExtension, where the API server decodes into Go types, which read null as absent " +
-		"(not custom resources, whose schema validation rejects null for a field that is not nullable); info for an optional member of a kind's " +
+		"a nil pointer or the zero value of a type such as metav1.Time or runtime.RawExtension, where the API server decodes into Go types, which read null as absent, " +
+		"and for a custom resource's field that is neither nullable nor defaulted, whose null the API server prunes before it validates; info for an optional member of a kind's " +
 		"status, which only the controller writes, and for a field the schema required already; a warning under the crd profile for " +
 		"any member of a status, whose controller ships with the CRD; a warning for an optional field that is no longer omitted only because its type became a struct value " +
 		"(its json tag unchanged: omitempty omits no struct), for which Go clients now send an empty object, unless that struct requires a member without a default " +
@@ -943,13 +943,19 @@ var FieldBecameRequired = &Rule{
 				r.Severity = finding.Info
 				r.Message += " (explicitly marked required: the API server validates this group in Go code, which stays authoritative; the schema now documents it)"
 				r.Hint = "confirm the hand-written validation already required the field"
-			} else if len(what) == 1 && omitLost && hc.Presence == model.Optional && emptyIsNull(fd.Head) && c.Policy(fd.Type.Pkg).NullIsAbsent {
+			} else if pol := c.Policy(fd.Type.Pkg); len(what) == 1 && omitLost && hc.Presence == model.Optional && emptyIsNull(fd.Head) &&
+				(pol.NullIsAbsent || pol.SchemaValidates && prunedNull(fd.Head)) {
 				// Only the serialisation changed, to null for the empty
 				// value, which the server's Go decoding takes for the
-				// absent field.
+				// absent field, and which a custom resource's API server
+				// prunes (not nullable, no default).
+				reads := "decoders read as the absent field"
+				if !pol.NullIsAbsent {
+					reads = "the API server prunes before it validates (a custom resource's field that is neither nullable nor defaulted)"
+				}
 				r.Severity = finding.Info
 				r.Message = fmt.Sprintf("field %s.%s is no longer omitted when empty (%s); it stays optional, "+
-					"and its empty value is written as null, which decoders read as the absent field", fd.Type.Name(), fd.Name(), lostWhy)
+					"and its empty value is written as null, which %s", fd.Type.Name(), fd.Name(), lostWhy, reads)
 				r.Hint = ""
 			} else if len(what) == 1 && hc.Presence == model.Optional && statusMember(c.fieldAPIPath(fd)) {
 				// Only the serialisation changed, of a member of a kind's

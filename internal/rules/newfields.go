@@ -186,7 +186,8 @@ var NewFieldNoOmitempty = &Rule{
 		"for a member of a kind's status whose zero value is not null: only the controller that ships with the CRD writes it; for an " +
 		"optional struct value whose empty object validates, which encoding/json sends with or without omitempty (see NEW_FIELD_NOT_POINTER); for a field " +
 		"whose default the API server fills in under the crd profile when what Go clients send for it unset is that default (its zero value) or null (a pointer, " +
-		"which the server replaces with the default); and where " +
+		"which the server replaces with the default); for an optional field that Go writes as null when unset (a nil pointer, slice or map) and that is neither " +
+		"nullable nor defaulted, under the crd profile: the API server prunes that null before it validates; and where " +
 		"the API server validates nothing, see NEW_FIELD_NOT_OPTIONAL).",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
@@ -227,13 +228,21 @@ var NewFieldNoOmitempty = &Rule{
 				} else {
 					r.Message += fmt.Sprintf("; Go clients send its zero value when unset, which is its default (%s), so the wire is safe", *d)
 				}
+			} else if c.Policy(fd.Type.Pkg).SchemaValidates && prunedNull(f) {
+				// A custom resource's API server prunes a null it may
+				// neither keep nor default before it validates (Kubernetes
+				// 1.20 and later): what a Go client sends for an unset
+				// field is the absent field (KubeVirt HCO's optional
+				// mediatedDeviceTypes []string).
+				r.Severity = finding.Warning
+				r.Message += "; Go clients send null for it when unset, which the API server prunes before it validates " +
+					"(a custom resource's optional field that is neither nullable nor defaulted), so the wire is safe"
 			} else if statusValue {
 				// Only the controller writes status, and it ships with
 				// the CRD; its zero value is a valid JSON value of the
-				// field's type (a nil pointer, slice or map, or a zero
-				// metav1.Time, would be null, which the schema rejects).
+				// field's type.
 				r.Severity = finding.Warning
-				r.Message += "; it is status, which only the controller that ships with the CRD writes, and its zero value is no null the schema would reject"
+				r.Message += "; it is status, which only the controller that ships with the CRD writes, and its zero value is a value of the field's type"
 			}
 			c.Field(fd, c.relaxNoSchema(fd, r, finding.Warning))
 		}
@@ -473,6 +482,18 @@ func emptyObjectAllowed(cs []model.Constraint) bool {
 func membersOptional(refs *typeRefs, id string, depth int) bool {
 	rejects, unknown := emptyObjectRejects(refs, id, false, depth)
 	return len(rejects) == 0 && len(unknown) == 0
+}
+
+// prunedNull reports an optional field whose unset value Go writes as
+// null (a nil pointer, slice, map or interface, or a type that marshals
+// its zero value as null) and that is neither nullable nor defaulted:
+// the API server of a custom resource prunes that null.
+func prunedNull(f *model.Field) bool {
+	c := contractOf(f)
+	if c.Presence != model.Optional || c.Default != nil || f.Markers.Has("nullable") || f.Markers.Has("kubebuilder:validation:Nullable") {
+		return false
+	}
+	return emptyIsNull(f) || f.ValueKind == model.KindSlice || f.ValueKind == model.KindMap
 }
 
 // emptyMeansUnset are the well-known structs outside the repository whose
