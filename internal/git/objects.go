@@ -158,6 +158,16 @@ func (o *ObjectReader) Each(names []string, fn func(i int, obj Object)) error {
 	if o.broken != nil {
 		return o.broken
 	}
+	// The repository's context done: git is being killed (exec kills it
+	// from a goroutine of its own), so nothing it would still answer
+	// counts.
+	if cerr := o.repo.context().Err(); cerr != nil {
+		if o.cmd != nil {
+			o.kill()
+		}
+		o.broken = fmt.Errorf("git cat-file: %w", cerr)
+		return o.broken
+	}
 	if len(names) == 0 {
 		return nil
 	}
