@@ -510,12 +510,12 @@ var emptyMeansUnset = map[string]bool{
 }
 
 // emptyObjectRejects lists what may reject the empty object {} as a value
-// of struct id of the repository: its required members ("required
-// \"name\"", inlined members' included; with defaults, not those the
-// schema defaults), and "a
-// minProperties rule" or "a CEL rule" of its own; unknown lists the
-// types it could not read (declared outside the repository, not a
-// struct, skipped by the scan, or nested too deep).
+// of struct id of the repository: its required members (`required "name"`,
+// inlined members' included; with defaults, not those the schema
+// defaults), and "a minProperties rule" or "a CEL rule" of its own;
+// unknown lists the types it could not read (declared outside the
+// repository, not a struct, skipped by the scan, or nested too deep).
+// None for the well-known types of emptyMeansUnset.
 func emptyObjectRejects(refs *typeRefs, id string, defaults bool, depth int) (rejects, unknown []string) {
 	if emptyMeansUnset[id] {
 		return nil, nil
