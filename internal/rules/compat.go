@@ -1004,12 +1004,18 @@ func (c *Context) becameStruct(fd *model.FieldDiff) bool {
 		h.ValueKind != model.KindStructValue || b.ValueKind == model.KindStructValue {
 		return false
 	}
-	id := wireID(contractOf(h).Type)
+	id := headTypeID(fd)
 	if jsonKind(id) != "" || nullWhenEmpty[id] {
 		return false
 	}
-	rt, _ := (typeSide{m: c.Diff.Head, pkg: fd.Type.Pkg.Head, id: id}).resolve()
-	return rt == nil || (rt.t.Kind == model.KindStruct && !rt.t.CustomJSON)
+	t := c.refs(1).types[id]
+	return t == nil || (t.Kind == model.KindStruct && !t.CustomJSON)
+}
+
+// headTypeID is the qualified identity of field fd's type at head,
+// pointers dropped.
+func headTypeID(fd *model.FieldDiff) string {
+	return qualified(fd.Type.Pkg.Head.ImportPath, wireID(fd.Head.TypeID))
 }
 
 // emptyObjectSent words FIELD_BECAME_REQUIRED's finding r for a field
@@ -1025,8 +1031,7 @@ func (c *Context) emptyObjectSent(fd *model.FieldDiff, r Report) Report {
 	sent := fmt.Sprintf("its type became the struct value %s (it was %s), which omitempty does not omit, "+
 		"so Go clients now send an empty object for an unset field", typ, was)
 	r.Hint = "make it a pointer again (or tag it omitzero, Go 1.24) to keep an unset field absent"
-	id := qualified(fd.Type.Pkg.Head.ImportPath, wireID(fd.Head.TypeID))
-	rejects, unknown := emptyObjectRejects(c.refs(1), id, c.Policy(fd.Type.Pkg).SchemaDefaults, 0)
+	rejects, unknown := emptyObjectRejects(c.refs(1), headTypeID(fd), c.Policy(fd.Type.Pkg).SchemaDefaults, 0)
 	if !emptyObjectAllowed(contractOf(fd.Head).Validation) {
 		rejects = append(rejects, "a rule of the field")
 	}

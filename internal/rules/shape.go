@@ -356,10 +356,9 @@ func reserves(t *model.Type, name string) bool {
 }
 
 type member struct {
-	side      typeSide
-	presence  model.Presence
-	defaulted bool // the field has a default (the schema fills it in)
-	alpha     bool // the field is alpha (model.Field.Alpha)
+	side     typeSide
+	presence model.Presence
+	alpha    bool // the field is alpha (model.Field.Alpha)
 	// deprecated: the field's doc comment deprecates it.
 	deprecated bool
 }
@@ -398,7 +397,7 @@ func (s *shaper) members(t *resolvedType) (_ map[string]member, unresolved []str
 				}
 				continue
 			}
-			out[c.Name] = member{side: t.with(c.Type), presence: c.Presence, defaulted: c.Default != nil, alpha: f.Alpha, deprecated: f.Deprecated}
+			out[c.Name] = member{side: t.with(c.Type), presence: c.Presence, alpha: f.Alpha, deprecated: f.Deprecated}
 		}
 		return true
 	}
