@@ -376,6 +376,8 @@ func (m memRev) Files() []string {
 	return out
 }
 
+func (m memRev) IsSymlink(string) bool { return false }
+
 func (m memRev) ReadFiles(paths []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(paths))
 	for _, p := range paths {

@@ -190,6 +190,9 @@ func TestCommitSnapshot(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Files() =\n%q\nwant\n%q", got, want)
 	}
+	if !s.IsSymlink("link") || s.IsSymlink("a.go") || s.IsSymlink("run.sh") {
+		t.Errorf("IsSymlink(link, a.go, run.sh) = %v, %v, %v, want true, false, false", s.IsSymlink("link"), s.IsSymlink("a.go"), s.IsSymlink("run.sh"))
+	}
 	if !sort.StringsAreSorted(got) {
 		t.Errorf("Files() not sorted")
 	}
@@ -420,6 +423,9 @@ ignored too
 	want := []string{".gitignore", "dir/deep.go", "link.go", "modified.go", "newdir/untracked.go", "tracked.go", "tracked.log", "untracked.go"}
 	if got := s.Files(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Files() = %q\nwant %q", got, want)
+	}
+	if !s.IsSymlink("link.go") || s.IsSymlink("tracked.go") {
+		t.Errorf("IsSymlink(link.go, tracked.go) = %v, %v, want true, false", s.IsSymlink("link.go"), s.IsSymlink("tracked.go"))
 	}
 	got := readAll(t, s)
 	wantContent := map[string]string{

@@ -84,7 +84,8 @@ func TestSnapshotUsesObjectReader(t *testing.T) {
 	f := gitfixture.New(t)
 	f.Import(
 		gitfixture.Commit{Step: "one", Files: map[string]string{"a": "a\n", "d/e/b": "b\n", "x/c": "c\n"}},
-		gitfixture.Commit{Step: "two", Files: map[string]string{"a": "a2\n", "d/e/b": "b\n", "x/c": "c2\n"}},
+		gitfixture.Commit{Step: "two", Files: map[string]string{"a": "a2\n", "d/e/b": "b\n", "x/c": "c2\n", "x/l": "../a"},
+			Modes: map[string]string{"x/l": "120000"}},
 	)
 	r, err := Open(f.Dir)
 	if err != nil {
@@ -102,7 +103,7 @@ func TestSnapshotUsesObjectReader(t *testing.T) {
 	if snaps[1].objects != snaps[0].objects {
 		t.Fatal("the snapshots do not share one cat-file process")
 	}
-	if diff := cmp.Diff([]string{"a", "d/e/b", "x/c"}, snaps[1].Files()); diff != "" {
+	if diff := cmp.Diff([]string{"a", "d/e/b", "x/c", "x/l"}, snaps[1].Files()); diff != "" {
 		t.Errorf("Files (-want +got):\n%s", diff)
 	}
 	if got, err := snaps[1].ReadFiles([]string{"a", "d/e/b"}); err != nil || string(got["a"]) != "a2\n" || string(got["d/e/b"]) != "b\n" {
@@ -111,15 +112,22 @@ func TestSnapshotUsesObjectReader(t *testing.T) {
 	if snaps[0].objects.cmd == nil {
 		t.Fatal("ReadFiles started no cat-file process")
 	}
-	// walkTree lists what ls-tree listed.
+	if !snaps[1].IsSymlink("x/l") || snaps[1].IsSymlink("x/c") || snaps[0].IsSymlink("x/l") {
+		t.Errorf("IsSymlink(x/l, x/c) = %v, %v, want true, false", snaps[1].IsSymlink("x/l"), snaps[1].IsSymlink("x/c"))
+	}
+	// walkTree lists what ls-tree listed, links alike.
 	for _, s := range snaps {
-		lsTree := maps.Clone(s.blobs)
+		lsTree, links := maps.Clone(s.blobs), maps.Clone(s.links)
 		clear(s.blobs)
+		s.links = nil
 		if err := s.walkTree(); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(lsTree, s.blobs); diff != "" {
 			t.Errorf("walkTree of %s (-ls-tree +walkTree):\n%s", s.ref, diff)
+		}
+		if diff := cmp.Diff(links, s.links); diff != "" {
+			t.Errorf("walkTree's links of %s (-ls-tree +walkTree):\n%s", s.ref, diff)
 		}
 	}
 	// Files are sorted by path, whatever git's tree order (a directory

@@ -41,6 +41,9 @@ type Snapshot interface {
 	// *FileNameError, an object missing from a (partial) clone a
 	// *MissingObjectError.
 	ReadFiles(paths []string) (map[string][]byte, error)
+	// IsSymlink reports whether path is a symbolic link of the revision
+	// (its content, as ReadFiles gives it, is the link's target).
+	IsSymlink(path string) bool
 	// Close stops any git process. Safe to call twice.
 	Close() error
 }
@@ -259,6 +262,7 @@ type commitSnapshot struct {
 	ref        string
 	sha        string
 	blobs      map[string]string // path -> blob oid
+	links      map[string]bool   // the paths of blobs that are symbolic links
 	files      []string          // sorted
 	submodules []string          // sorted
 	objects    *ObjectReader
@@ -294,7 +298,7 @@ func (s *commitSnapshot) list() error {
 		return nil
 	}
 	clear(s.blobs)
-	s.files, s.submodules = nil, nil
+	s.files, s.submodules, s.links = nil, nil, nil
 	return s.walkTree()
 }
 
@@ -331,6 +335,7 @@ func (s *commitSnapshot) lsTree() error {
 		case isFileMode(mode):
 			s.blobs[path] = oid
 			s.files = append(s.files, path)
+			s.addLink(path, mode)
 		}
 	}
 	return nil
@@ -396,6 +401,7 @@ func (s *commitSnapshot) walkTree() error {
 					s.submodules = append(s.submodules, p)
 				case isFileMode(e.Mode):
 					s.blobs[p] = e.OID
+					s.addLink(p, e.Mode)
 				}
 			}
 		}
@@ -479,6 +485,19 @@ func (s *commitSnapshot) missing(e *MissingObjectError) error {
 	}
 	return e
 }
+
+// addLink records path as a symbolic link when mode says it is one.
+func (s *commitSnapshot) addLink(path, mode string) {
+	if mode != modeSymlink {
+		return
+	}
+	if s.links == nil {
+		s.links = map[string]bool{}
+	}
+	s.links[path] = true
+}
+
+func (s *commitSnapshot) IsSymlink(path string) bool { return s.links[path] }
 
 func (s *commitSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 	want, err := uniquePaths(paths, s.blobs, s.rev())
@@ -772,6 +791,8 @@ func (s *worktreeSnapshot) Close() error {
 	s.root.Close()
 	return nil
 }
+
+func (s *worktreeSnapshot) IsSymlink(path string) bool { return s.kinds[path] == os.ModeSymlink }
 
 func (s *worktreeSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 	want, err := uniquePaths(paths, s.kinds, worktreeRev)

@@ -383,12 +383,18 @@ func (s *state) readModules() error {
 func (s *state) discover(opts Options) ([]*candidate, error) {
 	s.goFiles = map[string][]string{}
 	var goMods []string
+	links := map[string][]string{} // directory -> its Go files that are symbolic links
+	sl, _ := s.src.(symlinks)
 	for _, f := range s.files {
 		if path.Base(f) == "go.mod" {
 			goMods = append(goMods, f)
 		}
 		if scannable(f) {
 			d := path.Dir(f)
+			if sl != nil && sl.IsSymlink(f) {
+				links[d] = append(links[d], f)
+				continue
+			}
 			s.goFiles[d] = append(s.goFiles[d], f)
 		}
 	}
@@ -441,8 +447,26 @@ func (s *state) discover(opts Options) ([]*candidate, error) {
 		}
 		sort.Strings(c.versions)
 	}
-
+	for _, c := range cands {
+		for _, d := range append([]string{c.dir}, c.versions...) {
+			if fs := links[d]; len(fs) > 0 {
+				slices.Sort(fs)
+				s.notes = append(s.notes, fmt.Sprintf("%s: %s not read: a symbolic link to a Go file is not followed (the API is judged where its files live)",
+					d, strings.Join(fs, ", ")))
+			}
+		}
+	}
 	return cands, nil
+}
+
+// symlinks is a Source that tells symbolic links from files (a git
+// snapshot). The content of a link is its target, not Go: the scan
+// leaves Go files that are links out, as if they were not there (the
+// go command would follow them, but a link names a file of the
+// repository that is judged where it lives; a link leaving the
+// repository cannot be read from git objects at all).
+type symlinks interface {
+	IsSymlink(path string) bool
 }
 
 // candidateFiles are the Go files of a candidate's packages (the group
