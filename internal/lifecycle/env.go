@@ -69,9 +69,12 @@ type History struct {
 	opts Options
 
 	release func() (Release, string)
-	tag     func() (*releaseRev, error)
-	opened  atomic.Pointer[releaseRev] // tag's answer, once it has one
-	tagSnap git.Snapshot               // for Close
+	// firstAfterBase is the repository's first release when release
+	// tags exist and none was cut before base (set by findRelease).
+	firstAfterBase string
+	tag            func() (*releaseRev, error)
+	opened         atomic.Pointer[releaseRev] // tag's answer, once it has one
+	tagSnap        git.Snapshot               // for Close
 
 	// hists are ProtoHistory's answers, per set of structs (the rules
 	// and the fixes may ask for different ones; the struct history below
@@ -282,6 +285,17 @@ func (e *History) Release() (Release, string) {
 	return e.release()
 }
 
+// BeforeFirstRelease reports whether base predates every release: the
+// repository has release tags, and none was cut before base. Nothing of
+// base was released then. first names the repository's first release.
+func (e *History) BeforeFirstRelease() (first string, ok bool) {
+	if e == nil {
+		return "", false
+	}
+	e.release()
+	return e.firstAfterBase, e.firstAfterBase != ""
+}
+
 // Used returns the release history when a rule asked for it and it was
 // found: the report names the releases a run used.
 func (e *History) Used() (Release, bool) {
@@ -324,6 +338,13 @@ func (e *History) findRelease() (Release, string) {
 		return Release{}, fmt.Sprintf("cannot order release tags: %v", err)
 	}
 	if before[0].Name == "" {
+		// Base came before every release when the first one descends
+		// from it (not when the tags are on a history apart from it).
+		if first := rs.Oldest(); first.Commit != "" {
+			if after, err := e.in.Repo.IsAncestor(base, first.Commit); err == nil && after {
+				e.firstAfterBase = first.Name
+			}
+		}
 		return Release{}, fmt.Sprintf("no release tag matching %s was cut before base %s (the oldest release, %s, came after it)",
 			e.opts.TagPattern, short(base), rs.Oldest().Name)
 	}

@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/apicheck/apicheck/internal/check"
+	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/lifecycletest"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
 // The release layouts of real projects, built with git fast-import:
@@ -163,6 +165,39 @@ func TestLayoutNoRelease(t *testing.T) {
 		}
 		if res.Report.Releases != nil {
 			t.Errorf("pattern %q: report names a release: %+v", c.pattern, res.Report.Releases)
+		}
+	}
+}
+
+// TestLayoutBeforeFirstRelease: a base older than every release tag had
+// nothing released, so a json rename made then is information; release
+// tags on a history apart from base's (a root commit of another branch)
+// say nothing about base, and the rename stays an error.
+func TestLayoutBeforeFirstRelease(t *testing.T) {
+	t.Parallel()
+	renamed := []byte(strings.Replace(string(shootSpec("Region=1")), `json:"region,omitempty"`, `json:"regionName,omitempty"`, 1))
+	for _, c := range []struct {
+		name, branch string
+		want         finding.Severity
+	}{
+		{"tag after head", "main", finding.Info},
+		{"tag apart", "elsewhere", finding.Error},
+	} {
+		f := gitfixture.New(t)
+		files := map[string]string{}
+		for p, data := range prelude(shootSpec("Region=1")) {
+			files[p] = string(data)
+		}
+		f.Import(gitfixture.Commit{Step: "base", Files: files, Branches: []string{"base"}},
+			gitfixture.Commit{Step: "head", Files: map[string]string{layoutTypes: string(renamed)}, Branches: []string{"head"}},
+			gitfixture.Commit{Step: "release", Branch: c.branch, Files: map[string]string{"VERSION": "v1.0.0\n"}, Tags: []string{"v1.0.0"}})
+		res := runLayout(t, f.Dir, "")
+		wantFindings(t, res, "JSON_NAME_CHANGED "+layoutTypes+":16 ClusterSpec.Region")
+		if fs := res.Report.Findings; len(fs) == 1 && fs[0].Severity != c.want {
+			t.Errorf("%s: severity %v, want %v", c.name, fs[0].Severity, c.want)
+		}
+		if got := hasMessage(res, "JSON_NAME_CHANGED", "(never released: base predates the first release, v1.0.0)"); got != (c.branch == "main") {
+			t.Errorf("%s: the finding says base predates the first release: %v, want %v\n%s", c.name, got, !got, dump(res))
 		}
 	}
 }

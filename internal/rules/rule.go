@@ -186,11 +186,12 @@ func (r *Rule) Needs(in Input) bool { return slices.Contains(r.Requires, in) }
 func (r *Rule) Doc() finding.RuleDoc {
 	why := r.Why
 	if r.ReleasedOnly {
-		why += " A finding about a field that the release before base did not contain (never released) is info."
+		why += " A finding about a field that the release before base did not contain (never released) is info, " +
+			"as is every such finding when base predates the repository's first release."
 	}
 	if r.ReleasedVersionOnly {
 		why += " A finding about a version that the release before base did not have, or that no CRD manifest at base serves " +
-			"(under development, or no longer served), is info."
+			"(under development, or no longer served), is info, as is every such finding when base predates the repository's first release."
 	}
 	return finding.RuleDoc{
 		ID: r.ID, Category: string(r.Category), CategoryTitle: r.Category.Title(), Severity: r.Severity,
@@ -535,11 +536,16 @@ func (c *Context) unreleasedType(td *model.TypeDiff, r Report) Report {
 
 // relaxByRelease makes finding r information when it is above info, the
 // release before base is known and relax (asked only then) says that
-// release makes r no break; why, after the message, says how.
+// release makes r no break; why, after the message, says how. Base older
+// than the repository's first release had nothing released: r is
+// information too.
 func (c *Context) relaxByRelease(r Report, relax func() (bool, error), why func(rel lifecycle.Release) string) Report {
 	return c.relaxIf(r, func() (string, error) {
 		rel, ok := c.releaseToJudge()
 		if !ok {
+			if first, before := c.analyses.Release.BeforeFirstRelease(); before {
+				return "never released: base predates the first release, " + first, nil
+			}
 			return "", nil
 		}
 		if yes, err := relax(); err != nil || !yes {
