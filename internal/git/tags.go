@@ -136,6 +136,26 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 	return false, fmt.Errorf("is %s an ancestor of %s: %w", a, b, err)
 }
 
+// VersionTagMerged returns a tag reachable from commit whose name holds a
+// version (TagVersion), whatever the release tag pattern, or "" when no
+// tag there does: one `git for-each-ref --merged`.
+func (r *Repo) VersionTagMerged(commit string) (string, error) {
+	c, err := r.ResolveCommit(commit)
+	if err != nil {
+		return "", err
+	}
+	out, err := r.run("for-each-ref", "--merged="+c, "--format=%(refname:strip=2)", "refs/tags")
+	if err != nil {
+		return "", fmt.Errorf("tags reachable from %s: %w", commit, err)
+	}
+	for _, name := range strings.Split(string(out), "\n") {
+		if _, ok := TagVersion(name); ok {
+			return name, nil
+		}
+	}
+	return "", nil
+}
+
 // TagVersion reads the semantic version in a tag name: the name itself or
 // what follows a prefix that ends in a non-digit ("v1.2.3", "1.2.3",
 // "api/v1.2.3", "kubernetes-1.30.2", "release-1.30" = v1.30.0; at least

@@ -339,10 +339,15 @@ func (e *History) findRelease() (Release, string) {
 	}
 	if before[0].Name == "" {
 		// Base came before every release when the first one descends
-		// from it (not when the tags are on a history apart from it).
+		// from it (not when the tags are on a history apart from it) and
+		// no tag of another naming (nack's 0.3.0 beside v0.6.0) names a
+		// version base contains.
 		if first := rs.Oldest(); first.Commit != "" {
-			if after, err := e.in.Repo.IsAncestor(base, first.Commit); err == nil && after {
-				e.firstAfterBase = first.Name
+			after, err := e.in.Repo.IsAncestor(base, first.Commit)
+			if err == nil && after {
+				if other, err := e.in.Repo.VersionTagMerged(base); err == nil && other == "" {
+					e.firstAfterBase = first.Name
+				}
 			}
 		}
 		return Release{}, fmt.Sprintf("no release tag matching %s was cut before base %s (the oldest release, %s, came after it)",
