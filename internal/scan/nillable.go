@@ -492,6 +492,17 @@ func structDeclMembers(st *ast.StructType) []declMember {
 // library when their modules cannot be read: what their values are.
 var wellKnown = map[string]model.ValueKind{}
 
+// wellKnownMembers are the json names that apimachinery's object and
+// list metadata put at the level of a struct embedding them inline
+// (metav1.TypeMeta in every kind), when the module cannot be read.
+var wellKnownMembers = map[string][]string{
+	"k8s.io/apimachinery/pkg/apis/meta/v1.TypeMeta": {"kind", "apiVersion"},
+	"k8s.io/apimachinery/pkg/apis/meta/v1.ListMeta": {"selfLink", "resourceVersion", "continue", "remainingItemCount"},
+	"k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta": {"name", "generateName", "namespace", "selfLink", "uid",
+		"resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+		"labels", "annotations", "ownerReferences", "finalizers", "managedFields"},
+}
+
 func init() {
 	add := func(pkg string, k model.ValueKind, names ...string) {
 		for _, name := range names {
@@ -586,6 +597,9 @@ func (r *resolver) members(e ast.Expr, imports map[string]string, pkg *declPkg, 
 			from = pkg.fromDir
 		}
 		d, ok = r.decl(r.pkgFor(ip, from), x.Sel.Name, seen)
+		if known, isKnown := wellKnownMembers[ip+"."+x.Sel.Name]; isKnown && (!ok || d == nil) {
+			return known, true
+		}
 	}
 	if !ok || d == nil {
 		return nil, false
