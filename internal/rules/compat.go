@@ -857,7 +857,9 @@ var FieldBecameRequired = &Rule{
 		"(an error then: the object fails validation), or is declared outside the repository (not checked, but for the well-known types whose empty object " +
 		"means unset, see NEW_FIELD_NOT_POINTER); a warning under the crd profile for a field with a default at head, which the " +
 		"API server fills in before it validates (unless omitempty went and Go clients now send a zero value that is not the default); info when the release before base had the field as head has it: " +
-		"the change restores the released form; in a component configuration, which its component decodes from a file with no schema, " +
+		"the change restores the released form; info for a struct-valued field that only loses omitempty (which omits no struct: its JSON is unchanged, as after go fix) " +
+		"where the group's objects are decoded and validated in Go (no crd profile, no CRD manifest serving its package), which enforces no schema's required list; " +
+		"in a component configuration, which its component decodes from a file with no schema, " +
 		"info unless the field is marked required, and then at most a warning; info where the API server validates nothing of a custom " +
 		"resource's field, see NEW_FIELD_NOT_OPTIONAL).",
 	Why: "Clients that never set the field now fail validation, or serialise zero values they never meant. " +
@@ -935,6 +937,13 @@ var FieldBecameRequired = &Rule{
 				r.Severity = finding.Info
 				r.Message += " (a component configuration: its component decodes the file in Go, which requires no field and reads an explicit zero value as the absent one; its validation code decides what is required)"
 				r.Hint = "confirm the component's validation does not now require the field"
+			} else if why := c.onlySchemaRequired(fd, len(what) == 1 && !omitLost); why != "" {
+				// go fix (Go 1.26) drops omitempty from struct-valued
+				// fields, where it never omitted anything: metal-stack's
+				// provider configuration lost it from three.
+				r.Severity = finding.Info
+				r.Message += why
+				r.Hint = "confirm the validation code does not now require the field; only the schema generated from the tags changed"
 			} else if fd.Head.Required() && c.Policy(fd.Type.Pkg).ValidatedInGo {
 				// Built-in types: the server validates in Go and does not
 				// enforce the schema's required list; the marker (and the
@@ -990,6 +999,33 @@ var FieldBecameRequired = &Rule{
 			c.Field(fd, c.restoresRelease(fd, c.relaxNoSchema(fd, r, finding.Info)))
 		}
 	},
+}
+
+// onlySchemaRequired says why a field that became required in the
+// schema only by losing omitempty changes nothing any server enforces
+// ("" when it does): schemaOnly (the schema's required list is the only
+// change found), the field is a struct value at both revisions (of one
+// Go type), whose omitempty omitted nothing (encoding/json writes every
+// struct value), not marked +required, and its group's API server
+// decodes objects into Go types and validates them in Go, never against
+// the schema's required list (not the crd profile, and no CRD manifest
+// at head serves a kind of its package: Gardener's extension resources
+// are CRDs, its providers' configurations are read by Go code).
+func (c *Context) onlySchemaRequired(fd *model.FieldDiff, schemaOnly bool) string {
+	b, h := fd.Base, fd.Head
+	if !schemaOnly || h.Required() || b.Type != h.Type || b.ValueKind != model.KindStructValue || h.ValueKind != model.KindStructValue ||
+		!b.JSON.OmitEmpty || b.JSON.OmitZero || c.Policy(fd.Type.Pkg).SchemaValidates {
+		return ""
+	}
+	if p, ms := fd.Type.Pkg.Head, c.Manifests(); p != nil && p.GroupName != "" && ms != nil {
+		for _, k := range rootKinds(p) {
+			if _, served := ms.Head.Kind(p.GroupName, k); served {
+				return ""
+			}
+		}
+	}
+	return "; its JSON is unchanged (omitempty omits no struct value: Go clients sent it before as now), and this group's objects " +
+		"are decoded into Go types and validated in Go, which enforces no schema's required list"
 }
 
 // becameStruct reports a field that is omitted when empty no more only
