@@ -831,6 +831,9 @@ var excludedSegments = map[string]bool{
 	"clientset": true, "clientsets": true, "listers": true, "informers": true, "applyconfiguration": true,
 	"applyconfigurations": true, "fake": true, "fakes": true, "testdata": true, "test": true, "tests": true,
 	"e2e": true, "fixtures": true, "third_party": true, "vendor": true, "testing": true, "mocks": true,
+	// Sample code: controller-runtime's and code-generator's examples are
+	// packages nobody serves (a group named "example" is no sample dir).
+	"examples": true, "samples": true,
 }
 
 // Excluded reports whether a directory is never an API group: a built-in

@@ -256,8 +256,9 @@ func TestComponentConfigDetection(t *testing.T) {
 }
 
 // Discovery finds API groups only: generated clients that use another
-// package's SchemeGroupVersion, test fixtures and vendored copies are not
-// groups, nor are configured exclusions.
+// package's SchemeGroupVersion, test fixtures, vendored copies and sample
+// code (controller-runtime's and code-generator's examples) are not
+// groups, nor are configured exclusions; a group named example is one.
 func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 	api := "// +groupName=core.example.cloud\npackage v1\n\n// Spec is a spec.\ntype Spec struct{}\n"
 	src := mapSource{
@@ -267,6 +268,9 @@ func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 		"pkg/client/core/v1/lister.go":                                "package v1\n\nimport v1 \"example.com/repo/pkg/apis/core/v1\"\n\nvar _ = v1.SchemeGroupVersion\n\n// Lister lists.\ntype Lister struct{}\n",
 		"test/e2e/apis/fixture/v1/types.go":                           api,
 		"third_party/upstream/apis/v1alpha1/types.go":                 "// +groupName=upstream.io\npackage v1alpha1\n\n// Thing is upstream.\ntype Thing struct{}\n",
+		"examples/conversion/pkg/apis/jobs/v1/types.go":               "// +groupName=jobs.example.org\npackage v1\n\n// Job is a sample.\ntype Job struct{}\n",
+		"docs/samples/apis/demo/v1/types.go":                          "// +groupName=demo.example.org\npackage v1\n\n// Demo is a sample.\ntype Demo struct{}\n",
+		"pkg/apis/example/v1/types.go":                                "// +groupName=example.example.cloud\npackage v1\n\n// Example is a kind of its own group.\ntype Example struct{}\n",
 		"pkg/provider-local/apis/local/v1alpha1/types.go":             "// +groupName=local.provider.example.cloud\npackage v1alpha1\n\n// Config is local.\ntype Config struct{}\n",
 		"pkg/apis/kb/v1/groupversion_info.go":                         "package v1\n\nimport \"k8s.io/apimachinery/pkg/runtime/schema\"\n\nvar GroupVersion = schema.GroupVersion{Group: \"kb.example.io\", Version: \"v1\"}\n\n// Widget is a kind.\ntype Widget struct{}\n",
 	}
@@ -278,8 +282,8 @@ func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 	for _, g := range m.Groups {
 		dirs = append(dirs, g.Dir)
 	}
-	if got := strings.Join(dirs, " "); got != "pkg/apis/core pkg/apis/kb" {
-		t.Errorf("groups = %s, want pkg/apis/core pkg/apis/kb", got)
+	if got := strings.Join(dirs, " "); got != "pkg/apis/core pkg/apis/example pkg/apis/kb" {
+		t.Errorf("groups = %s, want pkg/apis/core pkg/apis/example pkg/apis/kb", got)
 	}
 }
 
