@@ -340,7 +340,8 @@ func (e *History) findRelease() (Release, string) {
 	if before[0].Name == "" {
 		// Base came before every release when the first one descends
 		// from it (not when the tags are on a history apart from it) and
-		// no tag of another naming (nack's 0.3.0 beside v0.6.0) names a
+		// no tag of another naming (hvpa-controller's 0.1.0 before its
+		// v0.2.0) names a
 		// version base contains.
 		if first := rs.Oldest(); first.Commit != "" {
 			after, err := e.in.Repo.IsAncestor(base, first.Commit)
