@@ -341,8 +341,7 @@ func (e *History) findRelease() (Release, string) {
 		// Base came before every release when the first one descends
 		// from it (not when the tags are on a history apart from it) and
 		// no tag of another naming (hvpa-controller's 0.1.0 before its
-		// v0.2.0) names a
-		// version base contains.
+		// v0.2.0) names a version base contains.
 		if first := rs.Oldest(); first.Commit != "" {
 			after, err := e.in.Repo.IsAncestor(base, first.Commit)
 			if err == nil && after {
