@@ -10,3 +10,11 @@ func (r *Reuse) Held() int {
 	defer r.parses.mu.Unlock()
 	return len(r.parses.m)
 }
+
+// ShareTypesFrom sets how many types the second scan must build before it
+// holds base's equal types (shareTypesFrom); the returned func restores it.
+func ShareTypesFrom(n int) func() {
+	old := shareTypesFrom
+	shareTypesFrom = n
+	return func() { shareTypesFrom = old }
+}

@@ -107,6 +107,17 @@ func TestReuseTakesUnchangedGroups(t *testing.T) {
 	base := baseRepo()
 	head := baseRepo()
 	head["pkg/apis/core/v1beta1/types.go"] = strings.Replace(shootTypes, "Odd *string", "Odder *string", 1)
+	// A tree this small holds its types twice (sharing them costs more
+	// than the memory it saves); from shareTypesFrom types on, once.
+	small := func() {
+		t.Helper()
+		_, bm, hm, _ := scanPairWith(t, blobSource{base}, blobSource{head})
+		if bt, ht := bm.Group("pkg/apis/core").Version("v1beta1").Type("Shoot"), hm.Group("pkg/apis/core").Version("v1beta1").Type("Shoot"); bt == nil || bt == ht {
+			t.Errorf("a small tree's unchanged type Shoot held once (%p, %p), want twice", bt, ht)
+		}
+	}
+	small()
+	defer scan.ShareTypesFrom(1)()
 	r, bm, hm, taken := scanPairWith(t, blobSource{base}, blobSource{head})
 	if d := cmp.Diff(map[string]bool{"pkg/gardenlet/apis/config": true}, taken); d != "" {
 		t.Errorf("groups head took from base (-want +got):\n%s", d)

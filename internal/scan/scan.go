@@ -566,12 +566,31 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	clear(s.parsed)
 	m.Sort()
 	contract.NormalizePackages(append(built, m.Shared...))
-	if s.reuse != nil {
+	if s.reuse != nil && builtTypes(built) >= shareTypesFrom {
 		s.reuse.shareTypes(m, s.reused)
 	}
 	sort.Strings(s.notes)
 	m.Notes = slices.Compact(s.notes)
 	return m, nil
+}
+
+// shareTypesFrom is how many types the second scan must have built before
+// it holds base's types where they are equal (Reuse.shareTypes): sharing
+// saves memory in proportion to the types, and comparing them costs time
+// in proportion too. Below it the memory is small and the time is not: a
+// Gardener release pair's head builds about 800 types in 10 groups, 4-5
+// ms of a 0.1 s run, to save a megabyte or two. A large tree judged whole
+// keeps its live heap down (640 generated groups, whose head builds about
+// 16,000 types: 335 -> 252 MB).
+var shareTypesFrom = 5000
+
+// builtTypes counts the types of the packages a scan built.
+func builtTypes(pkgs []*model.Package) int {
+	n := 0
+	for _, p := range pkgs {
+		n += len(p.Types)
+	}
+	return n
 }
 
 // buildAll builds the groups of cands into m, group by group in batches:
