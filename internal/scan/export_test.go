@@ -18,3 +18,7 @@ func ShareTypesFrom(n int) func() {
 	shareTypesFrom = n
 	return func() { shareTypesFrom = old }
 }
+
+// Early are the group directories the second scan built before the first
+// was done (read it once both scans ended).
+func (r *Reuse) Early() []string { return r.early }

@@ -45,6 +45,10 @@ type Reuse struct {
 	ok      bool
 	profile model.Profile
 	groups  map[string]*builtGroup // by group directory
+
+	// early are the group directories the second scan built while the
+	// first still ran (importingChanged), set by the second scan.
+	early []string
 }
 
 // BlobIDs names a source's files by content: the same id at two

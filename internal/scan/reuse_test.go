@@ -171,11 +171,16 @@ func TestReuseFollowsResolution(t *testing.T) {
 	head["pkg/shared/shared.go"] = "package shared\n\ntype Window []string\n"
 	head["pkg/apis/c/v1/unrelated.go"] = "package v1\n\ntype Other struct{ X, Y int }\n"
 	head["pkg/unrelated/unrelated.go"] = "package unrelated\n\ntype U struct{ A int }\n"
-	bm, hm, taken := scanPair(t, blobSource{base}, blobSource{head})
+	r, bm, hm, taken := scanPairWith(t, blobSource{base}, blobSource{head})
 	if d := cmp.Diff(map[string]bool{"pkg/apis/b": true}, taken); d != "" {
 		t.Errorf("groups head took from base (-want +got):\n%s", d)
 	}
 	wantNillable(t, bm, hm, "W", model.NotNillable, model.Nillable)
+	// pkg/apis/a imports the changed pkg/shared: head built it without
+	// waiting for base (pkg/apis/c changed itself, pkg/apis/b was taken).
+	if d := cmp.Diff([]string{"pkg/apis/a"}, r.Early()); d != "" {
+		t.Errorf("groups head built before base was done (-want +got):\n%s", d)
+	}
 
 	// A nested module makes pkg/apis/b another import path: built anew.
 	head2 := maps.Clone(base)

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -640,9 +641,20 @@ func (s *state) takeAll(m *model.Model, cands []*candidate) error {
 	if len(cands) == 0 {
 		return nil
 	}
+	// While the other scan still builds, the groups that import a package
+	// the change touched are built here: base's build of them would
+	// not be taken (take: a package resolved through changed), and this
+	// core would wait idle. The others wait for base.
+	early, rest := s.importingChanged(cands)
+	for _, c := range early {
+		s.reuse.early = append(s.reuse.early, c.dir)
+	}
+	if err := s.buildAll(m, early); err != nil {
+		return err
+	}
 	<-s.reuse.done
 	var build []*candidate
-	for _, c := range cands {
+	for _, c := range rest {
 		b, ok := (*builtGroup)(nil), false
 		if s.reuse.ok {
 			b, ok = s.take(c)
@@ -662,6 +674,54 @@ func (s *state) takeAll(m *model.Model, cands []*candidate) error {
 		}
 	}
 	return s.buildAll(m, build)
+}
+
+// importingChanged splits candidates whose own files are unchanged (see
+// reusable) into those with a file that imports a package of the
+// repository whose files the change touched, and the others. The split
+// only orders work: a group of rest that base's build cannot give is
+// built after all (takeAll).
+func (s *state) importingChanged(cands []*candidate) (early, rest []*candidate) {
+	changed := map[string]bool{} // import paths of the directories the change touched
+	for dir := range s.goFiles {
+		if !s.sameDir(dir) {
+			changed[s.mods.importPath(dir)] = true
+		}
+	}
+	if len(changed) == 0 {
+		return nil, cands
+	}
+	var files []string
+	for _, c := range cands {
+		files = append(files, s.candidateFiles(c)...)
+	}
+	contents, err := s.src.ReadFiles(files)
+	if err != nil {
+		return nil, cands // the build reads them again and says what failed
+	}
+	for _, c := range cands {
+		if slices.ContainsFunc(s.candidateFiles(c), func(f string) bool { return importsAny(f, contents[f], changed) }) {
+			early = append(early, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	return early, rest
+}
+
+// importsAny reports whether a Go file imports one of the import paths
+// (a file whose imports do not parse imports none).
+func importsAny(name string, src []byte, paths map[string]bool) bool {
+	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
+	if err != nil {
+		return false
+	}
+	for _, im := range f.Imports {
+		if p, err := strconv.Unquote(im.Path.Value); err == nil && paths[p] {
+			return true
+		}
+	}
+	return false
 }
 
 // buildGroup builds the packages of a candidate whose files are parsed,
