@@ -13,6 +13,11 @@ const DefaultTagPattern = `^v(\d+)\.(\d+)\.0$`
 
 var defaultTagRegexp = regexp.MustCompile(DefaultTagPattern)
 
+// UnprefixedTagPattern matches release tags <major>.<minor>.0. Where the
+// default pattern is in effect and no tag matches it, these are the
+// releases (kube-logging's logging-operator tags 6.0.0, never v6.0.0).
+const UnprefixedTagPattern = `^(\d+)\.(\d+)\.0$`
+
 // CompileTagPattern compiles a release tag pattern. A pattern starting with
 // "^" is a Go regular expression (RE2 syntax) matched against the tag name
 // as written (anchor the end with "$" yourself); any other pattern is a

@@ -23,6 +23,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -72,9 +73,12 @@ type History struct {
 	// firstAfterBase is the repository's first release when release
 	// tags exist and none was cut before base (set by findRelease).
 	firstAfterBase string
-	tag            func() (*releaseRev, error)
-	opened         atomic.Pointer[releaseRev] // tag's answer, once it has one
-	tagSnap        git.Snapshot               // for Close
+	// pattern is the tag pattern in effect when findRelease chose
+	// another than the options' (see TagPattern).
+	pattern string
+	tag     func() (*releaseRev, error)
+	opened  atomic.Pointer[releaseRev] // tag's answer, once it has one
+	tagSnap git.Snapshot               // for Close
 
 	// hists are ProtoHistory's answers, per set of structs (the rules
 	// and the fixes may ask for different ones; the struct history below
@@ -206,6 +210,17 @@ func (e *History) Close() {
 // Options are the lifecycle options in effect (defaults filled in).
 func (e *History) Options() Options { return e.opts }
 
+// TagPattern is the release tag pattern in effect: the options', or, when
+// that is the default and no tag matches it, config.UnprefixedTagPattern
+// if tags match that.
+func (e *History) TagPattern() string {
+	e.release()
+	if e.pattern != "" {
+		return e.pattern
+	}
+	return e.opts.TagPattern
+}
+
 // Input is what the comparison handed in.
 func (e *History) Input() Input { return e.in }
 
@@ -324,6 +339,14 @@ func (e *History) findRelease() (Release, string) {
 	if err != nil {
 		return Release{}, fmt.Sprintf("cannot read release tags: %v", err)
 	}
+	if len(rs.Tags) == 0 && e.opts.TagPattern == config.DefaultTagPattern {
+		// No tag is named v<major>.<minor>.0: a repository that names
+		// its releases without the v has them as <major>.<minor>.0.
+		plain := regexp.MustCompile(config.UnprefixedTagPattern)
+		if alt, err := e.in.Repo.ReleaseTagsMemo(plain.MatchString, e.cache()); err == nil && len(alt.Tags) > 0 {
+			rs, e.pattern = alt, config.UnprefixedTagPattern
+		}
+	}
 	if len(rs.Tags) == 0 {
 		return Release{}, e.noTags(rs)
 	}
@@ -350,8 +373,12 @@ func (e *History) findRelease() (Release, string) {
 				}
 			}
 		}
+		pattern := e.opts.TagPattern
+		if e.pattern != "" {
+			pattern = e.pattern
+		}
 		return Release{}, fmt.Sprintf("no release tag matching %s was cut before base %s (the oldest release, %s, came after it)",
-			e.opts.TagPattern, short(base), rs.Oldest().Name)
+			pattern, short(base), rs.Oldest().Name)
 	}
 	atHead := before[len(before)-1]
 	if atHead.Name == "" || semver.Compare(atHead.Version, before[0].Version) < 0 {

@@ -225,3 +225,34 @@ func TestLayoutManyTags(t *testing.T) {
 		t.Errorf("release line %q, want v1.12.0", got)
 	}
 }
+
+// TestLayoutUnprefixedTags: a repository that names its releases 1.0.0,
+// never v1.0.0 (kube-logging's logging-operator), has releases under the
+// default tag pattern; where some tag is named v<major>.<minor>.0, those
+// alone are releases, as before.
+func TestLayoutUnprefixedTags(t *testing.T) {
+	t.Parallel()
+	renamed := []byte(strings.Replace(string(shootSpec("Region=1")), `json:"region,omitempty"`, `json:"regionName,omitempty"`, 1))
+	for _, c := range []struct {
+		name            string
+		oldTag, baseTag string
+		want            string
+	}{
+		{"unprefixed only", "0.9.0", "1.0.0", "release used: 1.0.0 ("},
+		{"both namings", "v0.9.0", "1.0.0", "release used: v0.9.0 ("},
+	} {
+		f := gitfixture.New(t)
+		files := map[string]string{}
+		for p, data := range prelude(shootSpec("Region=1")) {
+			files[p] = string(data)
+		}
+		f.Import(gitfixture.Commit{Step: "old", Files: files, Tags: []string{c.oldTag}},
+			gitfixture.Commit{Step: "base", Files: map[string]string{"VERSION": "1.0.0\n"}, Branches: []string{"base"}, Tags: []string{c.baseTag}},
+			gitfixture.Commit{Step: "head", Files: map[string]string{layoutTypes: string(renamed)}, Branches: []string{"head"}})
+		res := runLayout(t, f.Dir, "")
+		wantFindings(t, res, "JSON_NAME_CHANGED "+layoutTypes+":16 ClusterSpec.Region")
+		if got := res.Report.Releases.Used(); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: release line %q, want %q…\n%s", c.name, got, c.want, dump(res))
+		}
+	}
+}

@@ -219,7 +219,7 @@ func (e *Stages) headRelease() (string, string) {
 	if in.Repo == nil || in.Head == nil || in.Base == nil || in.Head.Ref() == git.WorktreeRef || in.Head.Commit() == "" {
 		return "", ""
 	}
-	re, err := config.CompileTagPattern(e.hist.Options().TagPattern)
+	re, err := config.CompileTagPattern(e.hist.TagPattern())
 	if err != nil {
 		return "", err.Error()
 	}
