@@ -8,7 +8,6 @@ import (
 	"go/types"
 	"hash/maphash"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -419,14 +418,12 @@ func skipBalanced(l *golex.Lexer, open, close golex.Kind) bool {
 	return true
 }
 
-var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
-
 // commentDeprecated reports whether a comment of a field's doc comment
-// ("// ..." or "/* ... */", as go/ast holds it) has a line that starts
-// with "Deprecated:".
+// ("// ..." or "/* ... */", as go/ast holds it) has a line that says the
+// field is deprecated, as the scan reads it (scan.DeprecationLine).
 func commentDeprecated(text string) bool {
 	for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(text, "//"), "/*"), "*/"), "\n") {
-		if deprecatedLine.MatchString(strings.TrimPrefix(strings.TrimSpace(l), "* ")) {
+		if scan.DeprecationLine(strings.TrimPrefix(strings.TrimSpace(l), "* ")) {
 			return true
 		}
 	}

@@ -249,9 +249,12 @@ var FieldRemovedNotDeprecated = &Rule{
 	Severity: finding.Warning,
 	Relax:    relaxedToInfo,
 	Requires: []Input{InputRelease},
-	Summary:  "A field removed from an external version had no `Deprecated:` paragraph at the last release that shipped it.",
-	Why:      "Users need a deprecation period to stop setting a field before it disappears; a release must have announced it.",
-	Fix:      "Mark the field deprecated (a `Deprecated:` paragraph in its doc comment) in a release before removing it.",
+	Summary: "A field removed from an external version was not marked deprecated at the last release that shipped it: its doc " +
+		"comment had no line that starts with the word Deprecated as a statement (Go's `Deprecated:` paragraph, or `Deprecated.`, " +
+		"`Deprecated, use …`, `DEPRECATED - …`, `Deprecated in v1.17 …`, a line `Deprecated` alone; not `Deprecated declares …`, " +
+		"the doc of a field named Deprecated).",
+	Why: "Users need a deprecation period to stop setting a field before it disappears; a release must have announced it.",
+	Fix: "Mark the field deprecated (a `Deprecated:` paragraph in its doc comment) in a release before removing it.",
 	Check: func(c *Context) {
 		fields := slices.Collect(c.Diff.RemovedFields())
 		if len(fields) == 0 {

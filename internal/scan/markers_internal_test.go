@@ -38,3 +38,34 @@ func TestVersionBound(t *testing.T) {
 		}
 	}
 }
+
+// Deprecation is written in several styles; a line that merely starts
+// with the word (the doc of a field named Deprecated) is none of them.
+func TestDeprecationLine(t *testing.T) {
+	for line, want := range map[string]bool{
+		"Deprecated: use Gardenlet instead.": true,
+		"deprecated: lower case":             true,
+		"Deprecated":                         true,
+		"DEPRECATED":                         true,
+		"DEPRECATED.":                        true,
+		"Deprecated, will be removed with next major version":                true,
+		"DEPRECATED - This group version of Deployment is deprecated by ...": true,
+		"DEPRECATED 1.9 - This group version of NetworkPolicy is deprecated": true,
+		"Deprecated in v1.17 in favor of rbac.authorization.k8s.io/v1 Role.": true,
+		"Deprecated since v0.5: use Spec.Image.":                             true,
+		"Deprecated. Use architectureConfiguration instead.":                 true,
+		"Deprecated field. Support dropped in v1beta1 version.":              true,
+		"Deprecated and will be removed in v2.":                              true,
+		"  Deprecated (use Foo)":                                             true,
+		"Deprecated declares this operation to be deprecated":                false,
+		"deprecated indicates this version of the custom resource API is":    false,
+		"Deprecated features are scheduled to be shut down and removed.":     false,
+		"DeprecatedAPIs lists the removed APIs.":                             false,
+		"This field is deprecated.":                                          false,
+		"":                                                                   false,
+	} {
+		if got := DeprecationLine(line); got != want {
+			t.Errorf("DeprecationLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

@@ -396,7 +396,23 @@ func commentLines(cg *ast.CommentGroup) []string {
 	return out
 }
 
-var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated:`)
+// deprecatedLine matches a doc comment line that says its declaration is
+// deprecated: the word Deprecated (any case) first, then a colon (Go's
+// "Deprecated:" paragraph), other punctuation or nothing ("Deprecated.",
+// "Deprecated, will be removed with next major version", "DEPRECATED -
+// This group version of …", a line "Deprecated" alone), a version
+// ("DEPRECATED 1.9 - …") or a word that goes on to say when or why
+// ("Deprecated in v1.17 in favor of …", "Deprecated since …", "Deprecated
+// field. …", "Deprecated and will be removed …", "Deprecated, use …").
+// A line that only starts with the word ("Deprecated declares whether
+// the operation is deprecated", the doc of a field named Deprecated;
+// "Deprecated features are …") is no such statement.
+var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated(\s*$|\s*[:.,;!(]|\s+[-\x{2013}\x{2014}]|\s+\d|\s+(in|since|as|field|and|for|until|use|now|starting|from|with)\b)`)
+
+// DeprecationLine reports whether a line of a doc comment (its comment
+// markers removed) says that the declaration it documents is deprecated
+// (see deprecatedLine).
+func DeprecationLine(line string) bool { return deprecatedLine.MatchString(line) }
 
 // alphaText is how Kubernetes-style doc comments call a field alpha
 // ("This is an alpha field and requires enabling the X feature gate.",
@@ -422,9 +438,9 @@ func experimentalChannel(lines []string) bool {
 // ASCII), so the costly regexp runs only on the few comments that do.
 func mentionsAlpha(s string) bool { return protobuf.ContainsFold(s, "alpha") }
 
-// isDeprecated reports whether a doc comment has a "Deprecated:" paragraph
-// (Go's convention; also accepted in upper case as older Kubernetes code
-// writes it).
+// isDeprecated reports whether a doc comment has a line that says the
+// declaration is deprecated: Go's "Deprecated:" paragraph, or the other
+// ways API code writes it (see deprecatedLine).
 func isDeprecated(lines []string) bool {
 	for _, l := range lines {
 		if deprecatedLine.MatchString(l) {
