@@ -412,7 +412,11 @@ var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated(\s*$|\s*[:.,;!(]|\s+
 // DeprecationLine reports whether a line of a doc comment (its comment
 // markers removed) says that the declaration it documents is deprecated
 // (see deprecatedLine).
-func DeprecationLine(line string) bool { return deprecatedLine.MatchString(line) }
+func DeprecationLine(line string) bool {
+	// The word first: most lines are not, and need no regexp.
+	t := strings.TrimLeft(line, " \t")
+	return len(t) >= len("deprecated") && strings.EqualFold(t[:len("deprecated")], "deprecated") && deprecatedLine.MatchString(t)
+}
 
 // alphaText is how Kubernetes-style doc comments call a field alpha
 // ("This is an alpha field and requires enabling the X feature gate.",
@@ -443,7 +447,7 @@ func mentionsAlpha(s string) bool { return protobuf.ContainsFold(s, "alpha") }
 // ways API code writes it (see deprecatedLine).
 func isDeprecated(lines []string) bool {
 	for _, l := range lines {
-		if deprecatedLine.MatchString(l) {
+		if DeprecationLine(l) {
 			return true
 		}
 	}
