@@ -905,7 +905,9 @@ func servesObjects(g *model.Group) bool {
 }
 
 // excludedSegments are directory names that never hold API groups:
-// generated clients, test code and fixtures, vendored copies.
+// generated clients, test code and fixtures, vendored copies. (A
+// directory named external holds copies of other projects' APIs below
+// it, see externalCopy.)
 var excludedSegments = map[string]bool{
 	"clientset": true, "clientsets": true, "listers": true, "informers": true, "applyconfiguration": true,
 	"applyconfigurations": true, "fake": true, "fakes": true, "testdata": true, "test": true, "tests": true,
@@ -915,12 +917,24 @@ var excludedSegments = map[string]bool{
 	"examples": true, "samples": true,
 }
 
+// externalCopy reports whether the path below a directory named external
+// (rest) holds another project's API: a directory of its own there
+// (Kuadrant's api/external/maistra/v1, vm-operator's
+// external/net-operator/api/v1alpha1 are copies of APIs that other
+// projects serve, kept to build clients of them). A group named external
+// (pkg/apis/external, its version pkg/apis/external/v1) is the
+// repository's own.
+func externalCopy(rest []string) bool {
+	return len(rest) > 1 || len(rest) == 1 && !IsVersionDir(rest[0])
+}
+
 // Excluded reports whether a directory is never an API group: a built-in
 // exclusion (generated clients, test code, fixtures, vendored copies) or
 // one of the configured globs.
 func Excluded(dir string, globs []string) bool {
-	for _, seg := range strings.Split(dir, "/") {
-		if excludedSegments[seg] {
+	segs := strings.Split(dir, "/")
+	for i, seg := range segs {
+		if excludedSegments[seg] || seg == "external" && externalCopy(segs[i+1:]) {
 			return true
 		}
 	}

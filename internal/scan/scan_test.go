@@ -258,7 +258,9 @@ func TestComponentConfigDetection(t *testing.T) {
 // Discovery finds API groups only: generated clients that use another
 // package's SchemeGroupVersion, test fixtures, vendored copies and sample
 // code (controller-runtime's and code-generator's examples) are not
-// groups, nor are configured exclusions; a group named example is one.
+// groups, nor are configured exclusions, nor copies of other projects'
+// APIs below a directory named external; groups named example and
+// external are.
 func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 	api := "// +groupName=core.example.cloud\npackage v1\n\n// Spec is a spec.\ntype Spec struct{}\n"
 	src := mapSource{
@@ -273,6 +275,11 @@ func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 		"pkg/apis/example/v1/types.go":                                "// +groupName=example.example.cloud\npackage v1\n\n// Example is a kind of its own group.\ntype Example struct{}\n",
 		"pkg/provider-local/apis/local/v1alpha1/types.go":             "// +groupName=local.provider.example.cloud\npackage v1alpha1\n\n// Config is local.\ntype Config struct{}\n",
 		"pkg/apis/kb/v1/groupversion_info.go":                         "package v1\n\nimport \"k8s.io/apimachinery/pkg/runtime/schema\"\n\nvar GroupVersion = schema.GroupVersion{Group: \"kb.example.io\", Version: \"v1\"}\n\n// Widget is a kind.\ntype Widget struct{}\n",
+		// Copies of other projects' APIs (Kuadrant's, vm-operator's), and
+		// a group of the repository's own named external.
+		"api/external/maistra/v1/types.go":            "// +groupName=maistra.io\npackage v1\n\n// Mesh is Maistra's.\ntype Mesh struct{}\n",
+		"external/net-operator/api/v1alpha1/types.go": "// +groupName=netoperator.vmware.com\npackage v1alpha1\n\n// Net is net-operator's.\ntype Net struct{}\n",
+		"pkg/apis/external/v1/types.go":               "// +groupName=external.example.cloud\npackage v1\n\n// Link is a kind of its own group.\ntype Link struct{}\n",
 	}
 	m, err := scan.Scan(src, scan.Options{Exclude: []string{"pkg/provider-local/**"}})
 	if err != nil {
@@ -282,8 +289,8 @@ func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 	for _, g := range m.Groups {
 		dirs = append(dirs, g.Dir)
 	}
-	if got := strings.Join(dirs, " "); got != "pkg/apis/core pkg/apis/example pkg/apis/kb" {
-		t.Errorf("groups = %s, want pkg/apis/core pkg/apis/example pkg/apis/kb", got)
+	if got, want := strings.Join(dirs, " "), "pkg/apis/core pkg/apis/example pkg/apis/external pkg/apis/kb"; got != want {
+		t.Errorf("groups = %s, want %s", got, want)
 	}
 }
 
