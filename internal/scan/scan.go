@@ -906,8 +906,8 @@ func servesObjects(g *model.Group) bool {
 
 // excludedSegments are directory names that never hold API groups:
 // generated clients, test code and fixtures, vendored copies. (A
-// directory named external holds copies of other projects' APIs below
-// it, see externalCopy.)
+// directory named external or externalapi holds copies of other
+// projects' APIs below it, see externalCopy.)
 var excludedSegments = map[string]bool{
 	"clientset": true, "clientsets": true, "listers": true, "informers": true, "applyconfiguration": true,
 	"applyconfigurations": true, "fake": true, "fakes": true, "testdata": true, "test": true, "tests": true,
@@ -917,11 +917,19 @@ var excludedSegments = map[string]bool{
 	"examples": true, "samples": true,
 }
 
-// externalCopy reports whether the path below a directory named external
-// (rest) holds another project's API: a directory of its own there
-// (Kuadrant's api/external/maistra/v1, vm-operator's
-// external/net-operator/api/v1alpha1 are copies of APIs that other
-// projects serve, kept to build clients of them). A group named external
+// externalSegments are the names of directories that hold copies of
+// other projects' APIs (see externalCopy).
+var externalSegments = map[string]bool{
+	"external": true, "externalapi": true, "externalapis": true,
+	"external-api": true, "external-apis": true, "external_api": true, "external_apis": true,
+}
+
+// externalCopy reports whether the path below a directory named for
+// external APIs (rest) holds another project's API: a directory of its
+// own there (Kuadrant's api/external/maistra/v1, vm-operator's
+// external/net-operator/api/v1alpha1, Scylla's
+// pkg/externalapi/monitoring/v1 are copies of APIs that other projects
+// serve, kept to build clients of them). A group so named
 // (pkg/apis/external, its version pkg/apis/external/v1) is the
 // repository's own.
 func externalCopy(rest []string) bool {
@@ -934,7 +942,7 @@ func externalCopy(rest []string) bool {
 func Excluded(dir string, globs []string) bool {
 	segs := strings.Split(dir, "/")
 	for i, seg := range segs {
-		if excludedSegments[seg] || seg == "external" && externalCopy(segs[i+1:]) {
+		if excludedSegments[seg] || externalSegments[seg] && externalCopy(segs[i+1:]) {
 			return true
 		}
 	}

@@ -259,8 +259,8 @@ func TestComponentConfigDetection(t *testing.T) {
 // package's SchemeGroupVersion, test fixtures, vendored copies and sample
 // code (controller-runtime's and code-generator's examples) are not
 // groups, nor are configured exclusions, nor copies of other projects'
-// APIs below a directory named external; groups named example and
-// external are.
+// APIs below a directory named external or externalapi; groups named
+// example and external are.
 func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 	api := "// +groupName=core.example.cloud\npackage v1\n\n// Spec is a spec.\ntype Spec struct{}\n"
 	src := mapSource{
@@ -279,6 +279,7 @@ func TestDiscoveryFindsOnlyAPIGroups(t *testing.T) {
 		// a group of the repository's own named external.
 		"api/external/maistra/v1/types.go":            "// +groupName=maistra.io\npackage v1\n\n// Mesh is Maistra's.\ntype Mesh struct{}\n",
 		"external/net-operator/api/v1alpha1/types.go": "// +groupName=netoperator.vmware.com\npackage v1alpha1\n\n// Net is net-operator's.\ntype Net struct{}\n",
+		"pkg/externalapi/monitoring/v1/types.go":      "// +groupName=monitoring.coreos.com\npackage v1\n\n// Prometheus is prometheus-operator's.\ntype Prometheus struct{}\n",
 		"pkg/apis/external/v1/types.go":               "// +groupName=external.example.cloud\npackage v1\n\n// Link is a kind of its own group.\ntype Link struct{}\n",
 	}
 	m, err := scan.Scan(src, scan.Options{Exclude: []string{"pkg/provider-local/**"}})
