@@ -121,6 +121,13 @@ type Rule struct {
 	// as Cluster API's v1beta2 before v1.11) is information. Without
 	// release history every finding keeps its severity.
 	ReleasedVersionOnly bool
+	// ReleasedStructOnly: the rule judges fields added to structs that
+	// clients already know. A finding about a field added to a struct that
+	// the release before base did not have (a struct added since, which
+	// this change extends before any release ships it) is information: the
+	// struct reaches clients with the field, as if it had been there from
+	// the start. Without release history every finding keeps its severity.
+	ReleasedStructOnly bool
 	// Last makes the engine run the rule after every other rule (the meta
 	// rule, which reports what no rule judged).
 	Last bool
@@ -192,6 +199,10 @@ func (r *Rule) Doc() finding.RuleDoc {
 	if r.ReleasedVersionOnly {
 		why += " A finding about a version that the release before base did not have, or that no CRD manifest at base serves " +
 			"(under development, or no longer served), is info, as is every such finding when base predates the repository's first release."
+	}
+	if r.ReleasedStructOnly {
+		why += " A finding about a field added to a struct that the release before base did not have (a struct not released yet) is info: " +
+			"the struct reaches clients with the field."
 	}
 	return finding.RuleDoc{
 		ID: r.ID, Category: string(r.Category), CategoryTitle: r.Category.Title(), Severity: r.Severity,
@@ -494,6 +505,9 @@ func (c *Context) gatedNew(fd *model.FieldDiff) string {
 func (c *Context) releasedOnly(fd *model.FieldDiff, r Report) Report {
 	if c.rule.ReleasedVersionOnly {
 		r = c.releasedVersionOnly(fd.Type.Pkg, r)
+	}
+	if c.rule.ReleasedStructOnly && fd.Base == nil {
+		r = c.unreleasedType(fd.Type, r)
 	}
 	if !c.rule.ReleasedOnly {
 		return r
