@@ -25,6 +25,7 @@ import (
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/rules"
+	"github.com/apicheck/apicheck/internal/scan"
 )
 
 // Categories and audiences of Gardener's release notes, in output order.
@@ -480,16 +481,28 @@ func newType(pd *model.PackageDiff, name string) bool {
 	return false
 }
 
-var deprecatedPara = regexp.MustCompile(`(?s)(?:^|\n)\s*Deprecated:\s*(.*?)(?:\n\s*\n|$)`)
-
-// deprecationText returns the text of a doc comment's "Deprecated:"
-// paragraph on one line, with the replacement it names quoted as code.
+// deprecationText returns the text of a doc comment's deprecation
+// notice on one line, with the replacement it names quoted as code: the
+// paragraph from the first line that says the field is deprecated, in
+// any of the styles the scan reads as one (scan.DeprecationLine: Go's
+// "Deprecated: use x", "Deprecated, use x", "DEPRECATED - use x"), after
+// its leading word.
 func deprecationText(doc string) string {
-	m := deprecatedPara.FindStringSubmatch(doc)
-	if m == nil {
+	lines := strings.Split(doc, "\n")
+	start := slices.IndexFunc(lines, scan.DeprecationLine)
+	if start < 0 {
 		return ""
 	}
-	text := strings.Join(strings.Fields(m[1]), " ")
+	var para []string
+	for _, l := range lines[start:] {
+		if strings.TrimSpace(l) == "" {
+			break
+		}
+		para = append(para, l)
+	}
+	first := strings.TrimSpace(para[0])
+	para[0] = strings.TrimLeft(first[len("deprecated"):], ":.,;!-\u2013\u2014 \t")
+	text := strings.Join(strings.Fields(strings.Join(para, " ")), " ")
 	if text != "" && !strings.HasSuffix(text, ".") {
 		text += "."
 	}

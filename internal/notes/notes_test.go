@@ -30,6 +30,11 @@ func TestDeprecationText(t *testing.T) {
 		"Foo.\n\nDeprecated: Use bar.\nSoon gone.":   "Use bar. Soon gone.",
 		"Foo.\n\nDeprecated: x.\n\nMore text after.": "x.",
 		"Deprecated:": "",
+		// The other styles the scan reads as deprecations.
+		"Foo.\nDeprecated, will be removed with next major version": "will be removed with next major version.",
+		"DEPRECATED - use spec.outputs instead.":                    "use `spec.outputs` instead.",
+		"Deprecated":                                                "",
+		"Deprecated declares the spec deprecated.":                  "",
 	} {
 		if got := deprecationText(doc); got != want {
 			t.Errorf("deprecationText(%q) = %q, want %q", doc, got, want)
