@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,6 +28,22 @@ func (b blobSource) BlobID(p string) (string, bool) {
 	}
 	sum := sha256.Sum256([]byte(v))
 	return hex.EncodeToString(sum[:]), true
+}
+
+// countingSource is a blobSource that counts how often each file is read.
+type countingSource struct {
+	blobSource
+	mu    *sync.Mutex
+	reads map[string]int
+}
+
+func (c countingSource) ReadFiles(paths []string) (map[string][]byte, error) {
+	c.mu.Lock()
+	for _, p := range paths {
+		c.reads[p]++
+	}
+	c.mu.Unlock()
+	return c.blobSource.ReadFiles(paths)
 }
 
 // scanPair scans base and head side by side with a Reuse, as check does,
@@ -171,15 +188,22 @@ func TestReuseFollowsResolution(t *testing.T) {
 	head["pkg/shared/shared.go"] = "package shared\n\ntype Window []string\n"
 	head["pkg/apis/c/v1/unrelated.go"] = "package v1\n\ntype Other struct{ X, Y int }\n"
 	head["pkg/unrelated/unrelated.go"] = "package unrelated\n\ntype U struct{ A int }\n"
-	r, bm, hm, taken := scanPairWith(t, blobSource{base}, blobSource{head})
+	counted := countingSource{blobSource{head}, &sync.Mutex{}, map[string]int{}}
+	r, bm, hm, taken := scanPairWith(t, blobSource{base}, counted)
 	if d := cmp.Diff(map[string]bool{"pkg/apis/b": true}, taken); d != "" {
 		t.Errorf("groups head took from base (-want +got):\n%s", d)
 	}
 	wantNillable(t, bm, hm, "W", model.NotNillable, model.Nillable)
 	// pkg/apis/a imports the changed pkg/shared: head built it without
-	// waiting for base (pkg/apis/c changed itself, pkg/apis/b was taken).
+	// waiting for base (pkg/apis/c changed itself, pkg/apis/b was taken),
+	// from the one read that found its imports.
 	if d := cmp.Diff([]string{"pkg/apis/a"}, r.Early()); d != "" {
 		t.Errorf("groups head built before base was done (-want +got):\n%s", d)
+	}
+	// Read twice in all: by head's scan of its own (scanPairWith checks
+	// against it) and once side by side.
+	if n := counted.reads["pkg/apis/a/v1/types.go"]; n != 2 {
+		t.Errorf("pkg/apis/a/v1/types.go read %d times, want 2 (once alone, once side by side)", n)
 	}
 
 	// A nested module makes pkg/apis/b another import path: built anew.

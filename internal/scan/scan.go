@@ -14,6 +14,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -167,6 +168,10 @@ type state struct {
 	goMods  []string // the go.mod files (discover), read by readModules
 	mods    *modules
 	parsed  map[string]*parsedFile
+	// preread holds file contents read before the parse that needs them
+	// (importingChanged reads the files of the groups it builds early):
+	// parseFiles takes them from here, not from the source again.
+	preread map[string][]byte
 	// resolver resolves types of packages outside the scanned groups.
 	res *resolver
 	// exprs caches parsed field type expressions (read-only once parsed).
@@ -652,6 +657,7 @@ func (s *state) takeAll(m *model.Model, cands []*candidate) error {
 	if err := s.buildAll(m, early); err != nil {
 		return err
 	}
+	s.preread = nil // what the build did not ask for
 	<-s.reuse.done
 	var build []*candidate
 	for _, c := range rest {
@@ -700,10 +706,17 @@ func (s *state) importingChanged(cands []*candidate) (early, rest []*candidate) 
 		return nil, cands // the build reads them again and says what failed
 	}
 	for _, c := range cands {
-		if slices.ContainsFunc(s.candidateFiles(c), func(f string) bool { return importsAny(f, contents[f], changed) }) {
-			early = append(early, c)
-		} else {
+		files := s.candidateFiles(c)
+		if !slices.ContainsFunc(files, func(f string) bool { return importsAny(f, contents[f], changed) }) {
 			rest = append(rest, c)
+			continue
+		}
+		early = append(early, c)
+		if s.preread == nil {
+			s.preread = map[string][]byte{}
+		}
+		for _, f := range files {
+			s.preread[f] = contents[f] // the build parses them next
 		}
 	}
 	return early, rest
@@ -1057,7 +1070,7 @@ func (s *state) parseFiles(paths []string) error {
 	if len(need) == 0 {
 		return nil
 	}
-	contents, err := s.src.ReadFiles(need)
+	contents, err := s.readFiles(need)
 	if err != nil {
 		return err
 	}
@@ -1076,6 +1089,30 @@ func (s *state) parseFiles(paths []string) error {
 		}
 	}
 	return nil
+}
+
+// readFiles reads paths from the source, but those read ahead
+// (preread), which it hands over once.
+func (s *state) readFiles(paths []string) (map[string][]byte, error) {
+	var rest []string
+	got := map[string][]byte{}
+	for _, p := range paths {
+		if data, ok := s.preread[p]; ok {
+			got[p] = data
+			delete(s.preread, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(rest) == 0 {
+		return got, nil
+	}
+	read, err := s.src.ReadFiles(rest)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(got, read)
+	return got, nil
 }
 
 // The platform apicheck reads API packages for: API servers and
