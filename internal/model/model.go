@@ -9,6 +9,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"maps"
 	"reflect"
 	"slices"
@@ -156,18 +157,21 @@ type Package struct {
 	byName map[string]*Type
 }
 
-// ConversionOf returns the fingerprint of a hand-written conversion
-// function of type name into or out of p, conversion-gen style
-// (Convert_<pkg>_<Type>_To_<p.Name>_<Type>, or from p), and its name; ""
-// when there is none. With several, the first by name.
-func (p *Package) ConversionOf(name string) (fn, fingerprint string) {
-	from, to := "_"+p.Name+"_"+name+"_To_", "_To_"+p.Name+"_"+name
-	for _, n := range slices.Sorted(maps.Keys(p.Conversions)) {
-		if strings.HasSuffix(n, "_"+name) && (strings.Contains(n, from) || strings.HasSuffix(n, to)) {
-			return n, p.Conversions[n]
+// ConversionsOf returns the hand-written conversion functions of type
+// name into or out of p, conversion-gen style
+// (Convert_<pkg>_<Type>_To_<p.Name>_<Type>, or from p), by name, each
+// with its fingerprint: a type has one per direction at most.
+func (p *Package) ConversionsOf(name string) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		from, to := "_"+p.Name+"_"+name+"_To_", "_To_"+p.Name+"_"+name
+		for _, n := range slices.Sorted(maps.Keys(p.Conversions)) {
+			if strings.HasSuffix(n, "_"+name) && (strings.Contains(n, from) || strings.HasSuffix(n, to)) {
+				if !yield(n, p.Conversions[n]) {
+					return
+				}
+			}
 		}
 	}
-	return "", ""
 }
 
 // External reports whether p is a versioned package.

@@ -68,21 +68,22 @@ func conversionOptOut(x skewPV, fname string) bool {
 	return ok && strings.Trim(v, `"`) == "false"
 }
 
-// newConversion names the hand-written conversion function of the
+// newConversion names the hand-written conversion functions of the
 // version's type that head has and base did not have in that form (new,
-// or rewritten); "" when there is none.
+// or rewritten), in either direction (kubeone added v1beta2's conversion
+// into the internal version beside the unchanged one out of it); "" when
+// there is none.
 func newConversion(x skewPV) string {
 	if x.pd.Head == nil {
 		return ""
 	}
-	fn, fp := x.pd.Head.ConversionOf(x.td.Head.Name)
-	if fn == "" {
-		return ""
+	var fns []string
+	for fn, fp := range x.pd.Head.ConversionsOf(x.td.Head.Name) {
+		if x.pd.Base == nil || x.pd.Base.Conversions[fn] != fp {
+			fns = append(fns, fn)
+		}
 	}
-	if x.pd.Base != nil && x.pd.Base.Conversions[fn] == fp {
-		return ""
-	}
-	return fn
+	return strings.Join(fns, ", ")
 }
 
 // promotedAtHead reports whether base's field of that Go name may still
