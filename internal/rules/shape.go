@@ -165,6 +165,13 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		if nh, ok := namedContainer(h); ok && strings.HasPrefix(b.id, pre) {
 			return s.compare(b, nh)
 		}
+		// A type outside the repository that was not resolved may be a
+		// container, or a struct whose own JSON methods write one
+		// (Rancher Fleet's GenericMap, an object, became
+		// map[string]runtime.RawExtension): its form is unknown.
+		if unknownOutside(b) || unknownOutside(h) {
+			return shapeUnknown
+		}
 		return s.differ("%s became %s", b.id, h.id)
 	}
 	if strings.HasPrefix(b.id, "[]") {
@@ -532,6 +539,21 @@ func declaredScalar(t *resolvedType) string {
 // jsonKind is a type's JSON form when it is a basic or well-known type,
 // else "".
 func jsonKind(id string) string { return jsonKinds[id] }
+
+// unknownOutside reports a side that is no container and names a type of
+// another project (neither the standard library's nor Kubernetes', whose
+// forms are known) that resolve found in no package of the model.
+func unknownOutside(x typeSide) bool {
+	if strings.HasPrefix(x.id, "[]") || strings.HasPrefix(x.id, "map[") {
+		return false
+	}
+	t, id := x.resolve()
+	if t != nil || !unresolvedNamed(id) || jsonKind(id) != "" || strings.HasPrefix(id, "k8s.io/") {
+		return false
+	}
+	first, _, _ := strings.Cut(id, "/")
+	return strings.Contains(first, ".")
+}
 
 // unresolvedNamed reports a qualified type identity that resolve found in
 // no package of the model: its declaration is unknown.
