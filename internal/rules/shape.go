@@ -165,11 +165,14 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		if nh, ok := namedContainer(h); ok && strings.HasPrefix(b.id, pre) {
 			return s.compare(b, nh)
 		}
-		// A type outside the repository that was not resolved may be a
-		// container, or a struct whose own JSON methods write one
-		// (Rancher Fleet's GenericMap, an object, became
-		// map[string]runtime.RawExtension): its form is unknown.
-		if unknownOutside(b) || unknownOutside(h) {
+		// A type of another project that was not resolved is most likely
+		// a struct, a JSON object as a map is, or a map type: against a
+		// map its shape is unknown (Rancher Fleet's GenericMap, a struct
+		// whose JSON methods write an object, became
+		// map[string]runtime.RawExtension). Against a slice, a JSON array,
+		// it differs, as a struct would (Cluster API's FailureDomains, a
+		// map type, became a list).
+		if pre == "map[" && (unknownOutside(b) || unknownOutside(h)) {
 			return shapeUnknown
 		}
 		return s.differ("%s became %s", b.id, h.id)
