@@ -24,8 +24,8 @@ var VersionSkew = &Rule{
 		"backport into a restructured older version), an internal field renamed in place after an external version's name, and " +
 		"same-named structs that no common kind reaches (versions serving different kinds), a member head still promotes through " +
 		"an inline embedded struct. Info for a version whose hand-written conversion of the type (Convert_…, conversion-gen " +
-		"style) the change added or rewrote, or whose +k8s:conversion-gen marker the change removed: its author handled the difference; likewise for a version " +
-		"that keeps a removed field marked +k8s:conversion-gen=false (not converted on purpose). Under the \"newest\" policy (crd profile) a field " +
+		"style, in either direction) the change added or rewrote, or whose +k8s:conversion-gen marker the change removed: its author handled the difference; likewise for a version " +
+		"that keeps a removed field marked +k8s:conversion-gen=false, and for the versions without a field added with that marker (not converted on purpose). Under the \"newest\" policy (crd profile) a field " +
 		"added to the newest versions only, or removed from older versions only, is no skew: older versions are frozen.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
 		"through another version drops data.",
@@ -389,7 +389,25 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 				// v1beta1 omit v1's service account token on purpose).
 				var handled []pv
 				var handledBy []string
+				// A field added with +k8s:conversion-gen=false: its author
+				// keeps it out of the conversions on purpose, the versions
+				// without it are meant so (kubescape's storage added
+				// internal-only Parts and SchemaVersion to its kinds).
+				optedOut := ""
+				if added {
+					for _, g := range got {
+						if conversionOptOut(g, fname) {
+							optedOut = "+k8s:conversion-gen=false on its field in " + g.pd.Pkg().Label() + ": not converted"
+							break
+						}
+					}
+				}
 				missed = slices.DeleteFunc(missed, func(x pv) bool {
+					if optedOut != "" {
+						handled = append(handled, x)
+						handledBy = append(handledBy, optedOut)
+						return true
+					}
 					if fn := droppedConversionGen(x); fn != "" {
 						handled = append(handled, x)
 						handledBy = append(handledBy, fn)
