@@ -88,6 +88,17 @@ type KindServed struct {
 	// (controller-gen's annotation) defines: see HandWritten.
 	hand      map[string][]*Schema
 	generated []string
+	// gen are the generated manifests, read into schemas only when asked
+	// (see Generated).
+	gen []*genDoc
+}
+
+// genDoc is a generated manifest of the kind, its schemas read on first
+// use.
+type genDoc struct {
+	node    *yaml.Node
+	read    bool
+	schemas map[string][]*Schema
 }
 
 // HandWritten returns the schemas that the kind's manifests give version,
@@ -101,6 +112,27 @@ func (ks KindServed) HandWritten(version string) (schemas []*Schema, ok bool) {
 		return nil, false
 	}
 	return ks.hand[version], true
+}
+
+// Generated returns the schemas that the kind's manifests give version,
+// when every manifest of the kind that defines the version was generated
+// by controller-gen (its version annotation) and at least one gives a
+// schema: what the API server requires there is what the generator
+// wrote, whatever the Go markers would make of it with another
+// generator's version. ok is false otherwise.
+func (ks KindServed) Generated(version string) (schemas []*Schema, ok bool) {
+	if len(ks.hand[version]) > 0 || !slices.Contains(ks.generated, version) {
+		return nil, false
+	}
+	for _, g := range ks.gen {
+		if !g.read {
+			g.read = true
+			g.schemas = versionSchemas(g.node)
+			g.node = nil
+		}
+		schemas = append(schemas, g.schemas[version]...)
+	}
+	return schemas, len(schemas) > 0
 }
 
 // generatorAnnotation is the annotation controller-gen writes on every
@@ -717,19 +749,33 @@ func readSchemas(ks *KindServed, d doc, node *yaml.Node) {
 	}
 	if _, gen := d.Metadata.Annotations[generatorAnnotation]; gen {
 		ks.generated = append(ks.generated, versions...)
+		ks.gen = append(ks.gen, &genDoc{node: node})
 		return
 	}
-	var h handDoc
-	if err := node.Decode(&h); err != nil {
+	schemas := versionSchemas(node)
+	if schemas == nil {
 		ks.generated = append(ks.generated, versions...) // unknown: no hand-written schema to trust
 		return
 	}
 	if ks.hand == nil {
 		ks.hand = map[string][]*Schema{}
 	}
+	for v, list := range schemas {
+		ks.hand[v] = append(ks.hand[v], list...)
+	}
+}
+
+// versionSchemas reads a manifest's schema per version; nil when the
+// manifest does not decode.
+func versionSchemas(node *yaml.Node) map[string][]*Schema {
+	var h handDoc
+	if err := node.Decode(&h); err != nil {
+		return nil
+	}
+	out := map[string][]*Schema{}
 	add := func(v string, s *Schema) {
 		if s != nil {
-			ks.hand[v] = append(ks.hand[v], s)
+			out[v] = append(out[v], s)
 		}
 	}
 	if h.Spec.Version != "" && len(h.Spec.Versions) == 0 {
@@ -745,6 +791,7 @@ func readSchemas(ks *KindServed, d doc, node *yaml.Node) {
 			add(v.Name, h.Spec.Validation.Root)
 		}
 	}
+	return out
 }
 
 // withoutActions returns text without its template actions ("{{ ... }}",

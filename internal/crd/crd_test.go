@@ -134,7 +134,7 @@ func TestKind(t *testing.T) {
 		{"third.example.com", "Widget", KindServed{}, false},
 	} {
 		got, ok := m.Kind(c.group, c.kind)
-		got.hand, got.generated = nil, nil // TestHandWritten's
+		got.hand, got.generated, got.gen = nil, nil, nil // TestHandWritten's
 		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Kind(%s, %s) = %+v, %v; want %+v, %v", c.group, c.kind, got, ok, c.want, c.ok)
 		}
@@ -378,5 +378,20 @@ spec:
 	}
 	if _, ok := b.HandWritten("v1"); ok {
 		t.Error("HandWritten(v1) of a controller-gen manifest: ok")
+	}
+	// Generated: the schemas of controller-gen's manifests, read when
+	// asked; none for a version a hand-written manifest defines.
+	g, ok := b.Generated("v1")
+	if !ok || len(g) != 1 || !g[0].Requires([]string{"spec", "target"}) || g[0].At([]string{"spec", "target"}) == nil {
+		t.Errorf("Generated(v1) of Backup = %d schemas, %v; want one that has and requires spec.target", len(g), ok)
+	}
+	if g2, ok := b.Generated("v1"); !ok || len(g2) != 1 || g2[0] != g[0] {
+		t.Error("Generated(v1) asked again: the schemas were read again")
+	}
+	if _, ok := ks.Generated("v1"); ok {
+		t.Error("Generated(v1) of a hand-written manifest: ok")
+	}
+	if _, ok := b.Generated("v2"); ok {
+		t.Error("Generated(v2) of a version no manifest defines: ok")
 	}
 }

@@ -233,6 +233,15 @@ func (r *typeRefs) kubebuilderMarked(ip string) bool {
 // true when every answer is yes, with the places ("Kind a.b.c") and the
 // manifests' files, listed.
 func (c *Context) handWrittenPlaces(side int, fd *model.FieldDiff, holds func(s *crd.Schema, path []string) bool) (places, files string, ok bool) {
+	return c.manifestPlaces(side, fd, false, holds)
+}
+
+// manifestPlaces is handWrittenPlaces, or with generated the same
+// against CRD manifests that controller-gen generated from the Go
+// packages (crd.KindServed.Generated): every manifest that defines a
+// kind's version is generated, and the +kubebuilder markers are what
+// they were generated from.
+func (c *Context) manifestPlaces(side int, fd *model.FieldDiff, generated bool, holds func(s *crd.Schema, path []string) bool) (places, files string, ok bool) {
 	pkg, t, f := fd.Type.Pkg.Base, fd.Type.Base, fd.Base
 	if side == 1 {
 		pkg, t, f = fd.Type.Pkg.Head, fd.Type.Head, fd.Head
@@ -247,7 +256,7 @@ func (c *Context) handWrittenPlaces(side int, fd *model.FieldDiff, holds func(s 
 		return "", "", false
 	}
 	refs := c.refs(side)
-	if refs.kubebuilderMarked(pkg.ImportPath) {
+	if !generated && refs.kubebuilderMarked(pkg.ImportPath) {
 		return "", "", false
 	}
 	paths, ok := refs.pathsTo(pkg.ImportPath + "." + t.Name)
@@ -258,7 +267,7 @@ func (c *Context) handWrittenPlaces(side int, fd *model.FieldDiff, holds func(s 
 	for _, p := range paths {
 		root := refs.types[p.root]
 		rootPkg := refs.pkgs[strings.TrimSuffix(p.root, "."+root.Name)]
-		if rootPkg == nil || rootPkg.GroupName == "" || rootPkg.Version == "" || refs.kubebuilderMarked(rootPkg.ImportPath) {
+		if rootPkg == nil || rootPkg.GroupName == "" || rootPkg.Version == "" || !generated && refs.kubebuilderMarked(rootPkg.ImportPath) {
 			return "", "", false
 		}
 		ks, ok := revision.KindFold(rootPkg.GroupName, root.Name)
@@ -266,6 +275,9 @@ func (c *Context) handWrittenPlaces(side int, fd *model.FieldDiff, holds func(s 
 			return "", "", false
 		}
 		schemas, ok := ks.HandWritten(rootPkg.Version)
+		if generated {
+			schemas, ok = ks.Generated(rootPkg.Version)
+		}
 		if !ok {
 			return "", "", false
 		}
@@ -291,6 +303,23 @@ func (c *Context) handWrittenOptional(fd *model.FieldDiff) string {
 		return ""
 	}
 	return fmt.Sprintf("the hand-written CRD manifests at head (%s) do not require %s: the API server accepts objects without it", files, where)
+}
+
+// generatedOptional says why the API server does not require field fd at
+// head although it is marked required: the CRD manifests at head that
+// controller-gen generated (manifestPlaces) describe the field wherever
+// its kinds hold it, so they were generated with it, and none requires
+// it. controller-gen before v0.16 lets omitempty win over
+// +kubebuilder:validation:Required unless the package makes fields
+// optional by default (Gatekeeper's Target.Code). "" otherwise.
+func (c *Context) generatedOptional(fd *model.FieldDiff) string {
+	where, files, ok := c.manifestPlaces(1, fd, true, func(s *crd.Schema, path []string) bool {
+		return s.At(path) != nil && !s.Requires(path)
+	})
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("the CRD manifests at head, generated with the field (%s), do not require %s: the API server accepts objects without it", files, where)
 }
 
 // handWrittenRequiresNothing says why the API server requires no member
