@@ -157,13 +157,15 @@ type Package struct {
 	byName map[string]*Type
 }
 
-// ConversionsOf returns the hand-written conversion functions of type
-// name into or out of p, conversion-gen style
-// (Convert_<pkg>_<Type>_To_<p.Name>_<Type>, or from p), by name, each
-// with its fingerprint: a type has one per direction at most.
-func (p *Package) ConversionsOf(name string) iter.Seq2[string, string] {
+// ConversionsOf returns the hand-written conversion functions declared in
+// p that convert type name of the package named pkgName (p's own name,
+// or another version's of the group: a hub-and-spoke API converts in the
+// spoke's package, Convert_v1beta1_T_To_v1beta2_T) into or out of another
+// package, conversion-gen style (Convert_<pkg>_<Type>_To_<pkg>_<Type>),
+// by name, each with its fingerprint.
+func (p *Package) ConversionsOf(pkgName, name string) iter.Seq2[string, string] {
 	return func(yield func(string, string) bool) {
-		from, to := "_"+p.Name+"_"+name+"_To_", "_To_"+p.Name+"_"+name
+		from, to := "_"+pkgName+"_"+name+"_To_", "_To_"+pkgName+"_"+name
 		for _, n := range slices.Sorted(maps.Keys(p.Conversions)) {
 			if strings.HasSuffix(n, "_"+name) && (strings.Contains(n, from) || strings.HasSuffix(n, to)) {
 				if !yield(n, p.Conversions[n]) {

@@ -24,7 +24,7 @@ var VersionSkew = &Rule{
 		"backport into a restructured older version), an internal field renamed in place after an external version's name, and " +
 		"same-named structs that no common kind reaches (versions serving different kinds), a member head still promotes through " +
 		"an inline embedded struct. Info for a version whose hand-written conversion of the type (Convert_…, conversion-gen " +
-		"style, in either direction) the change added or rewrote, or whose +k8s:conversion-gen marker the change removed: its author handled the difference; likewise for a version " +
+		"style, in either direction, in its package or in another version's of the group) the change added or rewrote, or whose +k8s:conversion-gen marker the change removed: its author handled the difference; likewise for a version " +
 		"that keeps a removed field marked +k8s:conversion-gen=false, and for the versions without a field added with that marker (not converted on purpose). Under the \"newest\" policy (crd profile) a field " +
 		"added to the newest versions only, or removed from older versions only, is no skew: older versions are frozen.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
@@ -71,19 +71,28 @@ func conversionOptOut(x skewPV, fname string) bool {
 // newConversion names the hand-written conversion functions of the
 // version's type that head has and base did not have in that form (new,
 // or rewritten), in either direction (kubeone added v1beta2's conversion
-// into the internal version beside the unchanged one out of it); "" when
-// there is none.
-func newConversion(x skewPV) string {
+// into the internal version beside the unchanged one out of it), declared
+// in the version's package or in another version's of the group (a
+// hub-and-spoke API converts in the spoke's package: CAPI RKE2's
+// Convert_v1beta1_RKE2ConfigStatus_To_v1beta2_RKE2ConfigStatus is
+// v1beta2's conversion too); "" when there is none.
+func newConversion(x skewPV, group []skewPV) string {
 	if x.pd.Head == nil {
 		return ""
 	}
 	var fns []string
-	for fn, fp := range x.pd.Head.ConversionsOf(x.td.Head.Name) {
-		if x.pd.Base == nil || x.pd.Base.Conversions[fn] != fp {
-			fns = append(fns, fn)
+	for _, y := range group {
+		if y.pd.Head == nil {
+			continue
+		}
+		for fn, fp := range y.pd.Head.ConversionsOf(x.pd.Head.Name, x.td.Head.Name) {
+			if y.pd.Base == nil || y.pd.Base.Conversions[fn] != fp {
+				fns = append(fns, fn)
+			}
 		}
 	}
-	return strings.Join(fns, ", ")
+	slices.Sort(fns)
+	return strings.Join(slices.Compact(fns), ", ")
 }
 
 // promotedAtHead reports whether base's field of that Go name may still
@@ -413,7 +422,7 @@ func checkSkew(c *Context, gd *model.GroupDiff) {
 						handledBy = append(handledBy, fn)
 						return true
 					}
-					if fn := newConversion(x); fn != "" {
+					if fn := newConversion(x, pvs); fn != "" {
 						handled = append(handled, x)
 						handledBy = append(handledBy, fn)
 						return true
