@@ -89,8 +89,10 @@ type KindServed struct {
 	hand      map[string][]*Schema
 	generated []string
 	// gen are the generated manifests, read into schemas only when asked
-	// (see Generated).
-	gen []*genDoc
+	// (see Generated); unread the versions of manifests that did not
+	// decode.
+	gen    []*genDoc
+	unread []string
 }
 
 // genDoc is a generated manifest of the kind, its schemas read on first
@@ -121,7 +123,7 @@ func (ks KindServed) HandWritten(version string) (schemas []*Schema, ok bool) {
 // wrote, whatever the Go markers would make of it with another
 // generator's version. ok is false otherwise.
 func (ks KindServed) Generated(version string) (schemas []*Schema, ok bool) {
-	if len(ks.hand[version]) > 0 || !slices.Contains(ks.generated, version) {
+	if len(ks.hand[version]) > 0 || !slices.Contains(ks.generated, version) || slices.Contains(ks.unread, version) {
 		return nil, false
 	}
 	for _, g := range ks.gen {
@@ -754,7 +756,9 @@ func readSchemas(ks *KindServed, d doc, node *yaml.Node) {
 	}
 	schemas := versionSchemas(node)
 	if schemas == nil {
-		ks.generated = append(ks.generated, versions...) // unknown: no hand-written schema to trust
+		// Unknown: no hand-written schema to trust, and no generated one.
+		ks.generated = append(ks.generated, versions...)
+		ks.unread = append(ks.unread, versions...)
 		return
 	}
 	if ks.hand == nil {

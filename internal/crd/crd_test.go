@@ -134,7 +134,7 @@ func TestKind(t *testing.T) {
 		{"third.example.com", "Widget", KindServed{}, false},
 	} {
 		got, ok := m.Kind(c.group, c.kind)
-		got.hand, got.generated, got.gen = nil, nil, nil // TestHandWritten's
+		got.hand, got.generated, got.gen, got.unread = nil, nil, nil, nil // TestHandWritten's
 		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Kind(%s, %s) = %+v, %v; want %+v, %v", c.group, c.kind, got, ok, c.want, c.ok)
 		}
@@ -316,6 +316,29 @@ spec:
         type: object
         properties:
           spec: {type: object, required: [target], properties: {target: {type: string}}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  annotations:
+    controller-gen.kubebuilder.io/version: v0.11.3
+spec:
+  group: pg.example.com
+  names: {kind: Restore}
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema: {type: object, properties: {spec: {type: object}}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec:
+  group: pg.example.com
+  names: {kind: Restore}
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema: {type: object, properties: [spec, status]}
 `
 	m := New(&fakeSource{files: map[string]string{"deploy/crds/pg.yaml": hand}})
 	ks, ok := m.Kind("pg.example.com", "Cluster")
@@ -393,5 +416,14 @@ spec:
 	}
 	if _, ok := b.Generated("v2"); ok {
 		t.Error("Generated(v2) of a version no manifest defines: ok")
+	}
+	// A version that a manifest which does not decode defines too: what
+	// that one says is unknown.
+	r, ok := m.Kind("pg.example.com", "Restore")
+	if !ok {
+		t.Fatal("Restore: no manifest")
+	}
+	if _, ok := r.Generated("v1"); ok {
+		t.Error("Generated(v1) beside a manifest that does not decode: ok")
 	}
 }
