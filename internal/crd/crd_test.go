@@ -395,10 +395,7 @@ spec:
 	if _, ok := ks.HandWritten("v3"); ok {
 		t.Error("HandWritten(v3) of a version no manifest defines: ok")
 	}
-	b, ok := m.Kind("pg.example.com", "Backup")
-	if !ok {
-		t.Fatal("Backup: no manifest")
-	}
+	b := mustKind(t, m, "pg.example.com", "Backup")
 	if _, ok := b.HandWritten("v1"); ok {
 		t.Error("HandWritten(v1) of a controller-gen manifest: ok")
 	}
@@ -419,11 +416,18 @@ spec:
 	}
 	// A version that a manifest which does not decode defines too: what
 	// that one says is unknown.
-	r, ok := m.Kind("pg.example.com", "Restore")
-	if !ok {
-		t.Fatal("Restore: no manifest")
-	}
+	r := mustKind(t, m, "pg.example.com", "Restore")
 	if _, ok := r.Generated("v1"); ok {
 		t.Error("Generated(v1) beside a manifest that does not decode: ok")
 	}
+}
+
+// mustKind is what the manifests say about a kind they define.
+func mustKind(t *testing.T, m *Manifests, group, kind string) KindServed {
+	t.Helper()
+	ks, ok := m.Kind(group, kind)
+	if !ok {
+		t.Fatalf("%s: no manifest", kind)
+	}
+	return ks
 }
