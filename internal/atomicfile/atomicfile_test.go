@@ -75,25 +75,39 @@ func TestWriteErrorsNameTheDestination(t *testing.T) {
 	}
 }
 
-// A symlink at the destination is replaced, never written through.
-func TestWriteReplacesSymlink(t *testing.T) {
+// A symlink to a regular file is refused, and both stay as they were: a
+// link in a pull request's checkout (apicheck.sarif -> .git/config) must
+// not make a report overwrite what it points at.
+func TestWriteSymlinkToRegularFile(t *testing.T) {
 	dir := t.TempDir()
-	secret := filepath.Join(dir, "secret")
-	if err := os.WriteFile(secret, []byte("token"), 0o600); err != nil {
+	other := filepath.Join(dir, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, "apicheck.md")
-	if err := os.Symlink(secret, p); err != nil {
+	target := filepath.Join(other, "config")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(p, []byte("report"), 0o666); err != nil {
+	p := filepath.Join(dir, "apicheck.sarif")
+	if err := os.Symlink(filepath.Join("other", "config"), p); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(secret); string(b) != "token" {
-		t.Errorf("wrote through the symlink: %q", b)
+	err := Write(p, []byte("report"), 0o666)
+	want := "write " + p + ": symlink to other/config: it leads to a regular file; apicheck writes through a symlink only to a FIFO or a device"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("Write = %v, want an error starting %q", err, want)
 	}
-	if fi, _ := os.Lstat(p); !fi.Mode().IsRegular() {
-		t.Errorf("%s is not a regular file", p)
+	if b, _ := os.ReadFile(target); string(b) != "old" {
+		t.Errorf("target content = %q, want it untouched", b)
+	}
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a symlink: %v %v", p, fi, err)
+	}
+	if es, _ := os.ReadDir(other); len(es) != 1 {
+		t.Errorf("left beside the target: %v", es)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 2 {
+		t.Errorf("left beside the link: %v", es)
 	}
 }
 

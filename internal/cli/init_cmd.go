@@ -116,8 +116,9 @@ func foundStages(files []string) *config.StageFiles {
 }
 
 // writeNew writes data to path; without force it fails if the file
-// appeared in the meantime (O_EXCL), with force it replaces the file
-// atomically.
+// appeared in the meantime (O_EXCL), with force it writes it with
+// atomicfile.Write (a regular file is replaced atomically; a symlink is
+// never replaced, and written through only to a FIFO or a device).
 func writeNew(path string, data []byte, force bool) error {
 	if !force {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)

@@ -96,9 +96,11 @@ func parseReportSpecs(specs []string, output string) ([]reportSpec, error) {
 
 // outputPlan is where one run's reports go: the main report (--format to
 // stdout or --output) and the extra --report files. Everything is
-// rendered in memory first; only then are the files written, each
-// atomically (whole or not at all), so a failed or interrupted run leaves
-// no partial report and no temporary file behind.
+// rendered in memory first; only then are the files written, each with
+// atomicfile.Write: a regular file atomically (whole or not at all), so
+// a failed or interrupted run leaves no partial report and no temporary
+// file behind; a FIFO or a device (/dev/stdout) in place, also through a
+// symlink; a symlink to anything else is refused, never replaced.
 type outputPlan struct {
 	main    reportSpec // path "" means standard output
 	reports []reportSpec

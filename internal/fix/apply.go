@@ -89,6 +89,10 @@ func (p *Plan) Apply(repo *git.Repo, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// testHookBeforeWrite, when set, runs between the last check of a file
+// and its write.
+var testHookBeforeWrite func(name string)
+
 type applier struct {
 	plan *Plan
 	repo *git.Repo
@@ -198,7 +202,12 @@ func (a *applier) file(name string, diff *bytes.Buffer) error {
 		a.skipItems(accepted, name, "the file changed while apicheck fixed it; run apicheck fix again")
 		return nil
 	}
-	if err := atomicfile.Replace(filepath.Join(a.repo.Root, filepath.FromSlash(name)), formatted); err != nil {
+	if testHookBeforeWrite != nil {
+		testHookBeforeWrite(name)
+	}
+	// Through the root like every read: a directory swapped for a symlink
+	// since the check cannot lead the write out of the working tree.
+	if err := atomicfile.ReplaceIn(a.root, filepath.FromSlash(name), formatted); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil
