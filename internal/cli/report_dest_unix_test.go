@@ -86,3 +86,33 @@ func TestOutputFIFOWithoutReader(t *testing.T) {
 		t.Errorf("files: %v", got)
 	}
 }
+
+// A report path that is a symlink to a regular file (a pull request's
+// apicheck.sarif -> .git/config) is a usage error naming it; the file it
+// points at and the link stay as they were.
+func TestReportSymlinkToFileRefused(t *testing.T) {
+	f := gitfixture.FromTxtar(t, []byte(reportsHistory))
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "config"), filepath.Join(dir, "apicheck.sarif")
+	if err := os.WriteFile(target, []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("config", link); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "check", "--repo", f.Dir, "--base", f.Commits["base"], "--head", f.Commits["head"],
+		"--report", "sarif="+link)
+	if code != ExitUsage {
+		t.Fatalf("exit code %d, want %d\n%s", code, ExitUsage, stderr)
+	}
+	want := "cannot write --report sarif=" + link + ": write " + link + ": symlink to config: it leads to a regular file"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q does not contain %q", stderr, want)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "[core]\n" {
+		t.Errorf("the link's target now holds %q", b)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode().Type() != fs.ModeSymlink {
+		t.Errorf("%s is now %v (%v), want a symlink", link, fi.Mode(), err)
+	}
+}
