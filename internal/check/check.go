@@ -91,6 +91,31 @@ func (q Request) ctx() context.Context {
 	return context.Background()
 }
 
+// stopped is the error of a run whose context is done (nil while it is
+// not): it wraps the context's error. A step that an interruption cut
+// short may have made a note or a changed finding of its failure, so a
+// run that was interrupted at any point returns this error and no result.
+func (q Request) stopped() error {
+	if err := q.ctx().Err(); err != nil {
+		return fmt.Errorf("interrupted: %w", err)
+	}
+	return nil
+}
+
+// finish ends Run and Audit: err, or the interruption when the context is
+// done (err then wraps the context's error too), or the result. A failed
+// or interrupted run closes what it opened.
+func finish(req Request, res, out *Result, err error) (*Result, error) {
+	if stop := req.stopped(); stop != nil && !rules.Interrupted(err) {
+		err = stop
+	}
+	if err != nil {
+		res.Close()
+		return nil, err
+	}
+	return out, nil
+}
+
 // openRepo opens the repository of the request; a failure is a usage error.
 func openRepo(req Request) (*git.Repo, error) {
 	repo, err := git.OpenContext(req.ctx(), req.Dir)
@@ -178,14 +203,13 @@ func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // Run is `apicheck check`: it compares two revisions and judges the diff.
+//
+// A run whose Request.Context is done, however far it got, returns an
+// error wrapping the context's error and no Result.
 func Run(req Request) (*Result, error) {
 	res := &Result{}
 	out, err := run(res, req)
-	if err != nil {
-		res.Close()
-		return nil, err
-	}
-	return out, nil
+	return finish(req, res, out, err)
 }
 
 func run(res *Result, req Request) (_ *Result, err error) {
@@ -193,6 +217,9 @@ func run(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	if err := loadConfigs(res, req); err != nil { // config
+		return nil, err
+	}
+	if err := req.stopped(); err != nil {
 		return nil, err
 	}
 	res.Options = OptionsFor(res.Config, req) // options
@@ -216,6 +243,9 @@ func run(res *Result, req Request) (_ *Result, err error) {
 		return res, nil
 	}
 	if err := scanBoth(res); err != nil { // scan
+		return nil, err
+	}
+	if err := req.stopped(); err != nil {
 		return nil, err
 	}
 	hist.Scanned(res.BaseModel, res.HeadModel)
@@ -243,6 +273,9 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	res.Fixes = fix.New(fix.Input{ // fixes
 		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release,
 	})
+	if err := req.stopped(); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -288,14 +321,12 @@ func releasesUsed(h *lifecycle.History) *finding.Releases {
 // Audit is `apicheck audit`: the single-revision invariants (rules with
 // Audit set) over every struct of one revision (req.Head), judged against
 // an empty base so that existing violations are reported too.
+//
+// An interrupted audit returns an error and no Result, as Run does.
 func Audit(req Request) (*Result, error) {
 	res := &Result{BaseLabel: "(none: audit of one revision)"}
 	out, err := audit(res, req)
-	if err != nil {
-		res.Close()
-		return nil, err
-	}
-	return out, nil
+	return finish(req, res, out, err)
 }
 
 func audit(res *Result, req Request) (_ *Result, err error) {
@@ -319,6 +350,9 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 	}
 	if res.HeadModel, err = scan.Scan(res.Head, res.Options.Scan); err != nil { // scan
 		return nil, fmt.Errorf("scanning %s: %w", describe(res.Head), err)
+	}
+	if err := req.stopped(); err != nil {
+		return nil, err
 	}
 	res.BaseModel = &model.Model{}
 	res.Diff = model.Compare(res.BaseModel, res.HeadModel) // diff
@@ -345,6 +379,9 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 	}
 	report.Finalize() // finalize
 	res.Report = report
+	if err := req.stopped(); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -367,6 +404,9 @@ func Dump(req Request) (*model.Model, error) {
 	m, err := scan.Scan(snap, OptionsFor(cfg, req).Scan)
 	if err != nil {
 		return nil, fmt.Errorf("scanning %s: %w", describe(snap), err)
+	}
+	if err := req.stopped(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -473,6 +513,12 @@ func scanBoth(res *Result) error {
 	// A group head did not change is built once (base's), a file both
 	// build is parsed once.
 	opts := [2]scan.Options{res.Options.Scan, res.Options.Scan}
+	if !res.ConfigTrusted && res.BaseConfig != nil && res.BaseConfig != res.Config {
+		// Base's groups keep the profiles base's configuration gives
+		// them, so that a profile head's configuration sets shows as a
+		// difference (SUPPRESSION_ADDED); the rules judge head's.
+		opts[0] = withProfiles(opts[0], res.BaseConfig)
+	}
 	r := scan.NewReuse()
 	opts[0].Record, opts[1].Reuse = r, r
 	// Side by side whatever the number of cores: with a Reuse each scan
@@ -490,7 +536,80 @@ func scanBoth(res *Result) error {
 		return err
 	}
 	res.BaseModel, res.HeadModel = models[0], models[1]
+	if res.ConfigTrusted {
+		trustProfiles(res.BaseModel, res.HeadModel, res.HeadConfig)
+	}
 	return nil
+}
+
+// withProfiles is o with the repository and group profiles of cfg.
+func withProfiles(o scan.Options, cfg *config.Config) scan.Options {
+	o.Profile = model.Profile(cfg.Profile)
+	o.Groups = slices.Clone(o.Groups)
+	for i := range o.Groups {
+		o.Groups[i].Profile = ""
+		for _, g := range cfg.Groups {
+			if g.Dir == o.Groups[i].Dir {
+				o.Groups[i].Profile = model.Profile(g.Profile)
+			}
+		}
+	}
+	return o
+}
+
+// trustProfiles judges head under the profiles base was detected with,
+// for a run whose configuration the change does not control: a change
+// that edits go.mod's module path, adds a kubebuilder PROJECT file or
+// removes generated.proto would otherwise choose a laxer profile for
+// itself. A group of both revisions takes base's group profile; a group
+// new at head that took head's repository profile takes base's. The
+// profile head's own detection gave stays in UntrustedProfile, for
+// SUPPRESSION_ADDED, as does a profile head's own configuration (headCfg,
+// not in effect; nil when it is not valid) would set.
+func trustProfiles(base, head *model.Model, headCfg *config.Config) {
+	if base == nil || head == nil || len(base.Groups) == 0 || base.Profile == "" {
+		return
+	}
+	own := head.Profile
+	head.Profile = base.Profile
+	byDir := map[string]*model.Group{}
+	for _, g := range base.Groups {
+		byDir[g.Dir] = g
+	}
+	for _, g := range head.Groups {
+		want := g.Profile
+		if b := byDir[g.Dir]; b != nil {
+			want = b.Profile
+		} else if g.Profile == own {
+			want = base.Profile
+		}
+		if p := configuredProfile(headCfg, g.Dir); p != "" {
+			g.UntrustedProfile = p
+		}
+		if want != g.Profile {
+			if g.UntrustedProfile == "" {
+				g.UntrustedProfile = g.Profile
+			}
+			g.Profile = want
+		}
+		if g.UntrustedProfile == g.Profile {
+			g.UntrustedProfile = ""
+		}
+	}
+}
+
+// configuredProfile is the profile cfg sets for the group in dir: its
+// entry's, else the repository's; "" when it sets none.
+func configuredProfile(cfg *config.Config, dir string) model.Profile {
+	if cfg == nil {
+		return ""
+	}
+	for _, g := range cfg.Groups {
+		if g.Dir == dir && g.Profile != "" {
+			return model.Profile(g.Profile)
+		}
+	}
+	return model.Profile(cfg.Profile)
 }
 
 // analyses prepares the inputs beyond the diff; each runs lazily, when a
@@ -552,12 +671,20 @@ func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.R
 	for _, r := range res.Options.Rules {
 		cmp.Severity[r.ID] = r.Severity
 	}
+	cmp.InvalidMarkers = markers.Invalid
 	if cmp.HeadInEffect {
 		// Rules the change disabled did not run: run them for what they hide.
 		var err error
 		if cmp.Disabled, err = disabledFindings(res, an); err != nil {
 			return nil, err
 		}
+	}
+	var err error
+	if cmp.Profiles, err = profileChanges(res, an, out.Findings); err != nil {
+		return nil, err
+	}
+	if cmp.SkewStrict, cmp.SkewLax, err = skewFindings(res, an, out.Findings); err != nil {
+		return nil, err
 	}
 	if res.HeadConfig != nil && discoveryChanged(res.BaseConfig, res.HeadConfig) {
 		old, err := scan.Discover(res.Head, OptionsFor(res.BaseConfig, req).Scan)
@@ -578,6 +705,7 @@ func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.R
 		Disabled: map[string]bool{},
 		Severity: map[string]finding.Severity{},
 		Analyses: rules.Analyses{Suppressions: &rules.Suppressions{Added: suppress.Added(cmp), NotInEffect: why}},
+		Context:  res.Options.Engine.Context,
 	}
 	for id, name := range trusted.SeverityOverrides() {
 		if sev, err := finding.ParseSeverity(name); err == nil {
@@ -600,12 +728,155 @@ func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.R
 	return found, nil
 }
 
+// rerun runs the rules other than those about suppressions again, with
+// the engine options edit makes of the run's, and returns their findings.
+func rerun(res *Result, an rules.Analyses, edit func(*rules.Options)) ([]finding.Finding, error) {
+	eng := res.Options.Engine
+	eng.Analyses = an
+	eng.Disabled = maps.Clone(eng.Disabled)
+	for _, r := range res.Options.Rules {
+		if r.Needs(rules.InputSuppressions) {
+			eng.Disabled[r.ID] = true
+		}
+	}
+	eng.Severity = maps.Clone(eng.Severity)
+	if edit != nil {
+		edit(&eng)
+	}
+	out, err := rules.Run(res.Diff, res.Options.Rules, eng)
+	if err != nil {
+		return nil, err
+	}
+	return out.Findings, nil
+}
+
+// profileChanges finds the groups whose profile differs between base and
+// head (head's configuration sets another, or head's own detection gives
+// another) and judges them under the other side's profile too, for what
+// the difference lowers. In a run whose configuration is trusted, head's
+// groups are judged under base's profiles (trustProfiles) and the run
+// under head's says what the change would lower.
+func profileChanges(res *Result, an rules.Analyses, findings []finding.Finding) ([]suppress.ProfileChange, error) {
+	type key struct {
+		from, to model.Profile
+		inEffect bool
+	}
+	var keys []key
+	byKey := map[key]*suppress.ProfileChange{}
+	type swap struct {
+		g        *model.Group
+		old, tmp model.Profile
+	}
+	var swaps []swap
+	for _, gd := range res.Diff.Groups {
+		if gd.Base == nil || gd.Head == nil {
+			continue
+		}
+		from, to, inEffect := gd.Base.Profile, gd.Head.Profile, true
+		if gd.Head.UntrustedProfile != "" {
+			to, inEffect = gd.Head.UntrustedProfile, false
+		}
+		if from == to {
+			continue
+		}
+		k := key{from, to, inEffect}
+		pc := byKey[k]
+		if pc == nil {
+			pc = &suppress.ProfileChange{From: from, To: to, InEffect: inEffect}
+			pc.Pos, pc.Configured = profilePos(res, gd.Head)
+			byKey[k] = pc
+			keys = append(keys, k)
+		}
+		pc.Groups = append(pc.Groups, gd.Head.Dir)
+		other := from
+		if !inEffect {
+			other = to
+		}
+		swaps = append(swaps, swap{gd.Head, gd.Head.Profile, other})
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	for _, s := range swaps {
+		s.g.Profile = s.tmp
+	}
+	other, err := rerun(res, an, nil)
+	for _, s := range swaps {
+		s.g.Profile = s.old
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []suppress.ProfileChange
+	for _, k := range keys {
+		pc := byKey[k]
+		slices.Sort(pc.Groups)
+		if k.inEffect {
+			pc.Strict, pc.Lax = other, findings
+		} else {
+			pc.Strict, pc.Lax = findings, other
+		}
+		out = append(out, *pc)
+	}
+	return out, nil
+}
+
+// profilePos is where head sets a group's profile: the group's entry or
+// the profile key of head's configuration, else (detection) the group's
+// first file at head.
+func profilePos(res *Result, g *model.Group) (model.Pos, bool) {
+	if h := res.HeadConfig; h != nil && configuredProfile(h, g.Dir) != configuredProfile(res.BaseConfig, g.Dir) {
+		for _, cg := range h.Groups {
+			if cg.Dir == g.Dir && cg.Profile != "" {
+				return model.Pos{File: cg.Pos.File, Line: cg.Pos.Line, Col: cg.Pos.Col}, true
+			}
+		}
+		if h.Profile != "" {
+			return model.Pos{File: h.ProfilePos.File, Line: h.ProfilePos.Line, Col: h.ProfilePos.Col}, true
+		}
+	}
+	for _, p := range g.Packages() {
+		if len(p.Files) > 0 {
+			return model.Pos{File: p.Files[0], Line: 1, Col: 1}, false
+		}
+	}
+	return model.Pos{File: g.Dir}, false
+}
+
+// skewFindings judges VERSION_SKEW under base's versionSkew policy when
+// head's configuration sets "newest" and base's does not: strict is what
+// base's policy finds, lax what head's does (one of them is the run's).
+func skewFindings(res *Result, an rules.Analyses, findings []finding.Finding) (strict, lax []finding.Finding, err error) {
+	if res.HeadConfig == nil || res.HeadConfig.VersionSkew != "newest" || res.BaseConfig.VersionSkew == "newest" {
+		return nil, nil, nil
+	}
+	only := func(policy string) func(*rules.Options) {
+		return func(o *rules.Options) {
+			o.VersionSkew = policy
+			for _, r := range res.Options.Rules {
+				if r.ID != rules.VersionSkew.ID {
+					o.Disabled[r.ID] = true
+				}
+			}
+		}
+	}
+	mine := func(fs []finding.Finding) []finding.Finding {
+		return slices.DeleteFunc(slices.Clone(fs), func(f finding.Finding) bool { return f.Rule != rules.VersionSkew.ID })
+	}
+	if res.HeadConfig == res.Config { // head's policy is the run's
+		strict, err = rerun(res, an, only(res.BaseConfig.VersionSkew))
+		return strict, mine(findings), err
+	}
+	lax, err = rerun(res, an, only(res.HeadConfig.VersionSkew))
+	return mine(findings), lax, err
+}
+
 // disabledFindings runs the rules that the configuration in effect
 // disables and base's did not, and returns their findings.
 func disabledFindings(res *Result, an rules.Analyses) ([]finding.Finding, error) {
 	before := res.BaseConfig.DisabledRules()
 	now := res.Options.Engine.Disabled
-	eng := rules.Options{Disabled: map[string]bool{}, Analyses: an, VersionSkew: res.Options.Engine.VersionSkew}
+	eng := rules.Options{Disabled: map[string]bool{}, Analyses: an, VersionSkew: res.Options.Engine.VersionSkew, Context: res.Options.Engine.Context}
 	some := false
 	for _, r := range res.Options.Rules {
 		if now[r.ID] && !before[r.ID] && !r.Needs(rules.InputSuppressions) {
@@ -750,6 +1021,15 @@ func profileNote(res *Result) string {
 	}
 	if len(other) > 0 {
 		note += "; groups with their own profile: " + strings.Join(other, ", ")
+	}
+	var untrusted []string
+	for _, g := range m.Groups {
+		if g.UntrustedProfile != "" {
+			untrusted = append(untrusted, g.Dir+": "+string(g.UntrustedProfile))
+		}
+	}
+	if len(untrusted) > 0 {
+		note += "; judged under base's profiles (" + res.ConfigSource + "), not head's own (" + strings.Join(untrusted, ", ") + ")"
 	}
 	return note
 }

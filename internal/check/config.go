@@ -13,6 +13,7 @@ import (
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/notes"
+	"github.com/apicheck/apicheck/internal/quote"
 	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/scan"
 )
@@ -296,7 +297,7 @@ func checkGroupDirs(cfg *config.Config, head git.Snapshot) error {
 	for i, g := range cfg.Groups {
 		if g.Dir != "." && !dirs[g.Dir] {
 			errs = append(errs, &config.Error{File: g.Pos.File, Line: g.Pos.Line, Column: g.Pos.Col,
-				Key: fmt.Sprintf("groups[%d].dir", i), Msg: fmt.Sprintf("directory %s does not exist in %s", g.Dir, head.Ref())})
+				Key: fmt.Sprintf("groups[%d].dir", i), Msg: fmt.Sprintf("directory %s does not exist in %s", quote.Name(g.Dir), head.Ref())})
 		}
 	}
 	if len(errs) > 0 {
@@ -314,6 +315,7 @@ func OptionsFor(cfg *config.Config, req Request) Options {
 		Engine: rules.Options{
 			Disabled: cfg.DisabledRules(),
 			Severity: map[string]finding.Severity{},
+			Context:  req.Context,
 		},
 	}
 	for _, g := range cfg.Groups {

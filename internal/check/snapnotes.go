@@ -3,12 +3,10 @@ package check
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // maxListed bounds the paths a snapshot note names.
@@ -28,14 +26,14 @@ func snapshotNotes(snaps ...git.Snapshot) []string {
 			subs[p] = true
 		}
 		for _, sk := range git.Skipped(s) {
-			skipped = append(skipped, fmt.Sprintf("%s (%s)", printable(sk.Path), sk.Reason))
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", quote.Name(sk.Path), sk.Reason))
 		}
 	}
 	var notes []string
 	if len(subs) > 0 {
 		var names []string
 		for p := range subs {
-			names = append(names, printable(p))
+			names = append(names, quote.Name(p))
 		}
 		sort.Strings(names)
 		notes = append(notes, "submodules are not read, so API groups inside them are not checked: "+listSome(names))
@@ -52,13 +50,4 @@ func listSome(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:maxListed], ", "), len(items)-maxListed)
-}
-
-// printable quotes a path that is not valid UTF-8 or holds control
-// characters, so that a note shows exactly which file is meant.
-func printable(p string) string {
-	if !utf8.ValidString(p) || strings.ContainsFunc(p, unicode.IsControl) {
-		return strconv.Quote(p)
-	}
-	return p
 }

@@ -90,6 +90,9 @@ func stream(res *Result, req Request, hist *lifecycle.History) (ok bool, err err
 	files := usage.NewIndex()
 	styles := fix.HouseStyles(nil)
 	for i, p := range parts {
+		if err := req.stopped(); err != nil {
+			return false, err
+		}
 		models, err := scanPart(res, p.dirs)
 		if err != nil {
 			return false, err

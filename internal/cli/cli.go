@@ -24,6 +24,7 @@ import (
 	"github.com/apicheck/apicheck/internal/fix"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/par"
+	"github.com/apicheck/apicheck/internal/quote"
 	"github.com/apicheck/apicheck/internal/report"
 	"github.com/apicheck/apicheck/internal/rules"
 )
@@ -144,8 +145,9 @@ func failure(err error) error {
 
 // crashTest and crashRule are set only in binaries built with the
 // apicheck_crashtest tag (crashtest.go), whose tests prove that every kind
-// of crash exits 3 and writes no report: crashTest runs before the
-// command, crashRule joins the catalogue of check and audit.
+// of crash exits 3 and writes no report, and in this package's tests:
+// crashTest runs before the command, crashRule joins the catalogue of
+// check and audit.
 var (
 	crashTest func()
 	crashRule *rules.Rule
@@ -164,7 +166,7 @@ func catalogue() []*rules.Rule {
 func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(stderr, "apicheck: internal error: %v; %s\n%s", p, reportHint, debug.Stack())
+			fmt.Fprintf(stderr, "apicheck: internal error: %s; %s\n%s", quote.Lines(fmt.Sprint(p)), reportHint, debug.Stack())
 			code = ExitFailure
 		}
 	}()
@@ -172,8 +174,8 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 		crashTest()
 	}
 	// SIGINT/SIGTERM cancel the run: git processes are killed with their
-	// process groups, reports are written whole or not at all, and
-	// nothing half-done is left behind.
+	// process groups, no report is written (a run interrupted at any
+	// point has none), and nothing half-done is left behind.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer atomicfile.Cleanup()
@@ -194,15 +196,24 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 		case errors.As(ee.err, &pe):
 			// A recovered panic (a rule, a scan worker): a bug, never a
 			// verdict on the change.
-			fmt.Fprintf(stderr, "apicheck: %v; %s\n%s", ee.err, reportHint, pe.Stack)
+			fmt.Fprintf(stderr, "apicheck: %s; %s\n%s", quote.Lines(ee.err.Error()), reportHint, pe.Stack)
 		case ee.err != nil && ee.code != ExitFindings:
-			fmt.Fprintf(stderr, "apicheck: %v\n", ee.err)
+			printError(stderr, ee.err)
 		}
 		return ee.code
 	}
 	// Errors from cobra itself: unknown flag or command.
-	fmt.Fprintf(stderr, "apicheck: %v\n", err)
+	printError(stderr, err)
 	return ExitUsage
+}
+
+// printError writes an error as "apicheck: ERROR" on standard error.
+// Errors quote names from the repository (quote.Name) and the command
+// line; whatever control characters or workflow commands remain in the
+// message are escaped (quote.Lines), so that no line of it acts on a
+// terminal or reads as a GitHub Actions workflow command.
+func printError(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "apicheck: %s\n", quote.Lines(err.Error()))
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -383,6 +394,17 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 		return failure(err)
 	}
 	defer res.Close()
+	// An interrupted run writes no report (check.Run returns none; this
+	// holds for any runner).
+	if err := cmd.Context().Err(); err != nil {
+		return failure(err)
+	}
+	if handOff != nil {
+		if handOff.orphaned() {
+			return failure(errSupervisorGone) // not even standard output
+		}
+		handOff.plan(f.format, f.output, f.reports)
+	}
 	if err := outputs.write(cmd.OutOrStdout(), res.Report); err != nil {
 		return failure(err)
 	}

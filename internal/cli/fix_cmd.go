@@ -8,6 +8,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/fix"
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 type fixFlags struct {
@@ -81,11 +82,12 @@ func applyFixes(cmd *cobra.Command, res *check.Result, opts fix.Options) error {
 	if opts.DryRun {
 		verb = "would fix"
 	}
+	// Paths, subjects and reasons come from the repository.
 	for _, a := range out.Applied {
-		fmt.Fprintf(stderr, "%s %s: %s: %s\n", verb, a.Path, strings.Join(a.Findings, ", "), a.Description)
+		fmt.Fprintf(stderr, "%s %s: %s\n", verb, quote.Name(a.Path), quote.Text(strings.Join(a.Findings, ", ")+": "+a.Description))
 	}
 	for _, s := range out.Skipped {
-		fmt.Fprintf(stderr, "not fixed: %s\n", s)
+		fmt.Fprintf(stderr, "not fixed: %s\n", quote.Text(fmt.Sprint(s)))
 	}
 	files := "files"
 	if len(out.Files) == 1 {

@@ -21,18 +21,17 @@ const workerEnv = "APICHECK_SUPERVISED"
 // supervises: it passes standard input and output through, forwards
 // SIGINT and SIGTERM, and turns a crash of the child into exit 3 with a
 // message asking to report it. Exit codes the child chooses pass through.
+// The supervisor also writes the child's report files, once the child
+// has exited normally and no signal came (handoff.go).
 func Main(args []string, stderr io.Writer) int {
 	if os.Getenv(workerEnv) == "1" {
-		return worker(args, stderr)
+		return supervised(args, stderr)
 	}
 	return supervise(args, stderr)
 }
 
-// worker runs the command line. Under a supervisor the Go runtime also
-// writes its crash report to the supervisor's pipe (setCrashOutput), so
-// that the supervisor can tell a crash from exit code 2.
+// worker runs the command line in this process, without a supervisor.
 func worker(args []string, stderr io.Writer) int {
-	setCrashOutput()
 	return Execute(args, os.Stdout, stderr)
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"testing"
 
 	"github.com/apicheck/apicheck/internal/testutil/hermetic"
@@ -8,4 +9,10 @@ import (
 
 // TestMain keeps the tests away from the user's home and cache
 // directories, and fails if one of them writes to the stand-in ones.
-func TestMain(m *testing.M) { hermetic.Main(m) }
+// With asApicheckEnv set, the test binary is apicheck (interrupt_test.go).
+func TestMain(m *testing.M) {
+	if os.Getenv(asApicheckEnv) == "1" {
+		os.Exit(asApicheck())
+	}
+	hermetic.Main(m)
+}

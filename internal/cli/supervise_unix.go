@@ -5,6 +5,7 @@ package cli
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -16,8 +17,62 @@ import (
 	"time"
 )
 
-// crashFD is the child's file descriptor of the supervisor's pipe.
-const crashFD = 3
+// crashFD is the child's file descriptor of the supervisor's pipe for
+// crash reports; handoffFD that of the pipe the child hands its report
+// files over (handoff.go), which handoffEnv names.
+const (
+	crashFD    = 3
+	handoffFD  = 4
+	handoffEnv = "APICHECK_REPORTS_FD"
+)
+
+// supervised runs the command line in the child of a supervisor. The Go
+// runtime writes its crash report to the supervisor's pipe
+// (setCrashOutput), so that the supervisor can tell a crash from exit code
+// 2. The report files go to the supervisor, which writes them: they are
+// sent once the command ended with exit code 0 or 1, and only while the
+// supervisor that started this process lives (a check process whose
+// supervisor was killed writes nothing, wherever it got to).
+func supervised(args []string, stderr io.Writer) int {
+	setCrashOutput()
+	pipe := openHandoff()
+	if pipe == nil {
+		return worker(args, stderr)
+	}
+	defer pipe.Close()
+	h := newHandoff()
+	h.parent = os.Getppid()
+	handOff = h
+	code := Execute(args, os.Stdout, stderr)
+	handOff = nil
+	if code != ExitOK && code != ExitFindings || len(h.files) == 0 {
+		return code
+	}
+	if h.orphaned() {
+		return ExitFailure // nobody to tell, or to write the reports
+	}
+	if _, err := pipe.Write(h.encode()); err != nil {
+		return ExitFailure // the supervisor is gone
+	}
+	return code
+}
+
+// openHandoff returns the pipe to hand report files over, when the
+// supervisor passed one (nil otherwise: then this process writes them).
+// The processes this one starts (git) do not inherit it: the supervisor
+// reads until the pipe closes.
+func openHandoff() *os.File {
+	if os.Getenv(handoffEnv) != strconv.Itoa(handoffFD) {
+		return nil
+	}
+	os.Unsetenv(handoffEnv)
+	var st syscall.Stat_t
+	if syscall.Fstat(handoffFD, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return nil
+	}
+	syscall.CloseOnExec(handoffFD)
+	return os.NewFile(handoffFD, "report-handoff")
+}
 
 // setCrashOutput makes the runtime copy a crash report to the
 // supervisor's pipe, if file descriptor 3 is a pipe (it is not when
@@ -35,7 +90,9 @@ func setCrashOutput() {
 
 // supervise runs the command line in a child process and returns its exit
 // code, or ExitFailure with a message when the child crashed (see Main).
-// When the child cannot be started, the command line runs in this
+// It writes the report files the child hands over when the child exited
+// with 0 or 1 and no signal came; after a signal it writes none and exits
+// 3. When the child cannot be started, the command line runs in this
 // process.
 func supervise(args []string, stderr io.Writer) int {
 	exe, err := os.Executable()
@@ -53,10 +110,18 @@ func supervise(args []string, stderr io.Writer) int {
 		return worker(args, stderr)
 	}
 	defer errR.Close()
+	handR, handW, err := os.Pipe()
+	if err != nil {
+		crashW.Close()
+		errW.Close()
+		return worker(args, stderr)
+	}
+	defer handR.Close()
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(withoutEnv(os.Environ(), workerEnv), workerEnv+"=1")
+	cmd.Env = append(withoutEnv(withoutEnv(os.Environ(), workerEnv), handoffEnv),
+		workerEnv+"=1", handoffEnv+"="+strconv.Itoa(handoffFD))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, errW
-	cmd.ExtraFiles = []*os.File{crashW} // crashFD
+	cmd.ExtraFiles = []*os.File{crashW, handW} // crashFD, handoffFD
 	cmd.SysProcAttr = workerAttr()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -64,11 +129,13 @@ func supervise(args []string, stderr io.Writer) int {
 	if err := cmd.Start(); err != nil {
 		crashW.Close()
 		errW.Close()
+		handW.Close()
 		signal.Stop(sigs)
 		return worker(args, stderr)
 	}
 	crashW.Close()
 	errW.Close()
+	handW.Close()
 	crashed := make(chan bool, 1)
 	go func() {
 		n, _ := io.Copy(io.Discard, crashR) // the child must never block on it
@@ -78,6 +145,15 @@ func supervise(args []string, stderr io.Writer) int {
 	// report that says what happened is remembered.
 	headline := make(chan string, 1)
 	go func() { headline <- copyStderr(stderr, errR) }()
+	// The report files the child hands over when its command ended.
+	handed := make(chan []byte, 1)
+	go func() {
+		b, err := io.ReadAll(handR)
+		if err != nil {
+			b = nil
+		}
+		handed <- b
+	}()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var werr error
@@ -99,14 +175,24 @@ wait:
 	}
 	// A process the child started could keep the pipes open: wait briefly.
 	what, crash := "", false
+	var reports []byte
+	reportsIn := false // the handoff pipe closed
 	timeout := time.After(2 * time.Second)
-	for got := 0; got < 2; got++ {
+	for got := 0; got < 3; got++ {
 		select {
 		case what = <-headline:
 		case crash = <-crashed:
+		case reports = <-handed:
+			reportsIn = true
 		case <-timeout:
-			got = 2
+			got = 3
 		}
+	}
+	// A signal that came as the child ended counts too.
+	select {
+	case <-sigs:
+		signalled = true
+	default:
 	}
 	state := cmd.ProcessState
 	var ee *exec.ExitError
@@ -135,7 +221,35 @@ wait:
 		io.WriteString(stderr, crashMessage(what, "the check process crashed (the Go runtime's report is above)"))
 		return ExitFailure
 	}
-	return state.ExitCode()
+	code := state.ExitCode()
+	if code != ExitOK && code != ExitFindings {
+		return code // the child wrote no report, and said why
+	}
+	switch {
+	case signalled && (len(reports) > 0 || !reportsIn):
+		io.WriteString(stderr, "apicheck: interrupted; no report was written\n")
+		return ExitFailure
+	case !reportsIn:
+		io.WriteString(stderr, crashMessage("", "the check process's report files did not arrive"))
+		return ExitFailure
+	case len(reports) == 0:
+		return code // no report files
+	}
+	h, err := decodeHandoff(reports)
+	if err != nil {
+		io.WriteString(stderr, crashMessage("", "the report files the check process handed over are damaged: "+err.Error()))
+		return ExitFailure
+	}
+	if err := h.commit(); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			fmt.Fprintf(stderr, "apicheck: %v\n", err)
+			return ee.code
+		}
+		io.WriteString(stderr, crashMessage("", err.Error()))
+		return ExitFailure
+	}
+	return code
 }
 
 // maxLine bounds the part of a line copyStderr looks at.

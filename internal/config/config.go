@@ -34,6 +34,8 @@ type Config struct {
 	// version only; older versions are frozen); "" is the profile's
 	// default.
 	VersionSkew string
+	// VersionSkewPos is where versionSkew is set.
+	VersionSkewPos Pos
 
 	// Exclude are globs of directories that are never API groups (in
 	// addition to the built-in exclusions).
@@ -135,6 +137,8 @@ type Releases struct {
 	// TagRegexp is TagPattern compiled. Never nil in a Config from Default
 	// or Parse.
 	TagRegexp *regexp.Regexp
+	// Pos is where tagPattern is set (zero when it is not).
+	Pos Pos
 }
 
 // IsRelease reports whether a tag name is a release tag.

@@ -84,7 +84,7 @@ func TestParseEveryKey(t *testing.T) {
 			"UNCLASSIFIED_CHANGE": {Enabled: boolPtr(false), Pos: pos(11, 3)},
 			"JSON_NAME_CHANGED":   {Enabled: boolPtr(true), Severity: "warning", Pos: pos(13, 3)},
 		},
-		Releases: Releases{TagPattern: "v*.*.0"},
+		Releases: Releases{TagPattern: "v*.*.0", Pos: pos(15, 15)},
 		ReleaseNotes: ReleaseNotes{Audiences: []Audience{
 			{Group: "*.gardener.cloud", Kind: "Shoot", Audience: "user", Pos: pos(18, 7)},
 			{Group: "pkg/apis/extensions", Audience: "developer", Pos: pos(19, 7)},
@@ -98,7 +98,7 @@ func TestParseEveryKey(t *testing.T) {
 			Defaults:          []string{"pkg/apis/core/v1beta1/defaults_shoot.go"},
 			SupportedVersions: "hack/versions.yaml",
 		},
-		Usages: Usages{Exclude: append(DefaultUsageExclude(), "hack/**")},
+		Usages: Usages{Exclude: append(DefaultUsageExclude(), "hack/**"), Pos: pos(31, 12)},
 		Ignore: []Ignore{
 			{Rule: "FIELD_REMOVED_WITHOUT_TOMBSTONE", Type: "ShootSpec", Field: "SeedTemplate", Reason: "never released", Pos: pos(33, 5)},
 			{Rule: "NEW_FIELD_NOT_POINTER", APIPath: "Shoot.spec.replicas", Package: "pkg/apis/core/v1beta1", Group: "pkg/apis/core", Reason: "defaulted, see #123", Pos: pos(37, 5)},

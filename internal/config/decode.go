@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // MaxSize is the size limit of a configuration file in bytes (1 MiB). The
@@ -27,7 +29,9 @@ func TooLarge(file string, size int64) error {
 
 // Error is one problem in a configuration file, at a position, about a
 // key (a dotted path such as "rules.PROTO_TAG_MISSING.severity" or
-// "ignore[2].reason"; "" for the document itself).
+// "ignore[2].reason"; "" for the document itself). The file and the key
+// print as quote.Name has them: a key the file spells with a line break
+// or another control character is quoted.
 type Error struct {
 	File   string
 	Line   int
@@ -38,7 +42,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
+	b.WriteString(quote.Name(e.File))
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
 		if e.Column > 0 {
@@ -47,7 +51,7 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": ")
 	if e.Key != "" {
-		b.WriteString(e.Key + ": ")
+		b.WriteString(quote.Name(e.Key) + ": ")
 	}
 	b.WriteString(e.Msg)
 	return b.String()
@@ -95,7 +99,7 @@ func Parse(file string, data []byte, v Vocabulary) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
-		return nil, Errors{{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+		return nil, Errors{{File: file, Msg: "invalid YAML: " + decoderWords(strings.TrimPrefix(err.Error(), "yaml: "))}}
 	}
 
 	val := &validator{file: file, vocab: v, cfg: cfg}
@@ -172,7 +176,38 @@ func syntaxError(file string, data []byte, err error) *Error {
 	if line > 0 && line <= len(lines) && strings.Contains(lines[line-1], "\t") {
 		msg += " (a tab character: YAML indents with spaces only)"
 	}
-	return &Error{File: file, Line: line, Msg: "invalid YAML: " + msg}
+	return &Error{File: file, Line: line, Msg: "invalid YAML: " + decoderWords(msg)}
+}
+
+// Messages of yaml.v3 that name a Go type of this package ("field x not
+// found in type config.rawConfig"), which means nothing to the author of
+// the file: decoderWords says them in the file's terms.
+var (
+	fieldNotFoundMsg = regexp.MustCompile(`(?s)^field (.*) not found in type \S+$`)
+	fieldSetMsg      = regexp.MustCompile(`(?s)^field (.*) already set in type \S+$`)
+	mappingKeyMsg    = regexp.MustCompile(`(?s)^mapping key (".*") already defined at line (\d+)$`)
+	unmarshalMsg     = regexp.MustCompile(`(?s)^cannot unmarshal (.*) into \S+$`)
+	goTypeWords      = regexp.MustCompile(`\s+(?:in type|into|of type)\s+\S*config\.\S*`)
+)
+
+// decoderWords rewrites a message of the YAML decoder (without its "line
+// N: " prefix) for the author of the file: no Go type names, keys quoted,
+// and every character quote.Text escapes escaped, since the decoder quotes
+// the file's text.
+func decoderWords(msg string) string {
+	if m := fieldNotFoundMsg.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown key %q", m[1])
+	}
+	if m := fieldSetMsg.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("key %q is set twice", m[1])
+	}
+	if m := mappingKeyMsg.FindStringSubmatch(msg); m != nil {
+		return quote.Text(fmt.Sprintf("duplicate key %s (first at line %s)", m[1], m[2]))
+	}
+	if m := unmarshalMsg.FindStringSubmatch(msg); m != nil {
+		return quote.Text("cannot use " + m[1] + " here")
+	}
+	return quote.Text(goTypeWords.ReplaceAllString(msg, ""))
 }
 
 // rejectAnchors returns an error for the first anchor (&a), alias (*a) or

@@ -16,6 +16,8 @@ type Usages struct {
 	// references are not usages. Never nil in a Config from Default or
 	// Parse; the entry "default" in the file stands for DefaultUsageExclude.
 	Exclude []string
+	// Pos is where exclude is set (zero when it is not).
+	Pos Pos
 }
 
 // UsageExcludeDefaultEntry is the list entry that stands for the default

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // validator is the pass after the strict decode: it reports every problem
@@ -32,10 +34,11 @@ func (v *validator) pos(n *yaml.Node) Pos {
 }
 
 // Messages of yaml.v3's TypeError entries that name a key of a mapping.
+// A key may hold a line break ("a\nb": 1), which (?s) lets ".+" match.
 var (
-	unknownKeyMsg   = regexp.MustCompile(`^line (\d+): field (.+) not found in type \S+$`)
-	duplicateKeyMsg = regexp.MustCompile(`^line (\d+): mapping key (".*") already defined at line (\d+)$`)
-	lineMsg         = regexp.MustCompile(`^line (\d+): (.*)$`)
+	unknownKeyMsg   = regexp.MustCompile(`(?s)^line (\d+): field (.+) not found in type \S+$`)
+	duplicateKeyMsg = regexp.MustCompile(`(?s)^line (\d+): mapping key (".*") already defined at line (\d+)$`)
+	lineMsg         = regexp.MustCompile(`(?s)^line (\d+): (.*)$`)
 )
 
 // usable reports the problems of a mapping or list at key: a value of the
@@ -68,10 +71,10 @@ func usable[T any](v *validator, s *strict[T], key string) bool {
 				continue
 			}
 		}
-		e := &Error{File: v.file, Key: key, Msg: msg} // in the decoder's words
+		e := &Error{File: v.file, Key: key, Msg: decoderWords(msg)}
 		if m := lineMsg.FindStringSubmatch(msg); m != nil {
 			e.Line, _ = strconv.Atoi(m[1])
-			e.Msg = m[2]
+			e.Msg = decoderWords(m[2])
 		}
 		v.errs = append(v.errs, e)
 	}
@@ -163,6 +166,7 @@ func (v *validator) config(raw *strict[rawConfig]) {
 		if v.cfg.VersionSkew, known = word([]string{"all", "newest"}, vs.V); !known {
 			v.errorf(vs.n, "versionSkew", "unknown policy %q (want all or newest)", vs.V)
 		}
+		v.cfg.VersionSkewPos = v.pos(vs.n)
 	}
 	if ex := raw.V.Exclude; ex.set() && len(ex.errs) == 0 {
 		items := ex.n.Content
@@ -212,7 +216,7 @@ func (v *validator) groups(s *strict[[]*strict[rawGroup]]) {
 		case !el.V.Dir.set():
 			v.errorf(el.n, key, "missing dir (the group's directory, e.g. pkg/apis/core)")
 		case dup:
-			v.errorf(el.n, key+".dir", "group %s is listed twice (first at line %d)", g.Dir, line)
+			v.errorf(el.n, key+".dir", "group %s is listed twice (first at line %d)", quote.Name(g.Dir), line)
 		default:
 			first[g.Dir] = el.n.Line
 			v.cfg.Groups = append(v.cfg.Groups, g)
@@ -259,7 +263,7 @@ func (v *validator) releases(s *strict[rawReleases]) {
 			v.errorf(tp.n, "releases.tagPattern", "%v", err)
 			return
 		}
-		v.cfg.Releases = Releases{TagPattern: tp.V, TagRegexp: re}
+		v.cfg.Releases = Releases{TagPattern: tp.V, TagRegexp: re, Pos: v.pos(tp.n)}
 	}
 }
 
@@ -290,6 +294,7 @@ func (v *validator) shoot(s *strict[rawShoot]) {
 func (v *validator) usages(s *strict[rawUsages]) {
 	if ex := s.V.Exclude; usable(v, s, "usages") && ex.set() {
 		v.cfg.Usages.Exclude = ExpandUsageExclude(ex.V)
+		v.cfg.Usages.Pos = v.pos(ex.n)
 	}
 }
 
@@ -309,7 +314,7 @@ func (v *validator) ignores(s *strict[[]*strict[rawIgnore]]) {
 		case !r.Reason.set():
 			v.errorf(el.n, key+".reason", "missing reason: every ignore entry must say why the finding is accepted")
 		case !r.Type.set() && !r.APIPath.set():
-			v.errorf(el.n, key, "needs type (with optional field) or apiPath to say which findings it suppresses; to turn a rule off everywhere use rules.%s.enabled: false", r.Rule.V)
+			v.errorf(el.n, key, "needs type (with optional field) or apiPath to say which findings it suppresses; to turn a rule off everywhere use rules.%s.enabled: false", quote.Name(r.Rule.V))
 		case r.Field.set() && !r.Type.set():
 			v.errorf(r.Field.n, key+".field", "field needs type (the Go type the field belongs to)")
 		case v.ruleID(r.Rule.n, key+".rule", r.Rule.V):

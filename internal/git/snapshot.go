@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // Snapshot is a read-only view of one revision: a commit, or the working tree.
@@ -62,7 +64,7 @@ type FileTooLargeError struct {
 }
 
 func (e *FileTooLargeError) Error() string {
-	return fmt.Sprintf("%s in %s is %d bytes, above apicheck's limit of %d bytes per file", e.Path, e.Rev, e.Size, e.Limit)
+	return fmt.Sprintf("%s in %s is %d bytes, above apicheck's limit of %d bytes per file", quote.Name(e.Path), e.Rev, e.Size, e.Limit)
 }
 
 // limit is the largest file ReadFiles returns.
@@ -103,7 +105,7 @@ type MissingObjectError struct {
 func (e *MissingObjectError) Error() string {
 	what := "object " + e.OID
 	if e.Path != "" {
-		what = fmt.Sprintf("%s (object %s)", e.Path, e.OID)
+		what = fmt.Sprintf("%s (object %s)", quote.Name(e.Path), e.OID)
 	}
 	if e.Rev != "" {
 		what += " of " + e.Rev
@@ -230,7 +232,7 @@ func uniquePaths[V any](paths []string, known map[string]V, rev string) ([]strin
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
 		if _, ok := known[p]; !ok {
-			return nil, fmt.Errorf("%s: no such file in %s", p, rev)
+			return nil, fmt.Errorf("%s: no such file in %s", quote.Name(p), rev)
 		}
 		if !seen[p] {
 			seen[p] = true
@@ -538,9 +540,9 @@ func (s *commitSnapshot) ReadFiles(paths []string) (map[string][]byte, error) {
 		case o.Missing:
 			return nil, s.missing(&MissingObjectError{OID: oid, Path: p})
 		case o.OID != oid:
-			return nil, fmt.Errorf("read %s from %s: git cat-file answered for object %s, expected %s", p, s.rev(), o.OID, oid)
+			return nil, fmt.Errorf("read %s from %s: git cat-file answered for object %s, expected %s", quote.Name(p), s.rev(), o.OID, oid)
 		case o.Type != "blob":
-			return nil, fmt.Errorf("read %s from %s: object %s is a %s, not a blob", p, s.rev(), oid, o.Type)
+			return nil, fmt.Errorf("read %s from %s: object %s is a %s, not a blob", quote.Name(p), s.rev(), oid, o.Type)
 		case o.tooLarge:
 			return nil, &FileTooLargeError{Path: p, Rev: s.rev(), Size: o.Size, Limit: s.objects.maxSize}
 		}
@@ -854,21 +856,21 @@ func (s *worktreeSnapshot) readOne(p string) ([]byte, error) {
 	if s.kinds[p] == os.ModeSymlink {
 		target, err := s.root.Readlink(name)
 		if err != nil {
-			return nil, fmt.Errorf("read %s from the working tree: %w", p, err)
+			return nil, fmt.Errorf("read %s from the working tree: %w", quote.Name(p), err)
 		}
 		return []byte(filepath.ToSlash(target)), nil
 	}
 	f, err := s.root.OpenFile(name, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
-		return nil, fmt.Errorf("read %s from the working tree: %w", p, err)
+		return nil, fmt.Errorf("read %s from the working tree: %w", quote.Name(p), err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read %s from the working tree: %w", p, err)
+		return nil, fmt.Errorf("read %s from the working tree: %w", quote.Name(p), err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s from the working tree: it changed into a %s while apicheck ran", p, specialReason(fi.Mode()))
+		return nil, fmt.Errorf("read %s from the working tree: it changed into a %s while apicheck ran", quote.Name(p), specialReason(fi.Mode()))
 	}
 	limit := s.repo.limit()
 	if fi.Size() > limit {
@@ -876,7 +878,7 @@ func (s *worktreeSnapshot) readOne(p string) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s from the working tree: %w", p, err)
+		return nil, fmt.Errorf("read %s from the working tree: %w", quote.Name(p), err)
 	}
 	if int64(len(data)) > limit {
 		return nil, &FileTooLargeError{Path: p, Rev: worktreeRev, Size: int64(len(data)), Limit: limit}

@@ -74,12 +74,6 @@ type TypeDiff struct {
 	Tombstones []*TombstoneDiff
 }
 
-// skipped reports a type whose fields the scanner did not read at base
-// or at head: none of its fields or tombstones are paired.
-func (t *TypeDiff) skipped() bool {
-	return t.Base != nil && t.Base.Skipped != "" || t.Head != nil && t.Head.Skipped != ""
-}
-
 // Name is head's name, else base's.
 func (t *TypeDiff) Name() string {
 	if t.Head != nil {
@@ -630,9 +624,6 @@ func protoNum(f *Field) int {
 }
 
 func compareFields(td *TypeDiff, renames map[string]string) {
-	if td.skipped() {
-		return
-	}
 	var bf, hf []*Field
 	if td.Base != nil {
 		bf = td.Base.Fields
@@ -922,9 +913,6 @@ func isIdentStart(c byte) bool {
 func isIdentPart(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }
 
 func compareTombstones(td *TypeDiff) {
-	if td.skipped() {
-		return
-	}
 	var bt, ht []*Tombstone
 	if td.Base != nil {
 		bt = td.Base.Tombstones

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // Pos is a repository-relative position (forward slashes, 1-based line and
@@ -29,7 +31,7 @@ func (p Pos) String() string {
 	if p.File == "" {
 		return "-"
 	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	return fmt.Sprintf("%s:%d:%d", quote.Name(p.File), p.Line, p.Col)
 }
 
 // IsZero reports whether p carries no position.
@@ -96,8 +98,15 @@ type Group struct {
 	// still the parent directory of the version packages.
 	Dir string `json:"dir"`
 	// Name is the +groupName of the versions (first one found), if any.
-	Name    string  `json:"name,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Profile is the profile the group is judged under.
 	Profile Profile `json:"profile"`
+	// UntrustedProfile is the profile this revision's own detection gave
+	// the group when it differs from Profile, which then comes from the
+	// trusted revision (a head judged under a configuration the change
+	// does not control: how strictly a change is judged is never the
+	// change's to decide). "" otherwise.
+	UntrustedProfile Profile `json:"untrustedProfile,omitempty"`
 	// Internal is nil for CRD-style groups that only have versions.
 	Internal *Package `json:"internal,omitempty"`
 	// Versions are sorted by Version name.
@@ -286,10 +295,6 @@ type Type struct {
 	// (directly or through other such types): its fields and values are
 	// part of an alpha feature.
 	Alpha bool `json:"alpha,omitempty"`
-	// Skipped says why the scanner did not read the type's fields and
-	// tombstones (a struct above its field limit); the diff then pairs no
-	// fields of the type.
-	Skipped string `json:"skipped,omitempty"`
 
 	byName map[string]*Field // built by Model.Sort
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // MaxAnnotations bounds the workflow commands the github format writes
@@ -20,6 +21,10 @@ const MaxAnnotations = 500
 //
 // (warning for warnings, notice for infos), the hint on the message's
 // following lines; then the run notes and the summary line as plain text.
+// Every text from the repository is escaped: in a command as GitHub's
+// runner unescapes it (ghData, ghProperty), in a note as by quote.Text;
+// so only apicheck's own annotations start a line with "::".
+//
 // Of more than MaxAnnotations unsuppressed findings it annotates
 // MaxAnnotations, errors before warnings before infos (each in report
 // order), and a line says how many are not annotated.
@@ -49,7 +54,7 @@ func GitHub(w io.Writer, r *finding.Report) error {
 	}
 	for _, n := range r.Notes {
 		// A line starting with "::" would be read as a command.
-		b.WriteString("apicheck note: " + oneLine(n) + "\n")
+		b.WriteString("apicheck note: " + quote.Text(oneLine(n)) + "\n")
 	}
 	active := 0
 	for _, f := range r.Findings {
@@ -92,15 +97,20 @@ func ghLevel(s finding.Severity) string {
 	return "notice"
 }
 
-// ghData escapes a workflow command's message.
+// ghData escapes a workflow command's message as the runner unescapes
+// it: "%", "\r" and "\n" %-encoded. Other characters that are not
+// graphic (ESC, other controls, U+2028), for which GitHub has no
+// encoding, are written as Go escapes ("\x1b"), and "##[" as "##\x5b"
+// (quote.Escape).
 var ghDataEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 
-func ghData(s string) string { return ghDataEscaper.Replace(s) }
+func ghData(s string) string { return ghDataEscaper.Replace(quote.Escape(s, "\r\n")) }
 
-// ghProperty escapes a workflow command's property value.
+// ghProperty escapes a workflow command's property value: as ghData, and
+// ":" and "," %-encoded too.
 var ghPropertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 
-func ghProperty(s string) string { return ghPropertyEscaper.Replace(s) }
+func ghProperty(s string) string { return ghPropertyEscaper.Replace(quote.Escape(s, "\r\n")) }
 
 func oneLine(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)

@@ -63,6 +63,14 @@ func TestGitHubEscaping(t *testing.T) {
 	if got, want := ghProperty("a:b,c%d\ne"), "a%3Ab%2Cc%25d%0Ae"; got != want {
 		t.Errorf("ghProperty = %q, want %q", got, want)
 	}
+	// Controls GitHub has no %-escape for are Go escapes, and so is the
+	// '[' of a legacy "##[" command.
+	if got, want := ghData("a\x1b[31m\u2028##[error]b\r\n"), `a\x1b[31m\u2028##\x5berror]b%0D%0A`; got != want {
+		t.Errorf("ghData = %q, want %q", got, want)
+	}
+	if got, want := ghProperty("x\x7f::y"), `x\x7f%3A%3Ay`; got != want {
+		t.Errorf("ghProperty = %q, want %q", got, want)
+	}
 }
 
 func TestGitHubEmpty(t *testing.T) {

@@ -2,9 +2,12 @@ package report
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // Everything the Markdown report prints from the analysed repository
@@ -33,9 +36,10 @@ const (
 // newlines turns every line break into "\n".
 var newlines = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
-// sanitize replaces control characters (but tab and newline) and the
-// Unicode bidirectional controls, which could make a line read other
-// than it is, by U+FFFD; invalid UTF-8 too.
+// sanitize replaces control characters (but tab and newline), the line
+// and paragraph separators U+2028 and U+2029 and the Unicode
+// bidirectional controls, which could make a line read other than it is,
+// by U+FFFD; invalid UTF-8 too.
 func sanitize(s string) string {
 	if !strings.ContainsFunc(s, badRune) {
 		return s
@@ -52,7 +56,7 @@ func badRune(r rune) bool {
 	switch {
 	case r == '\n' || r == '\t':
 		return false
-	case r == utf8.RuneError, unicode.IsControl(r):
+	case r == utf8.RuneError, unicode.IsControl(r), r == 0x2028, r == 0x2029:
 		return true
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 		return true
@@ -158,13 +162,15 @@ func mdLine(s string) string {
 // run inside, and line breaks become spaces. In a table cell a '|' would
 // end the cell even inside the span, and GitHub's "\|" escape cannot be
 // written exactly in every case, so text with '|' is rendered as escaped
-// text there instead.
+// text there instead. So is text with "##[", which the GitHub Actions
+// runner reads as a workflow command anywhere in a line of a job's log
+// (a report printed there); escaped text writes it "\#\#\[".
 func mdCode(s string, ctx mdContext) string {
 	s = sanitize(strings.ReplaceAll(newlines.Replace(s), "\n", " "))
 	if s == "" {
 		return ""
 	}
-	if ctx == inCell && strings.Contains(s, "|") {
+	if ctx == inCell && strings.Contains(s, "|") || quote.Command(s) {
 		return mdText(s, ctx)
 	}
 	fence := strings.Repeat("`", backtickRun(s)+1)
@@ -182,12 +188,21 @@ func mdFence(code, indent string) string { return mdFenceLang(code, "go", indent
 
 // mdFenceLang is mdFence with another info string, e.g. "suggestion"
 // (GitHub's suggested change).
+//
+// Code is shown as it is, so code with a line that the GitHub Actions
+// runner would read as a workflow command (quote.Command: it starts with
+// "::" or holds "##[") is not shown: a line says so instead. Changing
+// the code would change what a suggestion commits.
 func mdFenceLang(code, lang, indent string) string {
 	code = sanitize(newlines.Replace(code))
+	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
+	if slices.ContainsFunc(lines, quote.Command) {
+		return indent + mdCodeHidden + "\n"
+	}
 	fence := strings.Repeat("`", max(3, backtickRun(code)+1))
 	var b strings.Builder
 	b.WriteString(indent + fence + lang + "\n")
-	for _, l := range strings.Split(strings.TrimRight(code, "\n"), "\n") {
+	for _, l := range lines {
 		if strings.TrimSpace(l) == "" {
 			b.WriteString("\n")
 			continue
@@ -197,6 +212,10 @@ func mdFenceLang(code, lang, indent string) string {
 	b.WriteString(indent + fence + "\n")
 	return b.String()
 }
+
+// mdCodeHidden stands for code that mdFenceLang does not show.
+const mdCodeHidden = "*Code not shown: a line of it would read as a GitHub Actions workflow command " +
+	"(`--format json` has it).*"
 
 // markerRe finds markers in prose ("// +optional", "+required",
 // "+apicheck:ignore"), which mdProse shows as code.

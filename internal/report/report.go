@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // Writer renders a report.
@@ -46,8 +47,53 @@ func JSON(w io.Writer, r *finding.Report) error {
 	if err := enc.Encode(r); err != nil {
 		return err
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(jsonSafe(buf.Bytes()))
 	return err
+}
+
+// jsonSafe escapes, in encoded JSON, what encoding/json writes raw but a
+// terminal or the GitHub Actions runner would act on when the report is
+// printed: DEL and the C1 controls, and the '[' of "##[" (a workflow
+// command anywhere in a line), each as a \u escape. (The encoder already
+// escapes the other control characters and U+2028, U+2029.) They can
+// only be inside strings, where the escape means the same.
+func jsonSafe(b []byte) []byte {
+	unsafe := func(i int) bool {
+		switch c := b[i]; {
+		case c == 0x7f:
+			return true
+		case c == 0xc2:
+			return i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f
+		case c == '#':
+			return bytes.HasPrefix(b[i:], []byte("##["))
+		}
+		return false
+	}
+	i := 0
+	for i < len(b) && !unsafe(i) {
+		i++
+	}
+	if i == len(b) {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)+16), b[:i]...)
+	for ; i < len(b); i++ {
+		if !unsafe(i) {
+			out = append(out, b[i])
+			continue
+		}
+		switch b[i] {
+		case 0x7f:
+			out = append(out, `\u007f`...)
+		case 0xc2:
+			out = fmt.Appendf(out, `\u%04x`, b[i+1])
+			i++
+		default:
+			out = append(out, `##\u005b`...)
+			i += 2
+		}
+	}
+	return out
 }
 
 // MaxTextFindings bounds the findings the text format prints; the
@@ -58,22 +104,28 @@ const MaxTextFindings = 500
 // RULE message" line each with its hint below, then a summary line. It
 // prints the first MaxTextFindings findings and says how many more there
 // are.
+//
+// Paths print as quote.Name has them, and every other text from the
+// repository (messages, hints, notes, ref and tag names) escaped as by
+// quote.Text: no line break, control character or workflow command
+// comes from it, so the report reads the same in a terminal and in a
+// GitHub Actions log.
 func Text(w io.Writer, r *finding.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "apicheck: comparing %s with %s", revLabel(r.Base), revLabel(r.Head))
+	fmt.Fprintf(&b, "apicheck: comparing %s with %s", quote.Text(revLabel(r.Base)), quote.Text(revLabel(r.Head)))
 	if r.Base.Reason != "" {
-		fmt.Fprintf(&b, " (no --base given: %s)", r.Base.Reason)
+		fmt.Fprintf(&b, " (no --base given: %s)", quote.Text(r.Base.Reason))
 	}
 	b.WriteString("\n")
 	choice := r.Base.ChoiceNote()
 	if u := r.Releases.Used(); u != "" {
-		fmt.Fprintf(&b, "%s\n", u)
+		fmt.Fprintf(&b, "%s\n", quote.Text(u))
 	}
 	for _, n := range r.Notes {
 		if n == choice {
 			continue // said on the first line
 		}
-		fmt.Fprintf(&b, "note: %s\n", n)
+		fmt.Fprintf(&b, "note: %s\n", quote.Text(n))
 	}
 	file := "\x00"
 	shown := r.Findings
@@ -81,29 +133,30 @@ func Text(w io.Writer, r *finding.Report) error {
 		shown = shown[:MaxTextFindings]
 	}
 	for _, f := range shown {
+		path := quote.Name(f.Path)
 		if f.Path != file {
 			file = f.Path
-			fmt.Fprintf(&b, "\n%s\n", file)
+			fmt.Fprintf(&b, "\n%s\n", path)
 		}
 		sev := f.Severity.String()
 		if f.Suppressed != "" {
 			sev = "suppressed " + sev
 		}
-		fmt.Fprintf(&b, "  %s:%d:%d: %s %s %s\n", f.Path, f.Line, f.Column, sev, f.Rule, f.Message)
+		fmt.Fprintf(&b, "  %s:%d:%d: %s %s %s\n", path, f.Line, f.Column, sev, quote.Text(f.Rule), quote.Text(f.Message))
 		if f.Hint != "" {
 			for i, l := range strings.Split(f.Hint, "\n") {
 				if i == 0 {
-					fmt.Fprintf(&b, "      hint: %s\n", l)
+					fmt.Fprintf(&b, "      hint: %s\n", quote.Text(l))
 				} else {
-					fmt.Fprintf(&b, "            %s\n", l)
+					fmt.Fprintf(&b, "            %s\n", quote.Text(l))
 				}
 			}
 		}
 		for _, rel := range f.Related {
-			fmt.Fprintf(&b, "      see: %s\n", rel)
+			fmt.Fprintf(&b, "      see: %s\n", relatedText(rel))
 		}
 		if f.Suppressed != "" {
-			fmt.Fprintf(&b, "      suppressed: %s\n", f.Suppressed)
+			fmt.Fprintf(&b, "      suppressed: %s\n", quote.Text(f.Suppressed))
 		}
 	}
 	if len(r.Findings) > 0 {
@@ -115,6 +168,13 @@ func Text(w io.Writer, r *finding.Report) error {
 	b.WriteString(SummaryLine(r) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// relatedText is a related position for the text format: its label
+// escaped, its path as quote.Name has it.
+func relatedText(rel finding.Related) string {
+	rel.Path = quote.Name(rel.Path)
+	return quote.Text(rel.String())
 }
 
 // SummaryLine is e.g. "3 errors, 1 warning, 0 infos (2 suppressed)".

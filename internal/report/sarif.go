@@ -55,7 +55,7 @@ func WriteSARIF(w io.Writer, r *finding.Report, rs []finding.RuleDoc) error {
 	if err := enc.Encode(log); err != nil {
 		return err
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(jsonSafe(buf.Bytes()))
 	return err
 }
 

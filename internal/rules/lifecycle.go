@@ -163,7 +163,7 @@ var FieldRemovedStillUsed = &Rule{
 		}
 		u, err := c.Usages().At(lifecycle.RevBase)
 		if err != nil {
-			c.Skip("cannot scan usages at base: " + err.Error())
+			c.skipErr("cannot scan usages at base: ", err)
 			return
 		}
 		usageNote(c, u)
@@ -201,12 +201,12 @@ var FieldRemovalNotReleased = &Rule{
 		}
 		atBase, err := c.Usages().At(lifecycle.RevBase)
 		if err != nil {
-			c.Skip("cannot scan usages at base: " + err.Error())
+			c.skipErr("cannot scan usages at base: ", err)
 			return
 		}
 		u, err := c.Usages().At(lifecycle.RevRelease)
 		if err != nil {
-			c.Skip(fmt.Sprintf("cannot scan usages at release %s: %v", rel.Newest.Name, err))
+			c.skipErr(fmt.Sprintf("cannot scan usages at release %s: ", rel.Newest.Name), err)
 			return
 		}
 		usageNote(c, u)
@@ -217,7 +217,7 @@ var FieldRemovalNotReleased = &Rule{
 			}
 			// A field the release did not have was never released: what
 			// matched there is not a usage of it.
-			if released, err := releasedAny(c, fds); err != nil || !released {
+			if released, err := releasedAny(c, fds); c.failed(err) || !released {
 				continue
 			}
 			r := removedUsage(c, fds, u, "release "+rel.Newest.Name, ": the release dropping the usages has not shipped yet",
@@ -268,7 +268,7 @@ var FieldRemovedNotDeprecated = &Rule{
 		// field: the release before base for a pull request.
 		last, released, err := c.Release().LastReleases(fields)
 		if err != nil {
-			c.Skip(err.Error())
+			c.skipErr("", err)
 			return
 		}
 		for i, fd := range fields {
@@ -342,7 +342,7 @@ var ProtoNumberPreviouslyUsed = &Rule{
 		}
 		h, err := c.Release().ProtoHistory(structs)
 		if err != nil {
-			c.Skip(err.Error())
+			c.skipErr("", err)
 			return
 		}
 		for _, fd := range news {

@@ -539,7 +539,7 @@ func emptyObjectRejects(refs *typeRefs, id string, defaults bool, depth int) (re
 		return nil, nil
 	}
 	t := refs.types[id]
-	if t == nil || t.Kind != model.KindStruct || depth > 8 || t.Skipped != "" {
+	if t == nil || t.Kind != model.KindStruct || depth > 8 {
 		return nil, []string{id}
 	}
 	for _, m := range t.Markers {

@@ -7,6 +7,8 @@
 package rules
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"runtime/debug"
@@ -265,6 +267,11 @@ type Options struct {
 	// VersionSkew overrides the profiles' VERSION_SKEW policy ("all" or
 	// "newest"; "" keeps them).
 	VersionSkew string
+	// Context ends the run early (a signal): once it is done, Run runs
+	// no further rule and returns an error wrapping its error, never the
+	// findings and notes of a run whose analyses the end cut short. Nil
+	// never ends.
+	Context context.Context
 }
 
 // Result is what a run produced.
@@ -382,6 +389,9 @@ type Context struct {
 	skipWhy  []string            // the reasons in order of first appearance
 	counts   map[string]int      // NoteCount's formats -> sums
 	formats  []string            // the formats in order of first appearance
+	// stop is the first error of an analysis that ended because the run
+	// was interrupted (skipErr): the engine returns it.
+	stop error
 }
 
 type unjudged struct {
@@ -434,6 +444,51 @@ func (c *Context) Skip(why string) {
 	if !slices.Contains(c.skips[why], c.rule.ID) {
 		c.skips[why] = append(c.skips[why], c.rule.ID)
 	}
+}
+
+// skipErr is Skip for a rule that could not judge because an analysis it
+// asked for failed with err (the note: prefix and err). An analysis that
+// failed because the run was interrupted (Interrupted) is no reason to
+// skip: the run ends with that error instead, and reports nothing.
+func (c *Context) skipErr(prefix string, err error) {
+	if c.failed(err) && c.stop == nil {
+		c.Skip(prefix + err.Error())
+	}
+}
+
+// failed reports whether an analysis failed (err is not nil), for a rule
+// that then judges without it. An interruption is recorded: the engine
+// ends the run with it (see skipErr).
+func (c *Context) failed(err error) bool {
+	if err != nil && Interrupted(err) && c.stop == nil {
+		c.stop = err
+		if c.rule != nil {
+			c.stop = fmt.Errorf("rule %s: %w", c.rule.ID, err)
+		}
+	}
+	return err != nil
+}
+
+// Interrupted reports whether err says that the run was interrupted: it
+// wraps context.Canceled or context.DeadlineExceeded, as the error of a
+// git process killed because the run's context is done does.
+func Interrupted(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// stopped returns the error that ends a run early: an analysis
+// interrupted (skipErr), or ctx done. Analyses turn some of their
+// failures into notes and problems ("cannot read release tags: ...")
+// that no longer say why they failed, so once ctx is done nothing the
+// rules made of them counts.
+func (c *Context) stopped(ctx context.Context) error {
+	if c.stop != nil {
+		return c.stop
+	}
+	if ctx != nil && ctx.Err() != nil {
+		return fmt.Errorf("judging the change: interrupted: %w", ctx.Err())
+	}
+	return nil
 }
 
 // Report is the details of one finding; the engine fills in the rest.
@@ -489,7 +544,7 @@ func (c *Context) gatedNew(fd *model.FieldDiff) string {
 		return ""
 	}
 	tag, ok, err := c.analyses.Release.FieldIntroduced(fd)
-	if err != nil || !ok {
+	if c.failed(err) || !ok {
 		return ""
 	}
 	v, ok1 := git.TagVersion(tag)
@@ -582,7 +637,7 @@ func (c *Context) relaxTo(r Report, sev finding.Severity, because func() (string
 		return r
 	}
 	why, err := because()
-	if err != nil || why == "" {
+	if c.failed(err) || why == "" {
 		return r
 	}
 	r.Severity = sev
@@ -944,7 +999,9 @@ func (c *Context) fieldAPIPath(fd *model.FieldDiff) string {
 // Run executes the rules over a diff and returns their findings (not yet
 // sorted; the report finalizes them). Rules marked Last (the meta rule)
 // run after all others so they see every judgement. A rule whose required
-// analyses the run cannot provide does not run; a note says why.
+// analyses the run cannot provide does not run; a note says why. A run
+// interrupted (Options.Context done, or an analysis that failed because
+// of it) returns an error wrapping the context's error and no result.
 func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 	c := &Context{Diff: d, analyses: opts.Analyses, versionSkew: opts.VersionSkew, judged: map[model.Attr]bool{}}
 	for _, r := range rs {
@@ -990,6 +1047,9 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 	// which run meanwhile.
 	first = append(slices.DeleteFunc(first, func(r *Rule) bool { return slices.Contains(waiting, r) }), waiting...)
 	for _, r := range append(first, last...) {
+		if err := c.stopped(opts.Context); err != nil {
+			return nil, err
+		}
 		c.rule = r
 		if why := opts.Analyses.missing(r.Requires); why != "" {
 			c.Skip(why)
@@ -1001,6 +1061,9 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if err := c.stopped(opts.Context); err != nil {
+		return nil, err
 	}
 	out := c.findings
 	original := map[int]finding.Severity{}

@@ -301,7 +301,7 @@ func storedDefaulted(c *Context, fd *model.FieldDiff, sf shoot.Field) (isDef, ok
 	}
 	rf, found, err := c.Release().ReleaseField(fd)
 	if err != nil {
-		c.Skip(err.Error())
+		c.skipErr("", err)
 		return false, false
 	}
 	if !found {
@@ -393,7 +393,7 @@ var ShootCanonicalizeTooEarly = &Rule{
 			}
 			rf, found, err := c.Release().ReleaseField(sc.fd)
 			if err != nil {
-				c.Skip(err.Error())
+				c.skipErr("", err)
 				return
 			}
 			if found && rf.Deprecated {

@@ -17,7 +17,12 @@ var SuppressionAdded = &Rule{
 	Severity: finding.Warning,
 	Requires: []Input{InputSuppressions},
 	Summary: "The change adds or widens a suppression: an ignore entry, an inline +apicheck:ignore marker, a " +
-		"disabled rule, a lowered severity, or an exclude pattern or groups list that leaves API versions out.",
+		"disabled rule, a lowered severity, an exclude pattern or groups list that leaves API versions out, " +
+		"another profile for API groups (set in the configuration, or detected from what head holds: go.mod's " +
+		"module path, CRD markers and manifests, protobuf files), or a laxer setting (versionSkew: newest, " +
+		"another releases.tagPattern, new usages.exclude patterns, versions no longer listed as stable). " +
+		"An invalid +apicheck:ignore marker that the change adds while its markers are judged, not obeyed " +
+		"(--trusted-config base), is an error: it suppresses nothing.",
 	Why: "The configuration and markers of a pull request are written by its author: a change that silences " +
 		"the findings it causes passes without the reviewer seeing them. This finding shows the reviewer each " +
 		"new suppression and what it hides in this run. Suppressions that base already had are not reported, " +
@@ -31,6 +36,9 @@ var SuppressionAdded = &Rule{
 		for i := range s.Added {
 			a := &s.Added[i]
 			r := Report{Message: additionMessage(a), Hint: additionHint(a, s.NotInEffect)}
+			if a.Kind == suppress.AddedInvalidMarker {
+				r.Severity = finding.Error
+			}
 			f := finding.Finding{Path: a.Pos.File, Line: a.Pos.Line, Column: a.Pos.Col}
 			if m := a.Marker; m != nil {
 				f.Package, f.Group, f.Version, f.Type, f.Field = m.Package, m.Group, m.Version, m.Type, m.Field
@@ -56,6 +64,18 @@ func additionMessage(a *suppress.Addition) string {
 		what = fmt.Sprintf("exclude pattern %q", a.Pattern)
 	case suppress.AddedGroups:
 		what = "groups list"
+	case suppress.AddedInvalidMarker:
+		return fmt.Sprintf("invalid +%s marker added %s; it suppresses nothing", suppress.MarkerKey, a.Invalid)
+	case suppress.AddedProfile:
+		what = fmt.Sprintf("profile %s instead of base's %s for %s (%s)", a.New, a.Old,
+			countAndList(len(a.Groups), "API group", a.Groups), a.Detail)
+	case suppress.AddedSetting:
+		what = a.Setting + " " + a.Detail
+		if a.Setting != "versionSkew" {
+			// What such a setting hides needs a run under base's: it is
+			// named, not counted.
+			return what
+		}
 	}
 	switch {
 	case a.Widens != "":
@@ -67,7 +87,7 @@ func additionMessage(a *suppress.Addition) string {
 	if !a.InEffect {
 		verb, none = "would hide", "would hide no finding in this run"
 	}
-	if a.Kind == suppress.AddedLowering {
+	if a.Kind == suppress.AddedLowering || a.Kind == suppress.AddedProfile || a.Kind == suppress.AddedSetting {
 		verb, none = "lowers", "lowers no finding in this run"
 		if !a.InEffect {
 			verb, none = "would lower", "would lower no finding in this run"
@@ -108,6 +128,10 @@ func additionHint(a *suppress.Addition, notInEffect string) string {
 		hint += " and its reason"
 	case suppress.AddedExclude, suppress.AddedGroups:
 		hint = "API versions left out are not checked at all; a reviewer should confirm this"
+	case suppress.AddedProfile, suppress.AddedSetting:
+		hint = "a reviewer should confirm that the change is to be judged less strictly"
+	case suppress.AddedInvalidMarker:
+		return "fix or remove the marker: write // +" + suppress.MarkerKey + "=RULE_ID <why the finding is accepted>"
 	}
 	if !a.InEffect && notInEffect != "" {
 		return hint + "; it does not apply in this run (" + notInEffect + ") and takes effect once merged"
@@ -127,6 +151,12 @@ func additionKey(a *suppress.Addition) string {
 		return "exclude\x00" + a.Pattern
 	case suppress.AddedGroups:
 		return "groups"
+	case suppress.AddedProfile:
+		return "profile\x00" + a.Old + "\x00" + a.New + "\x00" + strings.Join(a.Groups, ",")
+	case suppress.AddedSetting:
+		return "setting\x00" + a.Setting + "\x00" + a.New
+	case suppress.AddedInvalidMarker:
+		return "invalid\x00" + a.Invalid
 	}
 	return fmt.Sprintf("rule\x00%d\x00%s", a.Kind, a.Rule)
 }

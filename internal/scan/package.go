@@ -17,6 +17,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/protobuf"
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 var groupNameValue = regexp.MustCompile(`\+groupName\s*=\s*([A-Za-z0-9.\-]+)`)
@@ -99,13 +100,10 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 						return nil, err
 					}
 					if prev := seen[t.Name]; prev != nil {
-						return nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("type %s is declared twice in package %s (also at %s)", t.Name, dir, prev.Pos)}
+						return nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("type %s is declared twice in package %s (also at %s)", t.Name, quote.Name(dir), prev.Pos)}
 					}
 					seen[t.Name] = t
 					pkg.Types = append(pkg.Types, t)
-					if t.Skipped != "" {
-						s.notes = append(s.notes, t.Skipped)
-					}
 				}
 			case token.CONST:
 				lastType := ""
@@ -465,9 +463,10 @@ func docText(lines []string) string {
 	return strings.TrimSpace(strings.Join(keep, "\n"))
 }
 
-// MaxFields bounds the fields of a struct the scanner reads. A struct
-// with more is kept without fields (model.Type.Skipped) and a note says
-// so: API types have dozens of fields, Kubernetes' largest a few hundred.
+// MaxFields bounds the fields of a struct the scanner reads: API types
+// have dozens of fields, Kubernetes' largest a few hundred. A struct with
+// more fails the scan (fails closed, as a file above the size limit does):
+// a struct whose fields went unchecked would let any change to them pass.
 const MaxFields = 10000
 
 func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, error) {
@@ -506,8 +505,8 @@ func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, 
 		n += max(1, len(f.Names))
 	}
 	if n > MaxFields {
-		t.Skipped = fmt.Sprintf("struct %s (%s) has %d fields, more than apicheck's limit of %d: its fields are not checked", t.Name, t.Pos, n, MaxFields)
-		return t, nil
+		return nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("struct %s has %d fields, more than apicheck's limit of %d fields per struct: "+
+			"its fields cannot be checked", t.Name, n, MaxFields)}
 	}
 	for _, f := range st.Fields.List {
 		fields, err := buildFields(pf, f)

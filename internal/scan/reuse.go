@@ -66,9 +66,8 @@ type builtGroup struct {
 	dirs []string
 	// deps are the packages the group's field types were resolved
 	// through, by import path.
-	deps  map[string]dep
-	crd   crdSigns
-	notes []string
+	deps map[string]dep
+	crd  crdSigns
 }
 
 // dep is a package type resolution read: in the repository (dir), or

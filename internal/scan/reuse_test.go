@@ -291,21 +291,3 @@ func TestReuseFailure(t *testing.T) {
 	scanPair(t, blobSource{badMod}, blobSource{good})
 	scanPair(t, blobSource{good}, blobSource{badMod})
 }
-
-// The notes a group's build wrote come with it when head takes it.
-func TestReuseKeepsNotes(t *testing.T) {
-	base := mapSource{
-		"go.mod":                 "module example.com/repo\n\ngo 1.22\n",
-		"pkg/apis/big/v1/big.go": "// +groupName=big.example.com\npackage v1\n\n" + hugeStruct("Big"),
-		"pkg/apis/b/v1/types.go": "// +groupName=b.example.com\npackage v1\n\ntype Spec struct{ N string }\n",
-	}
-	head := maps.Clone(base)
-	head["pkg/apis/b/v1/types.go"] = "// +groupName=b.example.com\npackage v1\n\ntype Spec struct{ M string }\n"
-	bm, hm, taken := scanPair(t, blobSource{base}, blobSource{head})
-	if !taken["pkg/apis/big"] || len(bm.Notes) != 1 || !strings.Contains(bm.Notes[0], "Big") {
-		t.Fatalf("took %v; base's notes %q", taken, bm.Notes)
-	}
-	if d := cmp.Diff(bm.Notes, hm.Notes); d != "" {
-		t.Errorf("notes (-base +head):\n%s", d)
-	}
-}

@@ -28,6 +28,7 @@ import (
 	"github.com/apicheck/apicheck/internal/contract"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // Source is a read-only view of the files of one revision (a git snapshot
@@ -134,9 +135,9 @@ func (e *Error) Error() string {
 		return e.Msg
 	}
 	if e.Pos.Line == 0 {
-		return e.Pos.File + ": " + e.Msg
+		return quote.Name(e.Pos.File) + ": " + e.Msg
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.Pos.File, e.Pos.Line, e.Pos.Col, e.Msg)
+	return fmt.Sprintf("%s:%d:%d: %s", quote.Name(e.Pos.File), e.Pos.Line, e.Pos.Col, e.Msg)
 }
 
 var versionDir = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
@@ -457,8 +458,12 @@ func (s *state) discover(opts Options) ([]*candidate, error) {
 		for _, d := range append([]string{c.dir}, c.versions...) {
 			if fs := links[d]; len(fs) > 0 {
 				slices.Sort(fs)
+				names := make([]string, len(fs))
+				for i, f := range fs {
+					names[i] = quote.Name(f)
+				}
 				s.notes = append(s.notes, fmt.Sprintf("%s: %s not read: a symbolic link to a Go file is not followed (the API is judged where its files live)",
-					d, strings.Join(fs, ", ")))
+					quote.Name(d), strings.Join(names, ", ")))
 			}
 		}
 	}
@@ -619,7 +624,6 @@ func (s *state) buildAll(m *model.Model, cands []*candidate) error {
 				s.building = &builtGroup{dirs: append([]string{c.dir}, c.versions...)}
 				s.record.groups[c.dir] = s.building
 			}
-			notes := len(s.notes)
 			s.keepDeclared(c)
 			g, err := s.buildGroup(c)
 			if err != nil {
@@ -627,7 +631,6 @@ func (s *state) buildAll(m *model.Model, cands []*candidate) error {
 			}
 			if s.building != nil {
 				s.building.group = g
-				s.building.notes = slices.Clone(s.notes[notes:])
 				s.building = nil
 			}
 			if g != nil {
@@ -670,7 +673,6 @@ func (s *state) takeAll(m *model.Model, cands []*candidate) error {
 			continue
 		}
 		s.crd |= b.crd
-		s.notes = append(s.notes, b.notes...)
 		if b.group != nil {
 			if s.reused == nil {
 				s.reused = map[*model.Group]bool{}
@@ -1215,7 +1217,9 @@ func parseOne(p string, src []byte) (*parsedFile, error) {
 			pos.Line, pos.Col = list[0].Pos.Line, list[0].Pos.Column
 			msg = list[0].Msg
 		}
-		return nil, &Error{Pos: pos, Msg: "cannot parse Go file: " + msg}
+		// The parser quotes the file's text (a literal it did not
+		// expect), which may hold any character.
+		return nil, &Error{Pos: pos, Msg: "cannot parse Go file: " + quote.Text(msg)}
 	}
 	if excludedByConstraint(f) {
 		return nil, nil

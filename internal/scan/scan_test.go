@@ -632,42 +632,39 @@ func hugeStruct(name string) string {
 	return b.String()
 }
 
-// A struct with more fields than MaxFields is kept without its fields,
-// with a note naming it; the diff pairs none of its fields.
+// A struct with more fields than MaxFields fails the scan (fails closed)
+// with an error naming the file, the struct and the limit: a struct whose
+// fields went unchecked would let any change to them pass.
 func TestFieldLimit(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("package v1\n\n// Huge has too many fields.\n" + hugeStruct("Huge"))
-	b.WriteString("\n// Small is fine.\ntype Small struct {\n\tA *string `json:\"a,omitempty\"`\n}\n")
 	src := mapSource{
 		"go.mod":                    "module example.com/repo\n\ngo 1.22\n",
 		"pkg/apis/core/v1/doc.go":   "// +groupName=core.example.cloud\npackage v1\n",
 		"pkg/apis/core/v1/types.go": b.String(),
 	}
 	m, err := scan.Scan(src, scan.Options{})
-	if err != nil {
+	want := fmt.Sprintf("pkg/apis/core/v1/types.go:4:6: struct Huge has %d fields, more than apicheck's limit of %d fields per struct: its fields cannot be checked", scan.MaxFields+1, scan.MaxFields)
+	if err == nil || err.Error() != want {
+		t.Fatalf("Scan = %v, %v; want the error %q", m, err, want)
+	}
+	var se *scan.Error
+	if !errors.As(err, &se) {
+		t.Errorf("error %T is not a *scan.Error", err)
+	}
+	// At the limit the struct is read whole.
+	b.Reset()
+	b.WriteString("package v1\n\ntype Big struct {\n")
+	for i := range scan.MaxFields {
+		fmt.Fprintf(&b, "\tF%d *string `json:\"f%d,omitempty\"`\n", i, i)
+	}
+	b.WriteString("}\n")
+	src["pkg/apis/core/v1/types.go"] = b.String()
+	if m, err = scan.Scan(src, scan.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	v := m.Groups[0].Version("v1")
-	huge, small := v.Type("Huge"), v.Type("Small")
-	want := fmt.Sprintf("struct Huge (pkg/apis/core/v1/types.go:4:6) has %d fields, more than apicheck's limit of %d: its fields are not checked", scan.MaxFields+1, scan.MaxFields)
-	if huge == nil || huge.Fields != nil || huge.Skipped != want || len(small.Fields) != 1 {
-		t.Fatalf("Huge = %+v", huge)
-	}
-	if d := cmp.Diff([]string{want}, m.Notes); d != "" {
-		t.Errorf("notes (-want +got):\n%s", d)
-	}
-	// Against a base where the struct was small, no field is paired (no
-	// "removed" fields), and the small struct still is.
-	src["pkg/apis/core/v1/types.go"] = "package v1\n\n// Huge was small.\ntype Huge struct {\n\tF0 *string `json:\"f0,omitempty\"`\n}\n\n// Small is fine.\ntype Small struct {\n\tA *string `json:\"a,omitempty\"`\n}\n"
-	base, err := scan.Scan(src, scan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := model.Compare(base, m)
-	for _, td := range d.Groups[0].Packages[0].Types {
-		if want := map[string]int{"Huge": 0, "Small": 1}[td.Name()]; len(td.Fields) != want {
-			t.Errorf("%s: %d field pairs, want %d", td.Name(), len(td.Fields), want)
-		}
+	if n := len(m.Groups[0].Version("v1").Type("Big").Fields); n != scan.MaxFields {
+		t.Errorf("Big has %d fields, want %d", n, scan.MaxFields)
 	}
 }
 

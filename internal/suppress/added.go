@@ -11,6 +11,7 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // AddedKind says what kind of suppression a change added.
@@ -29,6 +30,20 @@ const (
 	AddedExclude
 	// AddedGroups is a groups list that leaves API versions out.
 	AddedGroups
+	// AddedProfile is API groups judged under another profile at head
+	// than at base: head's configuration sets one, or what head holds
+	// (go.mod's module path, CRD markers and manifests, protobuf files)
+	// makes another one detected.
+	AddedProfile
+	// AddedSetting is a setting of head's configuration that can judge
+	// the change less strictly than base's: versionSkew, a release tag
+	// pattern, usages.exclude patterns, versions no longer listed as
+	// stable.
+	AddedSetting
+	// AddedInvalidMarker is an invalid +apicheck:ignore marker the change
+	// wrote while its markers are judged, not obeyed (a trusted
+	// configuration): it suppresses nothing and is the change's error.
+	AddedInvalidMarker
 )
 
 // Addition is one suppression that the head revision has and the base
@@ -61,6 +76,37 @@ type Addition struct {
 	// InEffect is false when the suppression does not apply in this run
 	// (the configuration in effect is trusted, not head's).
 	InEffect bool
+	// Setting is the configuration key of an AddedSetting (e.g.
+	// "releases.tagPattern"); Old and New are base's and head's value
+	// (of an AddedProfile: the profiles), Detail what the change to it
+	// does.
+	Setting, Old, New, Detail string
+	// Groups are the API group directories of an AddedProfile.
+	Groups []string
+	// Invalid is what is wrong with an AddedInvalidMarker.
+	Invalid string
+}
+
+// ProfileChange is API groups whose profile differs between base and
+// head (an input of Added, made by the caller, which can judge the change
+// under the other profile).
+type ProfileChange struct {
+	// From and To are base's and head's profile of the groups.
+	From, To model.Profile
+	// Groups are the group directories, sorted.
+	Groups []string
+	// Pos is the line of head's configuration that sets To, or a file of
+	// the first group at head when detection decided it.
+	Pos model.Pos
+	// Configured is set when head's configuration sets To.
+	Configured bool
+	// InEffect is set when the groups are judged under To in this run.
+	InEffect bool
+	// Strict and Lax are the findings of the run under From and under
+	// To (one of them is Comparison.Findings): a finding of Strict that
+	// Lax has at a lower severity, or not at all, is what the change of
+	// profile lowers.
+	Strict, Lax []finding.Finding
 }
 
 // Comparison is what Added compares.
@@ -96,6 +142,15 @@ type Comparison struct {
 	// configuration; nil when their exclude and groups settings are the
 	// same.
 	OldGroups, NewGroups map[string][]string
+	// Profiles are the groups whose profile differs between base and
+	// head.
+	Profiles []ProfileChange
+	// SkewStrict and SkewLax are VERSION_SKEW's findings under base's and
+	// head's versionSkew policy when head's configuration sets a laxer
+	// one (one of them is a subset of Findings).
+	SkewStrict, SkewLax []finding.Finding
+	// InvalidMarkers are head's invalid markers (Result.Invalid).
+	InvalidMarkers config.Errors
 }
 
 // Added lists the suppressions head adds or widens compared with base,
@@ -106,8 +161,13 @@ func Added(c Comparison) []Addition {
 		out = append(out, c.ignores()...)
 		out = append(out, c.ruleSettings()...)
 		out = append(out, c.discovery()...)
+		out = append(out, c.settings()...)
 	}
+	out = append(out, c.profiles()...)
 	out = append(out, c.markers()...)
+	for _, e := range c.InvalidMarkers {
+		out = append(out, Addition{Kind: AddedInvalidMarker, Pos: model.Pos{File: e.File, Line: e.Line, Col: e.Column}, Invalid: e.Msg})
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Pos, out[j].Pos
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col), cmp.Compare(out[i].Rule, out[j].Rule)) < 0
@@ -293,6 +353,103 @@ func (c *Comparison) discovery() []Addition {
 	return out
 }
 
+// profiles reports the groups whose profile the change changes, with the
+// findings that the other profile lowers.
+func (c *Comparison) profiles() []Addition {
+	var out []Addition
+	for _, p := range c.Profiles {
+		in := map[string]bool{}
+		for _, g := range p.Groups {
+			in[g] = true
+		}
+		hides := c.hidden(lowered(p.Strict, p.Lax), func(_ int, f *finding.Finding) bool { return in[f.Group] })
+		detail := "detected from what head holds (go.mod's module path, CRD markers and manifests, protobuf files)"
+		if p.Configured {
+			detail = "set in head's configuration"
+		}
+		out = append(out, Addition{
+			Kind: AddedProfile, Pos: p.Pos, Old: string(p.From), New: string(p.To), Groups: p.Groups,
+			Detail: detail, InEffect: p.InEffect, Hides: hides,
+		})
+	}
+	return out
+}
+
+// lowered returns the findings of strict that lax has at a lower
+// severity or not at all (matched by fingerprint), as in strict.
+func lowered(strict, lax []finding.Finding) []finding.Finding {
+	laxSev := map[string]finding.Severity{}
+	for i := range lax {
+		if s, ok := laxSev[lax[i].Fingerprint]; !ok || lax[i].Severity > s {
+			laxSev[lax[i].Fingerprint] = lax[i].Severity
+		}
+	}
+	var out []finding.Finding
+	for i := range strict {
+		if s, ok := laxSev[strict[i].Fingerprint]; !ok || s < strict[i].Severity {
+			out = append(out, strict[i])
+		}
+	}
+	return out
+}
+
+// settings reports the settings of head's configuration, other than
+// suppressions, rule settings, discovery and profiles, that can judge the
+// change less strictly than base's.
+func (c *Comparison) settings() []Addition {
+	var out []Addition
+	add := func(p config.Pos, key, old, new, detail string, hides []finding.Finding) {
+		out = append(out, Addition{Kind: AddedSetting, Pos: pos(p), Setting: key, Old: old, New: new, Detail: detail, InEffect: c.HeadInEffect, Hides: hides})
+	}
+	if skew := func(s string) string { return cmp.Or(s, "the profile's default") }; c.Head.VersionSkew == "newest" && c.Base.VersionSkew != "newest" {
+		add(c.Head.VersionSkewPos, "versionSkew", skew(c.Base.VersionSkew), c.Head.VersionSkew,
+			fmt.Sprintf("changed from %q to %q: new fields may go to a group's newest version only; older versions are not held to them",
+				skew(c.Base.VersionSkew), c.Head.VersionSkew),
+			c.hidden(lowered(c.SkewStrict, c.SkewLax), func(int, *finding.Finding) bool { return true }))
+	}
+	if b, h := c.Base.Releases.TagPattern, c.Head.Releases.TagPattern; b != h {
+		add(c.Head.Releases.Pos, "releases.tagPattern", b, h,
+			fmt.Sprintf("changed from %q to %q: ", b, h)+"other tags count as releases: the release-aware rules (two-step removal, protobuf numbers of earlier releases, "+
+				"severities of unreleased fields) judge against other releases", nil)
+	}
+	var added []string
+	for _, g := range c.Head.Usages.Exclude {
+		if !slices.Contains(c.Base.Usages.Exclude, g) {
+			added = append(added, g)
+		}
+	}
+	if len(added) > 0 {
+		add(c.Head.Usages.Pos, "usages.exclude", strings.Join(c.Base.Usages.Exclude, ", "), strings.Join(c.Head.Usages.Exclude, ", "),
+			"adds "+strings.Join(quoteAll(added), ", ")+": code there no longer counts as a usage of a removed field", nil)
+	}
+	for _, h := range c.Head.Groups {
+		for _, b := range c.Base.Groups {
+			if b.Dir != h.Dir {
+				continue
+			}
+			var dropped []string
+			for _, v := range b.Stable {
+				if !slices.Contains(h.Stable, v) {
+					dropped = append(dropped, v)
+				}
+			}
+			if len(dropped) > 0 {
+				add(h.Pos, "groups["+h.Dir+"].stable", strings.Join(b.Stable, ", "), strings.Join(h.Stable, ", "),
+					"no longer lists "+strings.Join(dropped, ", ")+": judged by the maturity their names say", nil)
+			}
+		}
+	}
+	return out
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
 func (c *Comparison) markers() []Addition {
 	var out []Addition
 	for i := range c.HeadMarkers {
@@ -331,7 +488,7 @@ func FindingLabel(f *finding.Finding) string {
 		subject += "." + f.Field
 	}
 	if subject == "" {
-		return fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line)
+		return fmt.Sprintf("%s %s:%d", f.Rule, quote.Name(f.Path), f.Line)
 	}
 	switch {
 	case f.Version != "":

@@ -16,6 +16,7 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/quote"
 )
 
 // MarkerKey is the marker that suppresses findings inline:
@@ -55,6 +56,10 @@ type Result struct {
 	Unused []int
 	// Head and Base are the valid markers of the two models.
 	Head, Base []Marker
+	// Invalid are head's invalid markers when BaseMarkersOnly is set:
+	// markers that the change wrote and that suppress nothing. They are
+	// the change's findings (SUPPRESSION_ADDED), not an error of the run.
+	Invalid config.Errors
 }
 
 // Apply marks the findings that an ignore entry of the configuration or
@@ -64,14 +69,19 @@ type Result struct {
 //
 // An invalid marker of head (no reason, unknown rule ID) is a
 // config.Errors naming the file and line of the field or type that
-// carries it; invalid markers of base are ignored.
+// carries it, unless BaseMarkersOnly is set: then head's markers are the
+// change's, judged rather than obeyed, and Result.Invalid lists them.
+// Invalid markers of base are ignored.
 func Apply(fs []finding.Finding, o Options) (*Result, error) {
-	head, err := collectMarkers(o.Head, o.RuleIDs, true)
-	if err != nil {
-		return nil, err
+	head, invalid := collectMarkers(o.Head, o.RuleIDs)
+	if len(invalid) > 0 && !o.BaseMarkersOnly {
+		return nil, invalid
 	}
-	base, _ := collectMarkers(o.Base, o.RuleIDs, false)
+	base, _ := collectMarkers(o.Base, o.RuleIDs)
 	res := &Result{Head: head, Base: base}
+	if o.BaseMarkersOnly {
+		res.Invalid = invalid
+	}
 	active := head
 	if o.BaseMarkersOnly {
 		active = nil
@@ -120,25 +130,25 @@ func Apply(fs []finding.Finding, o Options) (*Result, error) {
 // UnusedNote is the note about an ignore entry that matched no finding.
 func UnusedNote(ig *config.Ignore) string {
 	return fmt.Sprintf("ignore entry at %s:%d (rule %s, %s) matched no finding; remove it once it is no longer needed",
-		ig.Pos.File, ig.Pos.Line, ig.Rule, describe(ig))
+		quote.Name(ig.Pos.File), ig.Pos.Line, quote.Name(ig.Rule), describe(ig))
 }
 
 func describe(ig *config.Ignore) string {
 	var parts []string
 	switch {
 	case ig.Type != "" && ig.Field != "":
-		parts = append(parts, "field "+ig.Type+"."+ig.Field)
+		parts = append(parts, "field "+quote.Name(ig.Type+"."+ig.Field))
 	case ig.Type != "":
-		parts = append(parts, "type "+ig.Type)
+		parts = append(parts, "type "+quote.Name(ig.Type))
 	}
 	if ig.APIPath != "" {
-		parts = append(parts, "apiPath "+ig.APIPath)
+		parts = append(parts, "apiPath "+quote.Name(ig.APIPath))
 	}
 	if ig.Package != "" {
-		parts = append(parts, "package "+ig.Package)
+		parts = append(parts, "package "+quote.Name(ig.Package))
 	}
 	if ig.Group != "" {
-		parts = append(parts, "group "+ig.Group)
+		parts = append(parts, "group "+quote.Name(ig.Group))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -225,9 +235,9 @@ func CoveredBy(m *Marker, ms []Marker) bool {
 }
 
 // collectMarkers reads every +apicheck:ignore marker of a model's API
-// packages, one Marker per rule ID, the first of equal ones. With strict
-// set an invalid marker is an error; otherwise it is skipped.
-func collectMarkers(m *model.Model, ruleIDs []string, strict bool) ([]Marker, error) {
+// packages, one Marker per rule ID, the first of equal ones, and the
+// invalid ones as errors sorted by position.
+func collectMarkers(m *model.Model, ruleIDs []string) ([]Marker, config.Errors) {
 	known := map[string]bool{}
 	for _, id := range ruleIDs {
 		known[id] = true
@@ -294,16 +304,13 @@ func collectMarkers(m *model.Model, ruleIDs []string, strict bool) ([]Marker, er
 			}
 		}
 	}
-	if len(errs) > 0 && strict {
-		sort.SliceStable(errs, func(i, j int) bool {
-			if errs[i].File != errs[j].File {
-				return errs[i].File < errs[j].File
-			}
-			return errs[i].Line < errs[j].Line
-		})
-		return nil, errs
-	}
-	return out, nil
+	sort.SliceStable(errs, func(i, j int) bool {
+		if errs[i].File != errs[j].File {
+			return errs[i].File < errs[j].File
+		}
+		return errs[i].Line < errs[j].Line
+	})
+	return out, errs
 }
 
 // ParseMarker splits a marker value "RULE_ID[,RULE_ID...] reason" into
@@ -324,6 +331,7 @@ func ParseMarker(value string) (ids []string, reason string, err error) {
 	case len(ids) == 0:
 		return nil, "", fmt.Errorf("no rule ID: write // +%s=RULE_ID <why the finding is accepted>", MarkerKey)
 	case reason == "":
+		head = quote.Name(head)
 		return nil, "", fmt.Errorf("+%s=%s has no reason: write // +%s=%s <why the finding is accepted>", MarkerKey, head, MarkerKey, head)
 	}
 	return ids, reason, nil

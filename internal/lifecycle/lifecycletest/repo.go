@@ -227,7 +227,10 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 		goMod += "\nrequire (\n\t" + strings.Join(Requires, "\n\t") + "\n)\n"
 	}
 	files := map[string][]byte{
-		"go.mod":                             []byte(goMod),
+		"go.mod": []byte(goMod),
+		// A Gardener-style API (protobuf tags, Shoot) under a module
+		// path of its own: the profile is configured, not detected.
+		".apicheck.yaml":                     []byte("profile: gardener\n"),
 		APIDir + "/doc.go":                   []byte("// +groupName=core.example.cloud\npackage v1beta1\n"),
 		APIDir + "/types.go":                 []byte(shootTypes),
 		APIDir + "/zz_generated.deepcopy.go": append([]byte("package v1beta1\n"), bytes.Repeat([]byte("// generated\n"), 20000)...),
