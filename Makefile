@@ -60,15 +60,21 @@ lint: action-lint
 # which makes actionlint check the inputs against action.yml's metadata)
 # and action.yml's composite steps as a workflow job, all on their own line
 # numbers (columns in action.yml's steps are two more); the output names
-# the original files. actionrun -lint checks what
+# the original files. The repository's own workflows (.github/workflows)
+# join them as they are. actionrun -lint checks what
 # actionlint cannot see in action.yml. actionlint runs shellcheck on `run:`
 # scripts only when shellcheck is on PATH.
 ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 ACTIONLINT_DOCS := README.md $(wildcard docs/*.md)
+ACTIONLINT_WORKFLOWS := $(wildcard .github/workflows/*.yml .github/workflows/*.yaml)
 action-lint:
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(GO) run ./scripts/actionlintprep -out "$$tmp/p" -action action.yml $(ACTIONLINT_DOCS) >"$$tmp/files" || exit 1; \
-	echo "actionlint: action.yml steps and the workflows of $(ACTIONLINT_DOCS)"; \
+	for f in $(ACTIONLINT_WORKFLOWS); do \
+	  if [ -e "$$tmp/p/$$f" ]; then echo "action-lint: $$f: actionlintprep writes a file of that name; rename the workflow" >&2; exit 1; fi; \
+	  cp "$$f" "$$tmp/p/$$f" && echo "$$f" >>"$$tmp/files" || exit 1; \
+	done; \
+	echo "actionlint: action.yml steps, the workflows of $(ACTIONLINT_DOCS) and $(or $(ACTIONLINT_WORKFLOWS),no workflow of .github/workflows)"; \
 	rc=0; (cd "$$tmp/p" && $(GO) run $(ACTIONLINT) $$(cat "$$tmp/files")) >"$$tmp/out" 2>&1 || rc=$$?; \
 	sed -E -e 's#^\.github/workflows/action\.yml:#action.yml:#' -e 's#^\.github/workflows/([^:]+)-L[0-9]+\.yml:#\1:#' \
 	  -e ':a' -e 's#^([^: ]*)__#\1/#' -e 'ta' "$$tmp/out"; \
@@ -87,6 +93,21 @@ bench-cli:
 # Runs action.yml's steps locally, as the runner would (no network).
 action-test:
 	./scripts/action-test.sh
+
+# Cross-builds a release into DIST: apicheck for linux/amd64, linux/arm64,
+# darwin/amd64, darwin/arm64 and windows/amd64 (CGO_ENABLED=0 go build
+# -trimpath -buildvcs=false -ldflags "-s -w -X ...cli.Version=$(VERSION)"),
+# each packed with README.md and LICENSE into
+# apicheck_$(VERSION)_<os>_<arch>.tar.gz (.zip for windows), and
+# apicheck_$(VERSION)_checksums.txt, which `sha256sum -c` verifies. VERSION
+# must be a semantic version, vX.Y.Z or vX.Y.Z-PRE. The same sources and Go
+# toolchain give the same bytes (scripts/release; SOURCE_DATE_EPOCH, when
+# set, is the archive entries' time). The release workflow runs it for a
+# v* tag (.github/workflows/release.yml).
+DIST ?= dist
+.PHONY: release
+release:
+	$(GO) run ./scripts/release -go "$(GO)" -version "$(VERSION)" -dist "$(DIST)"
 
 clean:
 	rm -rf bin

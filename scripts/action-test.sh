@@ -5,9 +5,14 @@
 # own install step builds apicheck with `go build` from this checkout, and
 # stand-ins replace actions/setup-go (the go on PATH), actions/cache
 # (links to this machine's Go caches) and upload-sarif (see
-# scripts/actionrun). Each scenario checks the annotations, the job
-# summary, the outputs, the exit-code mapping and what happens to the
-# SARIF upload with a read-only token, from a fork and for Dependabot.
+# scripts/actionrun). Releases are directories on this machine
+# (APICHECK_RELEASE_BASE_URL), made by scripts/release from a local build.
+# Each scenario checks the annotations, the job summary, the outputs, the
+# exit-code mapping, what happens to the SARIF upload with a read-only
+# token, from a fork and for Dependabot, which binary runs (a verified
+# release, one whose checksum does not match, the build from source when
+# the ref has no release) and which revision's configuration is in effect
+# on which event.
 #
 # Usage: scripts/action-test.sh   (or: make action-test)
 set -euo pipefail
@@ -17,12 +22,26 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 # apicheck's caches and git's configuration stay in the temporary directory.
 export XDG_CACHE_HOME="$tmp/cache" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+# Releases come from here, never from GitHub.
+export APICHECK_RELEASE_BASE_URL="$tmp/releases"
 
 go run ./examples/mkrepo examples/shoot-api.txtar "$tmp/repo" >/dev/null
 base="$(git -C "$tmp/repo" rev-parse base)"
 head="$(git -C "$tmp/repo" rev-parse head)"
 git -C "$tmp/repo" checkout -q --detach "$head"
 go build -o "$tmp/actionrun" ./scripts/actionrun
+
+# Release v9.8.7 of this machine's platform; v9.8.8 the same with an
+# archive that does not match its checksum file. v9.9.9 has no release.
+go build -o "$tmp/release" ./scripts/release
+go build -ldflags "-X github.com/apicheck/apicheck/internal/cli.Version=v9.8.7" -o "$tmp/release-bin/apicheck" ./cmd/apicheck
+for v in v9.8.7 v9.8.8; do
+  "$tmp/release" -version "$v" -dist "$tmp/releases/$v" -binary "$tmp/release-bin/apicheck" >/dev/null 2>"$tmp/release.log" ||
+    { cat "$tmp/release.log"; exit 1; }
+done
+for f in "$tmp"/releases/v9.8.8/apicheck_v9.8.8_*[.]*; do
+  case "$f" in *_checksums.txt) ;; *) printf 'x' >>"$f" ;; esac
+done
 
 "$tmp/actionrun" -lint -action action.yml
 
@@ -53,6 +72,17 @@ expect() {
     fi
   done
 }
+# expect_log REGEX...: a line of the job log matches each.
+expect_log() {
+  for re in "$@"; do
+    if ! grep -Eq -- "$re" "$tmp/log"; then
+      echo "FAIL: $name: no line of the job log matches: $re"
+      sed 's/^/  /' "$tmp/log"
+      failures=$((failures + 1))
+      return
+    fi
+  done
+}
 # expect_match REGEX: a line of the output matches.
 expect_match() {
   if ! grep -Eq -- "$1" "$tmp/out"; then
@@ -71,6 +101,45 @@ expect job=failure output.exit-code=1 step.cache=success/success "step.Save the 
 expect_match "^output\.sarif=$tmp/runner-temp/apicheck\.[A-Za-z0-9]+/apicheck\.sarif$"
 expect_match "^output\.markdown=$tmp/runner-temp/apicheck\.[A-Za-z0-9]+/apicheck\.md$"
 grep -q "^apicheck local$" "$tmp/log" || { echo "FAIL: $name: the built apicheck does not report the action's ref as its version"; failures=$((failures + 1)); }
+expect_log '^apicheck: the action.s ref "local" is not a release tag \(vX\.Y\.Z\): building apicheck from the action.s source$' \
+  '^apicheck: --trusted-config base \(trusted-config: auto, event: pull_request\)$'
+
+scenario "release tag: the release's binary, verified" -action-ref v9.8.7
+expect job=failure output.exit-code=1 step.release=success/success "step.Set up Go=skipped/skipped" \
+  step.cache-key=skipped/skipped step.cache=skipped/skipped step.install=skipped/skipped \
+  "step.Save the build cache=skipped/skipped" step.check=success/success
+expect_log '^apicheck: apicheck_v9\.8\.7_[a-z0-9]+_[a-z0-9]+\.(tar\.gz|zip) of release v9\.8\.7 matches its SHA-256 in apicheck_v9\.8\.7_checksums\.txt \([0-9a-f]{64}\)$' \
+  '^apicheck v9\.8\.7$' '^apicheck: using the binary of release v9\.8\.7 '
+
+scenario "version input names a release: that release's binary" -input version=v9.8.7
+expect output.exit-code=1 step.release=success/success step.install=skipped/skipped
+expect_log '^apicheck v9\.8\.7$'
+
+scenario "release whose archive does not match its checksum: refused" -action-ref v9.8.8
+expect job=failure output.exit-code= step.release=failure/failure step.install=skipped/skipped step.check=skipped/skipped \
+  "step.Fail on findings=skipped/skipped" uploads=0
+expect_match '^error=apicheck: apicheck_v9\.8\.8_[a-z0-9_]+\.(tar\.gz|zip) of release v9\.8\.8 does not match its checksum \(SHA-256 [0-9a-f]{64}, apicheck_v9\.8\.8_checksums\.txt says [0-9a-f]{64}\): refusing to run it$'
+
+scenario "release tag without a release: built from source" -action-ref v9.9.9
+expect job=failure output.exit-code=1 step.release=success/success step.install=success/success step.check=success/success
+expect_log '^apicheck: no release v9\.9\.9 \(.*/v9\.9\.9/apicheck_v9\.9\.9_checksums\.txt does not exist\): building apicheck from the action.s source$' \
+  '^apicheck v9\.9\.9$'
+
+scenario "push: head's configuration" -event push -input "base=$base"
+expect job=failure output.exit-code=1
+expect_log '^apicheck: --trusted-config head \(trusted-config: auto, event: push\)$'
+
+scenario "merge queue: base's configuration" -event merge_group -input "base=$base"
+expect job=failure output.exit-code=1
+expect_log '^apicheck: --trusted-config base \(trusted-config: auto, event: merge_group\)$'
+
+scenario "pull request with trusted-config head: head's configuration" -input trusted-config=head
+expect job=failure output.exit-code=1
+expect_log '^apicheck: --trusted-config head \(trusted-config: head, event: pull_request\)$'
+
+scenario "pull request, --config in args and trusted-config auto: exit 2 with the way out" -input "args=--config hack/apicheck.yaml"
+expect job=failure output.exit-code=2 output.sarif= output.markdown= summary.bytes=0 \
+  "error=apicheck: on pull_request events the action reads .apicheck.yaml from the base revision (trusted-config: auto), and --config in args cannot be combined with that: set trusted-config: head to use the --config file, or keep the configuration in .apicheck.yaml"
 
 scenario "fork: no upload, a notice; fail-on none passes" -input upload-sarif=true -input fail-on=none -head-repo someone/fork
 expect job=success output.exit-code=0 step.upload=skipped/skipped uploads=0 \
@@ -91,7 +160,7 @@ scenario "clean change" -input "base=$head"
 expect job=success output.exit-code=0 annotations.error=0 step.sarif=skipped/skipped "step.Fail on findings=skipped/skipped" \
   "summary.heading=### apicheck: 0 errors, 0 warnings, 0 infos"
 
-scenario "usage error: exit 2, nothing published" -input "args=--config does-not-exist.yaml" -input upload-sarif=true
+scenario "usage error: exit 2, nothing published" -input "args=--config does-not-exist.yaml" -input trusted-config=head -input upload-sarif=true
 expect job=failure output.exit-code=2 output.sarif= output.markdown= summary.bytes=0 uploads=0 \
   "step.Fail on findings=failure/failure" "error=apicheck: usage or configuration error (see the Run apicheck step)"
 

@@ -1,9 +1,16 @@
 package main_test
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +48,9 @@ esac
 // it for a pull request of the example repository.
 type actionJob struct {
 	inputs     map[string]string
+	event      string // github.event_name (default pull_request)
+	actionRef  string // github.action_ref (default main)
+	releases   string // the releases, <tag>/<files> (default: none); never GitHub's
 	headRepo   string // the pull request's head repository (default: the repository)
 	actor      string
 	readOnly   bool // the token cannot upload SARIF
@@ -51,6 +61,7 @@ type actionJob struct {
 	setupGo []map[string]string
 	caches  []string // "restore KEY DIR" and "save KEY DIR", in order
 	goLog   string
+	log     string // the job log
 }
 
 const actionRepository = "gardener/gardenlike"
@@ -75,17 +86,34 @@ func (j *actionJob) run(t *testing.T, fx *gitfixture.Fixture) *actionrun.Result 
 	}
 	goLog := filepath.Join(dir, "go.log")
 	j.runnerTemp = filepath.Join(dir, "runner-temp")
-	headRepo, actor := j.headRepo, j.actor
+	headRepo, actor, event, actionRef, releases := j.headRepo, j.actor, j.event, j.actionRef, j.releases
 	if headRepo == "" {
 		headRepo = actionRepository
 	}
 	if actor == "" {
 		actor = "contributor"
 	}
+	if event == "" {
+		event = "pull_request"
+	}
+	if actionRef == "" {
+		actionRef = "main"
+	}
+	if releases == "" {
+		releases = filepath.Join(dir, "no-releases")
+	}
+	payload := map[string]any{}
+	if event == "pull_request" || event == "pull_request_target" {
+		payload["pull_request"] = map[string]any{
+			"base": map[string]any{"sha": fx.Commits["base"]},
+			"head": map[string]any{"sha": fx.Commits["head"], "repo": map[string]any{"full_name": headRepo}},
+		}
+	}
 	env := append(os.Environ(), hermetic.UserDirs(t)...)
 	env = append(env,
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"FAKE_GO_BINARY="+binary, "FAKE_GO_LOG="+goLog,
+		"APICHECK_RELEASE_BASE_URL="+releases,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
 	var log strings.Builder
 	res, err := actionrun.Run(a, actionrun.Config{
@@ -94,15 +122,14 @@ func (j *actionJob) run(t *testing.T, fx *gitfixture.Fixture) *actionrun.Result 
 		RunnerTemp: j.runnerTemp,
 		Inputs:     j.inputs,
 		GitHub: map[string]any{
-			"event_name": "pull_request",
-			"repository": actionRepository,
-			"actor":      actor,
-			"action_ref": "main",
-			"sha":        fx.Commits["head"],
-			"event": map[string]any{"pull_request": map[string]any{
-				"base": map[string]any{"sha": fx.Commits["base"]},
-				"head": map[string]any{"sha": fx.Commits["head"], "repo": map[string]any{"full_name": headRepo}},
-			}},
+			"event_name":        event,
+			"repository":        actionRepository,
+			"actor":             actor,
+			"action_ref":        actionRef,
+			"action_repository": "apicheck/apicheck",
+			"server_url":        "https://github.com",
+			"sha":               fx.Commits["head"],
+			"event":             payload,
 		},
 		Env: env,
 		Log: &log,
@@ -138,8 +165,55 @@ func (j *actionJob) run(t *testing.T, fx *gitfixture.Fixture) *actionrun.Result 
 	}
 	b, _ := os.ReadFile(goLog)
 	j.goLog = string(b)
-	t.Logf("job log:\n%s", log.String())
+	j.log = log.String()
+	t.Logf("job log:\n%s", j.log)
 	return res
+}
+
+// fakeRelease writes release tag of this machine's platform into
+// dir/<tag>, as `make release` lays it out: the archive holding binary
+// (which reports v0.0.0-test as its version) and the checksum file. With
+// tamper the archive does not match its checksum.
+func fakeRelease(t *testing.T, dir, tag string, tamper bool) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake release is a tar.gz")
+	}
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "apicheck", Mode: 0o755, Size: int64(len(data))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	asset := fmt.Sprintf("apicheck_%s_%s_%s.tar.gz", tag, runtime.GOOS, runtime.GOARCH)
+	sum := sha256.Sum256(buf.Bytes())
+	if tamper {
+		buf.WriteByte(0)
+	}
+	rel := filepath.Join(dir, tag)
+	if err := os.MkdirAll(rel, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rel, asset), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sums := hex.EncodeToString(sum[:]) + "  " + asset + "\n"
+	if err := os.WriteFile(filepath.Join(rel, "apicheck_"+tag+"_checksums.txt"), []byte(sums), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // annotationsAtHead checks that every finding annotation names a file of
@@ -301,7 +375,7 @@ func TestActionRunsLikeTheRunner(t *testing.T) {
 
 	t.Run("usage error: exit 2, nothing published", func(t *testing.T) {
 		t.Parallel()
-		j := &actionJob{inputs: map[string]string{"args": "--config does-not-exist.yaml", "upload-sarif": "true"}}
+		j := &actionJob{inputs: map[string]string{"args": "--config does-not-exist.yaml", "trusted-config": "head", "upload-sarif": "true"}}
 		res := j.run(t, fx)
 		last := res.Steps[len(res.Steps)-1]
 		if !res.Failed || last.ExitCode != 2 || res.Outputs["exit-code"] != "2" {
@@ -380,6 +454,212 @@ func TestActionRunsLikeTheRunner(t *testing.T) {
 		if !strings.HasPrefix(j.goLog, j.runnerTemp+"/apicheck-bin.") ||
 			!strings.Contains(j.goLog, "|install github.com/apicheck/apicheck/cmd/apicheck@v1.2.3|GOFLAGS=-mod=readonly -modcacherw GOWORK=off GOBIN="+j.runnerTemp+"/apicheck-bin.") {
 			t.Errorf("go ran as %q", j.goLog)
+		}
+		// v1.2.3 has no release (here): go install is the fallback.
+		if !strings.Contains(j.log, "apicheck: no release v1.2.3 (") || !strings.Contains(j.log, "): installing it with go install\n") {
+			t.Errorf("the log does not say why go install ran:\n%s", j.log)
+		}
+	})
+}
+
+// TestActionRelease: at a release tag (the action's ref or the version
+// input) the action runs the release's binary when it matches the
+// release's checksum file, refuses it when it does not, and builds from
+// source when the tag has no release. Releases are directories here
+// (APICHECK_RELEASE_BASE_URL): nothing is downloaded.
+func TestActionRelease(t *testing.T) {
+	t.Parallel()
+	fx := example(t)
+	releases := t.TempDir()
+	fakeRelease(t, releases, "v0.0.0-test", false)
+	fakeRelease(t, filepath.Join(releases, "tampered"), "v0.0.0-test", true)
+
+	usesRelease := func(t *testing.T, j *actionJob, res *actionrun.Result) {
+		t.Helper()
+		if s := res.Step("release"); s.Outcome != "success" {
+			t.Fatalf("release step: %s\n%s", s.Outcome, s.Output)
+		}
+		for _, name := range []string{"Set up Go", "cache-key", "cache", "install", "Save the build cache"} {
+			if s := res.Step(name); s.Outcome != "skipped" {
+				t.Errorf("step %s ran (%s) although the release was used", name, s.Outcome)
+			}
+		}
+		if len(j.setupGo) != 0 || len(j.caches) != 0 || j.goLog != "" {
+			t.Errorf("Go was set up or ran: setup-go %v, caches %v, go %q", j.setupGo, j.caches, j.goLog)
+		}
+		asset := fmt.Sprintf("apicheck_v0.0.0-test_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)
+		for _, line := range []string{
+			"apicheck: " + asset + " of release v0.0.0-test matches its SHA-256 in apicheck_v0.0.0-test_checksums.txt (",
+			"\napicheck v0.0.0-test\n",
+			"apicheck: using the binary of release v0.0.0-test (" + releases + "/v0.0.0-test/" + asset + ")\n",
+		} {
+			if !strings.Contains(j.log, line) {
+				t.Errorf("the job log lacks %q", line)
+			}
+		}
+		if res.Outputs["exit-code"] != "1" || !strings.Contains(res.Summary, "NEW_FIELD_NOT_POINTER") {
+			t.Errorf("exit-code %q, summary %.100q: the release's apicheck did not check the change", res.Outputs["exit-code"], res.Summary)
+		}
+		if !strings.HasPrefix(res.Step("release").Outputs["path"], j.runnerTemp+string(filepath.Separator)) {
+			t.Errorf("the binary is not under RUNNER_TEMP: %v", res.Step("release").Outputs)
+		}
+	}
+
+	t.Run("the action's ref is a release tag: its verified binary, no Go", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{actionRef: "v0.0.0-test", releases: releases}
+		usesRelease(t, j, j.run(t, fx))
+	})
+
+	t.Run("the version input is a release tag: its verified binary", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"version": "v0.0.0-test"}, releases: releases}
+		usesRelease(t, j, j.run(t, fx))
+	})
+
+	t.Run("the release's file URL works as its directory does", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{actionRef: "v0.0.0-test", releases: "file://" + releases}
+		res := j.run(t, fx)
+		if s := res.Step("install"); s.Outcome != "skipped" || res.Outputs["exit-code"] != "1" {
+			t.Errorf("install %s, exit-code %q; want the release's binary", s.Outcome, res.Outputs["exit-code"])
+		}
+	})
+
+	t.Run("checksum mismatch: refused, nothing runs", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{actionRef: "v0.0.0-test", releases: filepath.Join(releases, "tampered"), inputs: map[string]string{"upload-sarif": "true"}}
+		res := j.run(t, fx)
+		rel := res.Step("release")
+		if !res.Failed || rel.Outcome != "failure" || rel.ExitCode == 0 {
+			t.Fatalf("job failed %v, release step %s exit %d; want the release step to fail", res.Failed, rel.Outcome, rel.ExitCode)
+		}
+		for _, name := range []string{"install", "check", "Upload SARIF", "Fail on findings"} {
+			if s := res.Step(name); s.Outcome != "skipped" {
+				t.Errorf("step %s ran (%s) after the refused download", name, s.Outcome)
+			}
+		}
+		if j.goLog != "" || res.Outputs["exit-code"] != "" || res.Summary != "" || rel.Outputs["path"] != "" {
+			t.Errorf("something ran: go %q, outputs %v, summary %q, release outputs %v", j.goLog, res.Outputs, res.Summary, rel.Outputs)
+		}
+		if !hasError(res, "of release v0.0.0-test does not match its checksum (SHA-256 ") || !hasError(res, "refusing to run it") {
+			t.Errorf("errors: %+v", res.Annotated("error"))
+		}
+	})
+
+	t.Run("a release tag without a release: built from source", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{actionRef: "v0.0.1", releases: releases}
+		res := j.run(t, fx)
+		if s := res.Step("install"); s.Outcome != "success" || res.Outputs["exit-code"] != "1" {
+			t.Fatalf("install %s, exit-code %q", s.Outcome, res.Outputs["exit-code"])
+		}
+		if !strings.Contains(j.goLog, "|build -ldflags -X github.com/apicheck/apicheck/internal/cli.Version=v0.0.1 -o ") {
+			t.Errorf("go ran as %q; want a build from source", j.goLog)
+		}
+		for _, line := range []string{
+			"apicheck: no release v0.0.1 (" + releases + "/v0.0.1/apicheck_v0.0.1_checksums.txt does not exist): building apicheck from the action's source\n",
+			"apicheck: building apicheck from the action's source (",
+		} {
+			if !strings.Contains(j.log, line) {
+				t.Errorf("the job log lacks %q", line)
+			}
+		}
+	})
+
+	t.Run("a branch: built from source, no release looked for", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{actionRef: "main", releases: releases}
+		res := j.run(t, fx)
+		if s := res.Step("install"); s.Outcome != "success" || !strings.Contains(j.goLog, "|build ") {
+			t.Errorf("install %s, go %q", s.Outcome, j.goLog)
+		}
+		if !strings.Contains(j.log, `apicheck: the action's ref "main" is not a release tag (vX.Y.Z): building apicheck from the action's source`) {
+			t.Errorf("the job log does not say why apicheck was built:\n%s", j.log)
+		}
+	})
+}
+
+// TestActionTrustedConfig: trusted-config auto reads the base revision's
+// .apicheck.yaml on pull request and merge queue events and head's on any
+// other; base and head are honoured on every event.
+func TestActionTrustedConfig(t *testing.T) {
+	t.Parallel()
+	fx := example(t)
+	const baseNote = "configuration read from the base revision (--trusted-config base)"
+	for _, c := range []struct {
+		event, input, want string
+	}{
+		{"pull_request", "", "base"},
+		{"pull_request_target", "", "base"},
+		{"merge_group", "", "base"},
+		{"push", "", "head"},
+		{"workflow_dispatch", "auto", "head"},
+		{"pull_request", "head", "head"},
+		{"push", "base", "base"},
+	} {
+		name := c.input
+		if name == "" {
+			name = "default"
+		}
+		t.Run(c.event+" "+name, func(t *testing.T) {
+			t.Parallel()
+			inputs := map[string]string{"base": fx.Commits["base"]}
+			if c.input != "" {
+				inputs["trusted-config"] = c.input
+			}
+			j := &actionJob{event: c.event, inputs: inputs}
+			res := j.run(t, fx)
+			if res.Outputs["exit-code"] != "1" {
+				t.Fatalf("exit-code %q, want 1", res.Outputs["exit-code"])
+			}
+			mode := c.input
+			if mode == "" {
+				mode = "auto"
+			}
+			line := fmt.Sprintf("apicheck: --trusted-config %s (trusted-config: %s, event: %s)\n", c.want, mode, c.event)
+			if !strings.Contains(j.log, line) {
+				t.Errorf("the job log lacks %q", line)
+			}
+			if got := strings.Contains(res.Summary, baseNote); got != (c.want == "base") {
+				t.Errorf("the report says %q: %v; want %v", baseNote, got, c.want == "base")
+			}
+		})
+	}
+
+	t.Run("an unknown value: exit 2", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"trusted-config": "pr"}}
+		res := j.run(t, fx)
+		if !res.Failed || res.Outputs["exit-code"] != "2" || res.Summary != "" {
+			t.Errorf("failed %v, exit-code %q, summary %q", res.Failed, res.Outputs["exit-code"], res.Summary)
+		}
+		if !hasError(res, `apicheck: trusted-config is "pr"; want auto, base or head`) {
+			t.Errorf("errors: %+v", res.Annotated("error"))
+		}
+	})
+
+	t.Run("--config in args on a pull request: exit 2 with the way out", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"args": "--fail-on warning --config=hack/apicheck.yaml"}}
+		res := j.run(t, fx)
+		if !res.Failed || res.Outputs["exit-code"] != "2" || res.Summary != "" {
+			t.Errorf("failed %v, exit-code %q, summary %q", res.Failed, res.Outputs["exit-code"], res.Summary)
+		}
+		if !hasError(res, "--config in args cannot be combined with that: set trusted-config: head to use the --config file") {
+			t.Errorf("errors: %+v", res.Annotated("error"))
+		}
+	})
+
+	t.Run("--trusted-config in args wins", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{inputs: map[string]string{"args": "--trusted-config head"}}
+		res := j.run(t, fx)
+		if res.Outputs["exit-code"] != "1" || strings.Contains(res.Summary, baseNote) {
+			t.Errorf("exit-code %q, base note in the report %v", res.Outputs["exit-code"], strings.Contains(res.Summary, baseNote))
+		}
+		if !strings.Contains(j.log, "apicheck: --trusted-config as args give it (trusted-config: auto is not used)\n") {
+			t.Errorf("the job log does not say where --trusted-config came from:\n%s", j.log)
 		}
 	})
 }

@@ -75,7 +75,7 @@ func TestActionWithRealBinaryOnHostileCheckout(t *testing.T) {
 		cmd.Dir = fx.Dir
 		cmd.Env = append(append(os.Environ(), hermetic.UserDirs(t)...),
 			"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
-			"BASE="+fx.Commits["base"], "FAIL_ON=error", "ARGS=",
+			"BASE="+fx.Commits["base"], "FAIL_ON=error", "TRUSTED_CONFIG=auto", "EVENT_NAME=pull_request", "ARGS=",
 			"RUNNER_TEMP="+runnerTemp, "GITHUB_OUTPUT="+outFile, "GITHUB_STEP_SUMMARY="+sumFile)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("check step failed: %v\n%s", err, out)

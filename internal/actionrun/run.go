@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -123,6 +124,7 @@ func Run(a *Action, cfg Config) (*Result, error) {
 		"GITHUB_WORKSPACE": cfg.Workspace, "GITHUB_ACTION_PATH": cfg.ActionDir,
 		"GITHUB_EVENT_NAME": ToString(github["event_name"]), "GITHUB_REPOSITORY": ToString(github["repository"]),
 		"GITHUB_ACTOR": ToString(github["actor"]), "GITHUB_SHA": ToString(github["sha"]),
+		"RUNNER_OS": RunnerOS(runtime.GOOS), "RUNNER_ARCH": RunnerArch(runtime.GOARCH),
 	} {
 		jobEnv[k] = v
 	}
@@ -132,7 +134,7 @@ func Run(a *Action, cfg Config) (*Result, error) {
 		"github": github,
 		"steps":  steps,
 		"env":    envCtx,
-		"runner": map[string]any{"temp": cfg.RunnerTemp, "os": "Linux", "arch": "X64"},
+		"runner": map[string]any{"temp": cfg.RunnerTemp, "os": RunnerOS(runtime.GOOS), "arch": RunnerArch(runtime.GOARCH)},
 	}}
 
 	// Inputs: the given ones, else their defaults (which may read github).
@@ -302,6 +304,36 @@ func Run(a *Action, cfg Config) (*Result, error) {
 		res.Outputs[name] = v
 	}
 	return res, nil
+}
+
+// RunnerOS is runner.os for a GOOS: Linux, macOS or Windows (the GOOS
+// itself for any other).
+func RunnerOS(goos string) string {
+	switch goos {
+	case "linux":
+		return "Linux"
+	case "darwin":
+		return "macOS"
+	case "windows":
+		return "Windows"
+	}
+	return goos
+}
+
+// RunnerArch is runner.arch for a GOARCH: X64, ARM64, X86 or ARM (the
+// GOARCH itself for any other).
+func RunnerArch(goarch string) string {
+	switch goarch {
+	case "amd64":
+		return "X64"
+	case "arm64":
+		return "ARM64"
+	case "386":
+		return "X86"
+	case "arm":
+		return "ARM"
+	}
+	return goarch
 }
 
 // stepFiles creates the empty command files of one step.

@@ -150,3 +150,15 @@ func TestRunRejectsUnknownInputs(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+func TestRunnerNames(t *testing.T) {
+	t.Parallel()
+	for _, c := range [][3]string{
+		{"linux", "amd64", "Linux/X64"}, {"darwin", "arm64", "macOS/ARM64"}, {"windows", "amd64", "Windows/X64"},
+		{"linux", "386", "Linux/X86"}, {"linux", "arm", "Linux/ARM"}, {"freebsd", "riscv64", "freebsd/riscv64"},
+	} {
+		if got := RunnerOS(c[0]) + "/" + RunnerArch(c[1]); got != c[2] {
+			t.Errorf("%s/%s: runner %s, want %s", c[0], c[1], got, c[2])
+		}
+	}
+}

@@ -130,8 +130,8 @@ func TestActionYAML(t *testing.T) {
 	if !strings.Contains(line, "--format github") {
 		t.Errorf("the command line does not annotate (--format github): %s", line)
 	}
-	if got := a.Runs.Steps[check].Env["APICHECK"]; got != "${{ steps.install.outputs.path }}" {
-		t.Errorf("check step runs %q, want the installed binary", got)
+	if got := a.Runs.Steps[check].Env["APICHECK"]; got != "${{ steps.release.outputs.path || steps.install.outputs.path }}" {
+		t.Errorf("check step runs %q, want the verified release binary, else the installed one", got)
 	}
 }
 
@@ -178,7 +178,7 @@ for a in "$@"; do
   case "$a" in sarif=*) echo '{}' > "${a#sarif=}" ;; markdown=*) echo '# apicheck' > "${a#markdown=}" ;; esac
 done
 exit 1`)
-	env.run(t, bash, checkStep, "ARGS=--config my.yaml --head HEAD", "FAIL_ON=warning")
+	env.run(t, bash, checkStep, "ARGS=--config my.yaml --head HEAD", "FAIL_ON=warning", "TRUSTED_CONFIG=head")
 	out := env.outputs(t)
 	if out["exit-code"] != "1" {
 		t.Errorf("exit-code output = %q, want 1", out["exit-code"])
@@ -197,7 +197,7 @@ exit 1`)
 	}
 	args, _ := os.ReadFile(env.argsFile)
 	dir := filepath.Dir(out["sarif"])
-	wantArgs := "check\n--base\n\n--fail-on\nwarning\n--format\ngithub\n--report\nsarif=" + filepath.Join(dir, "apicheck.sarif") +
+	wantArgs := "check\n--base\n\n--trusted-config\nhead\n--fail-on\nwarning\n--format\ngithub\n--report\nsarif=" + filepath.Join(dir, "apicheck.sarif") +
 		"\n--report\nmarkdown=" + filepath.Join(dir, "apicheck.md") + "\n--config\nmy.yaml\n--head\nHEAD\n"
 	if string(args) != wantArgs {
 		t.Errorf("apicheck arguments = %q, want %q", args, wantArgs)
@@ -375,7 +375,7 @@ func (e *actionEnv) run(t *testing.T, bash string, s *actionStep, env ...string)
 	cmd.Dir = e.work
 	cmd.Env = append(os.Environ(),
 		"PATH="+e.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"BASE=", "FAIL_ON=error", "ARGS=",
+		"BASE=", "FAIL_ON=error", "ARGS=", "TRUSTED_CONFIG=auto", "EVENT_NAME=pull_request",
 		"RUNNER_TEMP="+e.runnerTemp,
 		"GITHUB_OUTPUT="+e.output, "GITHUB_STEP_SUMMARY="+e.summaryF, "APICHECK_ARGS="+e.argsFile,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")

@@ -38,8 +38,9 @@ const (
 )
 
 // Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3"
-// (the Makefile does); otherwise the build information of the binary
-// gives it (see versionFrom).
+// (make build, make release and the Action's build from source do);
+// otherwise the build information of the binary gives it (see
+// versionFrom).
 var Version = ""
 
 // modulePath is apicheck's module.

@@ -22,6 +22,12 @@ func TestVersionFrom(t *testing.T) {
 		want    string
 	}{
 		{"ldflags win", "v9.9.9", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v9.9.9"},
+		// make release: -trimpath -buildvcs=false, no module version, the
+		// version from -ldflags.
+		{"release build", "v0.1.0", &debug.BuildInfo{
+			Main:     debug.Module{Path: "github.com/apicheck/apicheck", Version: "(devel)"},
+			Settings: vcs("-trimpath", "true", "CGO_ENABLED", "0", "GOOS", "darwin", "GOARCH", "arm64"),
+		}, "v0.1.0"},
 		{"ldflags from git describe", "2e57c9e-dirty", nil, "2e57c9e-dirty"},
 		{"go install @version", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
 		{"module pseudo-version", "", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20260101120000-0123456789ab+dirty"}}, "v0.0.0-20260101120000-0123456789ab+dirty"},

@@ -1,12 +1,14 @@
 // Command actionrun runs a composite action's steps on this machine the
 // way a GitHub runner runs them (see internal/actionrun), for a pull
-// request event, and prints what happened as "key=value" lines that a
+// request event (or the -event given), and prints what happened as "key=value" lines that a
 // script can check with grep; the job log goes to standard error.
 // actions/setup-go is stood in for by the go command on PATH,
 // actions/cache/restore by links to this machine's Go caches, and
 // github/codeql-action/upload-sarif by a check that the SARIF file exists
 // (or, with -token read-only, by the failure GitHub gives a read-only
-// token). scripts/action-test.sh uses it.
+// token). The action's release downloads read APICHECK_RELEASE_BASE_URL
+// from the environment, which scripts/action-test.sh, its user, points
+// at a directory of releases on this machine.
 //
 // Usage:
 //
@@ -56,6 +58,9 @@ func main() {
 	baseSHA := flag.String("base-sha", "", "the pull request's base commit")
 	headSHA := flag.String("head-sha", "", "the pull request's head commit")
 	actionRef := flag.String("action-ref", "local", "github.action_ref")
+	actionRepository := flag.String("action-repository", "apicheck/apicheck", "github.action_repository")
+	serverURL := flag.String("server-url", "https://github.com", "github.server_url")
+	event := flag.String("event", "pull_request", "github.event_name (pull_request and pull_request_target carry the pull request)")
 	token := flag.String("token", "write", "the token's permission for upload-sarif: write or read-only")
 	flag.Var(in, "input", "an input of the action, NAME=VALUE (repeatable)")
 	flag.Parse()
@@ -92,6 +97,16 @@ func main() {
 	if *headRepo == "" {
 		*headRepo = *repository
 	}
+	payload := map[string]any{}
+	switch *event {
+	case "pull_request", "pull_request_target":
+		payload["pull_request"] = map[string]any{
+			"base": map[string]any{"sha": *baseSHA},
+			"head": map[string]any{"sha": *headSHA, "repo": map[string]any{"full_name": *headRepo}},
+		}
+	case "merge_group":
+		payload["merge_group"] = map[string]any{"base_sha": *baseSHA, "head_sha": *headSHA}
+	}
 	uploads := 0
 	res, err := actionrun.Run(a, actionrun.Config{
 		ActionDir:  actionDir,
@@ -99,15 +114,14 @@ func main() {
 		RunnerTemp: *runnerTemp,
 		Inputs:     in,
 		GitHub: map[string]any{
-			"event_name": "pull_request",
-			"repository": *repository,
-			"actor":      *actor,
-			"action_ref": *actionRef,
-			"sha":        *headSHA,
-			"event": map[string]any{"pull_request": map[string]any{
-				"base": map[string]any{"sha": *baseSHA},
-				"head": map[string]any{"sha": *headSHA, "repo": map[string]any{"full_name": *headRepo}},
-			}},
+			"event_name":        *event,
+			"repository":        *repository,
+			"actor":             *actor,
+			"action_ref":        *actionRef,
+			"action_repository": *actionRepository,
+			"server_url":        *serverURL,
+			"sha":               *headSHA,
+			"event":             payload,
 		},
 		Log: os.Stderr,
 		Uses: func(s *actionrun.Step, with map[string]string) (map[string]string, error) {
