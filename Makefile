@@ -27,8 +27,8 @@ run: build
 # processes: on two cores, four concurrent streams of process starts cost
 # twice the CPU of two and finish no sooner (measured: 74 s vs 56 s).
 # go vet runs every analyzer go test would run (a subset of vet's), so the
-# tests skip theirs (-vet=off): with an empty build cache that is 8 s of
-# the 60 s budget (measured: 52 s vs 60 s).
+# tests skip theirs (-vet=off): with an empty build cache that saves about
+# 8 s (measured: 52 s vs 60 s; docs/performance.md).
 test:
 	$(GO) vet ./...
 	$(GO) test -vet=off -parallel 1 ./...

@@ -4,9 +4,14 @@
 #
 #   scripts/bench.sh            # or: RUNS=9 COUNT=5 scripts/bench.sh
 #   scripts/bench.sh --repo DIR --base A --head B [--runs N] [--cache warm|cold|off]
+#   scripts/bench.sh [...] --markdown   # the measurements as a Markdown table
 #
 # The second form times an existing repository (a clone, or the git
-# directory of a bare one): see "Real repositories" below.
+# directory of a bare one): see "Real repositories" below. --markdown
+# (either form) prints the usual report to standard error and a Markdown
+# table to standard output: the command, apicheck's median, the floor,
+# their ratio, peak RSS, the date and the machine (cores, CPU model, OS),
+# the row format of docs/performance.md.
 #
 # Needs only Go and git. Steps:
 #   1. build apicheck and scripts/benchtime (a timing helper);
@@ -44,6 +49,11 @@
 # round fills it), cold gives every run an empty one (a shell wrapper
 # makes and removes the directory: a few milliseconds), off disables it.
 # The cache lives in the temporary directory, never in the user's.
+#
+# --markdown in the generated form: apicheck's cell is the binary's median
+# (and best), the floor BenchmarkReadAndParse's best, the ratio the one
+# the verdict uses (best binary / best floor, and in-process); the exit
+# status is the verdict's, as without --markdown.
 set -euo pipefail
 
 die() { echo "bench.sh: $*" >&2; exit 2; }
@@ -53,6 +63,8 @@ REV_BASE=""
 REV_HEAD=""
 CACHE=warm
 REPO_RUNS=5
+MARKDOWN=""
+args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--repo) REPO=${2:?--repo needs a directory}; shift 2 ;;
@@ -60,7 +72,8 @@ while [ $# -gt 0 ]; do
 	--head) REV_HEAD=${2:?--head needs a revision}; shift 2 ;;
 	--runs) REPO_RUNS=${2:?--runs needs a number}; shift 2 ;;
 	--cache) CACHE=${2:?--cache needs warm, cold or off}; shift 2 ;;
-	*) die "unknown argument $1 (usage: bench.sh [--repo DIR --base A --head B [--runs N] [--cache warm|cold|off]])" ;;
+	--markdown) MARKDOWN=1; shift ;;
+	*) die "unknown argument $1 (usage: bench.sh [--repo DIR --base A --head B [--runs N] [--cache warm|cold|off]] [--markdown])" ;;
 	esac
 done
 if [ -n "$REPO" ] || [ -n "$REV_BASE" ] || [ -n "$REV_HEAD" ]; then
@@ -82,6 +95,51 @@ MAX_RSS_MB=300
 for tool in go git; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool is not installed"
 done
+
+# With --markdown everything the script prints goes to standard error,
+# and the table to the original standard output (descriptor 3).
+if [ -n "$MARKDOWN" ]; then
+	exec 3>&1 1>&2
+fi
+
+# machine: cores, CPU model and OS of this machine, for the table.
+machine() {
+	local cores model
+	cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo "?")
+	model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+	[ -n "$model" ] || model=$(sysctl -n machdep.cpu.brand_string 2>/dev/null || true)
+	printf '%s cores%s, %s' "$cores" "${model:+, $model}" "$(uname -sm)"
+}
+
+# command_line: how the script was invoked, with --repo reduced to the
+# repository's name (as survey.sh names projects), for the table.
+command_line() {
+	local out="scripts/bench.sh" i a name
+	if [ -z "$REPO" ]; then
+		out="API_GROUPS=$API_GROUPS RUNS=$RUNS COUNT=$COUNT BENCHTIME=$BENCHTIME SEED=$SEED $out"
+	fi
+	for ((i = 0; i < ${#args[@]}; i++)); do
+		a=${args[i]}
+		if [ "$a" = --repo ] && [ $((i + 1)) -lt ${#args[@]} ]; then
+			name=${REPO%/.git}
+			name=${name%/repo}
+			out="$out --repo ${name##*/}"
+			i=$((i + 1))
+			continue
+		fi
+		out="$out $a"
+	done
+	printf '%s' "$out"
+}
+
+# markdown_table CMD APICHECK FLOOR RATIO RSS: the table, on descriptor 3.
+markdown_table() {
+	{
+		echo "| command | apicheck (median) | floor | ratio | peak RSS | date | machine |"
+		echo "|---|---|---|---|---|---|---|"
+		printf '| `%s` | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$(date -u +%Y-%m-%d)" "$(machine)"
+	} >&3
+}
 
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/apicheck-bench.XXXXXX")
@@ -130,6 +188,14 @@ if [ -n "$REPO" ]; then
 		printf "  %-16s %s\n", "floor", sprintf("%.3f s  (best %.3f s); CPU %.3f s; peak RSS %.0f MB", fl / 1000, fl_best / 1000, fl_cpu / 1000, fl_rss / 1024)
 		printf "  %-16s %s\n", "ratio", sprintf("%.2fx wall, %.2fx CPU (medians)", cli / fl, cli_cpu / fl_cpu)
 	}'
+	if [ -n "$MARKDOWN" ]; then
+		markdown_table "$(command_line)" \
+			"$(awk -v m="$(tv c1_median_ms)" -v b="$(tv c1_best_ms)" 'BEGIN { printf "%.3f s (best %.3f s)", m / 1000, b / 1000 }')" \
+			"$(awk -v m="$(tv c2_median_ms)" 'BEGIN { printf "%.3f s", m / 1000 }')" \
+			"$(awk -v c="$(tv c1_median_ms)" -v f="$(tv c2_median_ms)" -v cc="$(tv c1_median_cpu_ms)" -v fc="$(tv c2_median_cpu_ms)" \
+				'BEGIN { printf "%.2fx (CPU %.2fx)", c / f, cc / fc }')" \
+			"$(awk -v k="$(tv c1_max_rss_kb)" 'BEGIN { printf "%.0f MB", k / 1024 }')"
+	fi
 	exit 0
 fi
 
@@ -163,7 +229,7 @@ if [ -z "$rss_kb" ]; then
 fi
 
 echo "== go test -bench (benchtime $BENCHTIME, count $COUNT)" >&2
-APICHECK_BENCH_REPO="$tmp/repo" go test -run '^$' -bench 'BenchmarkReadAndParse|BenchmarkCheck' \
+APICHECK_BENCH_REPO="$tmp/repo" go test -run '^$' -bench '^(BenchmarkReadAndParse|BenchmarkCheck)$' \
 	-benchtime "$BENCHTIME" -count "$COUNT" ./internal/check/ >"$tmp/bench.txt" 2>&1 ||
 	{ cat "$tmp/bench.txt" >&2; die "go test -bench failed"; }
 grep '^Benchmark' "$tmp/bench.txt" >&2
@@ -192,6 +258,7 @@ scanned_bytes=$(($(gen base_scanned_bytes) + $(gen head_scanned_bytes)))
 repo_files=$(($(gen base_files) + $(gen head_files)))
 repo_bytes=$(($(gen base_bytes) + $(gen head_bytes)))
 
+rc=0
 awk -v groups="$API_GROUPS" -v sf="$scanned_files" -v sb="$scanned_bytes" -v rf="$repo_files" -v rb="$repo_bytes" \
 	-v fop="$(files_op)" -v findings="$findings" -v planted="$(gen violations)" -v touched="$(gen touched_files)" \
 	-v cli_best="$(cliv best_ms)" -v cli_median="$(cliv median_ms)" -v runs="$RUNS" \
@@ -219,4 +286,13 @@ awk -v groups="$API_GROUPS" -v sf="$scanned_files" -v sb="$scanned_bytes" -v rf=
 		printf "\n%s\n", verdict(ok_ratio && ok_rss && findings == planted)
 		if (findings != planted) print "bench.sh: the report does not hold exactly the planted violations" > "/dev/stderr"
 		exit !(ok_ratio && ok_rss && findings == planted)
-	}'
+	}' || rc=$?
+if [ -n "$MARKDOWN" ]; then
+	markdown_table "$(command_line)" \
+		"$(awk -v m="$(cliv median_ms)" -v b="$(cliv best_ms)" 'BEGIN { printf "%.3f s (best %.3f s)", m / 1000, b / 1000 }')" \
+		"$(awk -v ns="$base_ns" 'BEGIN { printf "%.3f s (in-process, best)", ns / 1e9 }')" \
+		"$(awk -v c="$(cliv best_ms)" -v ns="$base_ns" -v in_ns="$check_ns" \
+			'BEGIN { printf "%.2fx binary, %.2fx in-process (best)", c / 1000 / (ns / 1e9), in_ns / ns }')" \
+		"$(awk -v k="$rss_kb" 'BEGIN { printf "%.0f MB", k / 1024 }')"
+fi
+exit "$rc"

@@ -16,8 +16,8 @@
 #             the newest 50 first-parent commits that touch a Go file;
 #   -D        deep: Gardener's API commits since 2021 instead of 18 months,
 #             k8s.io/api's newest 450 commits instead of 50, and each other
-#             project's newest 240 API commits instead of 40 (the eleventh
-#             session's survey of older history; a few thousand more runs);
+#             project's newest 240 API commits instead of 40 (older history,
+#             whose shapes recent commits lack; a few thousand more runs);
 #   -o DIR    (repeatable) any other project, named after DIR's last
 #             element but "repo" and ".git" (a fetched snapshot's
 #             .../owner+name/repo is "owner+name"): release pairs
