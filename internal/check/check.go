@@ -258,6 +258,7 @@ func run(res *Result, req Request) (_ *Result, err error) {
 	}
 	report := newReport(res, req, out)
 	report.Releases = releasesUsed(an.Release)
+	report.Notes = append(report.Notes, releaseNotes(an.Release)...)
 	markers, err := suppressFindings(res, report) // suppress
 	if err != nil {
 		return nil, err
@@ -318,6 +319,14 @@ func releasesUsed(h *lifecycle.History) *finding.Releases {
 	return out
 }
 
+// releaseNotes say what the release history the rules used left out.
+func releaseNotes(h *lifecycle.History) []string {
+	if rel, ok := h.Used(); ok && rel.Note != "" {
+		return []string{rel.Note}
+	}
+	return nil
+}
+
 // Audit is `apicheck audit`: the single-revision invariants (rules with
 // Audit set) over every struct of one revision (req.Head), judged against
 // an empty base so that existing violations are reported too.
@@ -374,6 +383,7 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 	}
 	report := newReport(res, req, out)
 	report.Releases = releasesUsed(an.Release)
+	report.Notes = append(report.Notes, releaseNotes(an.Release)...)
 	if _, err := suppressFindings(res, report); err != nil { // suppress
 		return nil, err
 	}

@@ -380,6 +380,7 @@ func assemble(res *Result, req Request, hist *lifecycle.History, parts []*part, 
 	}
 	report := newReport(res, req, &rules.Result{Findings: found, Notes: rules.MergeNotes(judged, res.Options.Rules)})
 	report.Releases = releasesUsed(hist)
+	report.Notes = append(report.Notes, releaseNotes(hist)...)
 	if res.Config != nil {
 		for j := range res.Config.Ignore {
 			if unused[j] == len(parts) { // no part's finding matched it

@@ -1,8 +1,13 @@
 package git
 
 import (
+	"bufio"
 	"bytes"
+	"container/heap"
+	"errors"
 	"fmt"
+	"io"
+	"os/exec"
 	"slices"
 	"sort"
 	"strconv"
@@ -41,26 +46,39 @@ func (r *Repo) Tags(pattern string) ([]Tag, error) {
 	} else {
 		args = append(args, "refs/tags/"+pattern)
 	}
-	return r.listTags(args...)
+	return r.listTags(nil, args...)
 }
 
-// listTags runs for-each-ref with tagFormat and parses the result. A tag
-// of a tag (for-each-ref peels one level only) is peeled to its commit by
-// one `git cat-file --batch` for all of them, never one process per tag.
-func (r *Repo) listTags(args ...string) ([]Tag, error) {
-	out, err := r.run(args...)
-	if err != nil {
-		return nil, fmt.Errorf("list tags: %w", err)
-	}
+// TagsMatching returns the tags whose names match accepts, as Tags
+// returns them. Only those are kept (the others are read and dropped as
+// git lists them), so memory follows the accepted tags, not the
+// repository's.
+func (r *Repo) TagsMatching(match func(name string) bool) ([]Tag, error) {
+	return r.listTags(match, "for-each-ref", "--format="+tagFormat, "refs/tags")
+}
+
+// listTags runs for-each-ref with tagFormat and parses the result as git
+// prints it, keeping the tags whose names keep accepts (nil: every tag).
+// A tag of a tag (for-each-ref peels one level only) is peeled to its
+// commit by one `git cat-file --batch` for all of them, never one process
+// per tag.
+func (r *Repo) listTags(keep func(name string) bool, args ...string) ([]Tag, error) {
 	var tags []Tag
 	var nested []int // tags of tags: Commit holds the inner tag's oid
-	for _, line := range strings.Split(string(out), "\n") {
-		if line == "" {
-			continue
+	var bad error
+	err := r.eachLine(args, func(b []byte) bool {
+		if len(b) == 0 {
+			return true
 		}
+		ref, _, _ := bytes.Cut(b, []byte{0})
+		if keep != nil && !keep(strings.TrimPrefix(string(ref), "refs/tags/")) {
+			return true
+		}
+		line := string(b)
 		f := strings.Split(line, "\x00")
 		if len(f) != 6 {
-			return nil, fmt.Errorf("list tags: unexpected git for-each-ref output %q", line)
+			bad = fmt.Errorf("unexpected git for-each-ref output %q", line)
+			return false
 		}
 		t := Tag{Name: strings.TrimPrefix(f[0], "refs/tags/")}
 		t.Date, _ = time.Parse(time.RFC3339, f[5]) // zero when git printed none
@@ -73,9 +91,18 @@ func (r *Repo) listTags(args ...string) ([]Tag, error) {
 			t.Commit = f[4]
 			nested = append(nested, len(tags))
 		default:
-			continue // tag of a tree or blob
+			return true // tag of a tree or blob
 		}
+		// Copies: the line (types, object ids, date) is not kept with them.
+		t.Name, t.Commit = strings.Clone(t.Name), strings.Clone(t.Commit)
 		tags = append(tags, t)
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list tags: %w", err)
 	}
 	if len(nested) > 0 {
 		names := make([]string, len(nested))
@@ -138,22 +165,25 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 
 // VersionTagMerged returns a tag reachable from commit whose name holds a
 // version (TagVersion), whatever the release tag pattern, or "" when no
-// tag there does: one `git for-each-ref --merged`.
+// tag there does: one `git for-each-ref --merged`, stopped at the first
+// such tag.
 func (r *Repo) VersionTagMerged(commit string) (string, error) {
 	c, err := r.ResolveCommit(commit)
 	if err != nil {
 		return "", err
 	}
-	out, err := r.run("for-each-ref", "--merged="+c, "--format=%(refname:strip=2)", "refs/tags")
+	found := ""
+	err = r.eachLine([]string{"for-each-ref", "--merged=" + c, "--format=%(refname:strip=2)", "refs/tags"}, func(name []byte) bool {
+		if _, ok := TagVersion(string(name)); ok {
+			found = string(name)
+			return false
+		}
+		return true
+	})
 	if err != nil {
 		return "", fmt.Errorf("tags reachable from %s: %w", commit, err)
 	}
-	for _, name := range strings.Split(string(out), "\n") {
-		if _, ok := TagVersion(name); ok {
-			return name, nil
-		}
-	}
-	return "", nil
+	return found, nil
 }
 
 // TagVersion reads the semantic version in a tag name: the name itself or
@@ -197,9 +227,16 @@ type ReleaseTags struct {
 	Tags []ReleaseTag
 	// Total is how many tags the repository has; Matched how many the
 	// pattern accepted; NotVersions are those among them without a
-	// version (ignored), sorted.
+	// version (ignored), sorted: the first maxNotVersions by name of
+	// them, for examples (Matched counts them all).
 	Total, Matched int
 	NotVersions    []string
+	// Skipped is how many accepted tags with a version were left out:
+	// beyond MaxReleaseTags, only the highest versions are kept (see
+	// SkippedNote).
+	Skipped int
+	// versioned is how many accepted tags carry a version.
+	versioned int
 	// lines are the release lines, highest first; each line's tags are in
 	// ascending version order, so tags[0] is the line's first release.
 	lines []releaseLine
@@ -212,12 +249,27 @@ type releaseLine struct {
 	tags []ReleaseTag
 }
 
+// MaxReleaseTags bounds the release tags a ReleaseTags holds: of more
+// accepted tags with a version, the MaxReleaseTags highest versions are
+// kept (ties: by name, as Tags orders them) and the others counted in
+// Skipped. The rules need the releases before base and head and a
+// history of a few hundred releases at most; a repository with more
+// release tags than that (tags made by a bot on every build) costs
+// memory and git reads for the kept ones only.
+const MaxReleaseTags = 1000
+
+// maxNotVersions bounds the names of accepted tags without a version that
+// a ReleaseTags keeps (NotVersions): they are examples for a message.
+const maxNotVersions = 10
+
 // ReleaseTags lists the tags that match accepts (every tag when nil) and
-// that carry a version. Two git processes read them whatever the number
-// of tags: `git for-each-ref` lists the names (from packed refs, without
-// reading any object), and one `git cat-file --batch` reads the objects
-// of the accepted tags only (peeling annotated tags and tags of tags to
-// their commit, and taking the tag's date).
+// that carry a version, at most MaxReleaseTags of them (see Skipped).
+// Two git processes read them whatever the number of tags:
+// `git for-each-ref` lists the names (from packed refs, without reading
+// any object), read as git prints them and dropped unless kept, and one
+// `git cat-file --batch` reads the objects of the kept tags only
+// (peeling annotated tags and tags of tags to their commit, and taking
+// the tag's date).
 func (r *Repo) ReleaseTags(match func(name string) bool) (*ReleaseTags, error) {
 	return r.ReleaseTagsMemo(match, nil)
 }
@@ -231,38 +283,53 @@ type Memo interface {
 	Put(kind, key string, value []byte)
 }
 
-// ReleaseTagsMemo is ReleaseTags with a memo: the accepted tags' names
-// and object ids (what for-each-ref prints from the refs, without reading
+// ReleaseTagsMemo is ReleaseTags with a memo: the kept tags' names and
+// object ids (what for-each-ref prints from the refs, without reading
 // any object) key their peeled commits and dates, and the release-line
 // answers of Before, so a run whose tags did not change reads no tag
 // object and no commit graph. memo may be nil.
 func (r *Repo) ReleaseTagsMemo(match func(name string) bool, memo Memo) (*ReleaseTags, error) {
-	out, err := r.run("for-each-ref", "--format=%(refname) %(objectname)", "refs/tags")
+	rs := &ReleaseTags{repo: r, memo: memo}
+	kept := &newestTags{}
+	err := r.eachLine([]string{"for-each-ref", "--format=%(refname) %(objectname)", "refs/tags"}, func(line []byte) bool {
+		ref, oid, _ := bytes.Cut(line, []byte(" "))
+		name, ok := bytes.CutPrefix(ref, []byte("refs/tags/"))
+		if !ok || len(name) == 0 {
+			return true
+		}
+		rs.Total++
+		if match != nil && !match(string(name)) {
+			return true
+		}
+		rs.Matched++
+		v, ok := TagVersion(string(name))
+		if !ok {
+			rs.notVersion(string(name))
+			return true
+		}
+		rs.versioned++
+		if kept.Len() == MaxReleaseTags {
+			rs.Skipped++
+			if !newer(v, string(name), kept.tags[0].version, kept.tags[0].name) {
+				return true
+			}
+			heap.Pop(kept)
+		}
+		heap.Push(kept, namedTag{name: string(name), oid: string(oid), version: v})
+		return true
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list tags: %w", err)
 	}
-	rs := &ReleaseTags{repo: r, memo: memo}
-	var names []string
-	var key strings.Builder // the accepted tags and their objects
-	for _, line := range strings.Split(string(out), "\n") {
-		ref, oid, _ := strings.Cut(line, " ")
-		name, ok := strings.CutPrefix(ref, "refs/tags/")
-		if !ok || name == "" {
-			continue
-		}
-		rs.Total++
-		if match != nil && !match(name) {
-			continue
-		}
-		rs.Matched++
-		if _, ok := TagVersion(name); !ok {
-			rs.NotVersions = append(rs.NotVersions, name)
-			continue
-		}
-		names = append(names, name)
-		key.WriteString(name + " " + oid + "\n")
+	// By name, as for-each-ref lists them: the memo key of the tags.
+	slices.SortFunc(kept.tags, func(a, b namedTag) int { return strings.Compare(a.name, b.name) })
+	names := make([]string, len(kept.tags))
+	var key strings.Builder // the kept tags and their objects
+	for i, t := range kept.tags {
+		names[i] = t.name
+		key.WriteString(t.name + " " + t.oid + "\n")
 	}
-	sort.Strings(rs.NotVersions)
+	kept = nil
 	tags, ok := decodeTags(memoGet(memo, memoTags, key.String()))
 	if !ok {
 		if tags, err = r.peelTags(names); err != nil {
@@ -275,10 +342,7 @@ func (r *Repo) ReleaseTagsMemo(match func(name string) bool, memo Memo) (*Releas
 		rs.Tags = append(rs.Tags, ReleaseTag{Tag: t, Version: v})
 	}
 	sort.SliceStable(rs.Tags, func(i, j int) bool {
-		if c := semver.Compare(rs.Tags[i].Version, rs.Tags[j].Version); c != 0 {
-			return c > 0
-		}
-		return rs.Tags[i].Name < rs.Tags[j].Name
+		return newer(rs.Tags[i].Version, rs.Tags[i].Name, rs.Tags[j].Version, rs.Tags[j].Name)
 	})
 	for i := len(rs.Tags) - 1; i >= 0; i-- { // ascending within a line
 		t := rs.Tags[i]
@@ -293,6 +357,132 @@ func (r *Repo) ReleaseTagsMemo(match func(name string) bool, memo Memo) (*Releas
 		rs.lines[i], rs.lines[j] = rs.lines[j], rs.lines[i]
 	}
 	return rs, nil
+}
+
+// SkippedNote says, for a report, that release tags were left out (see
+// Skipped), naming the pattern that accepted them; "" when none was.
+func (rs *ReleaseTags) SkippedNote(pattern string) string {
+	if rs.Skipped == 0 {
+		return ""
+	}
+	oldest := ""
+	if o := rs.Oldest(); o.Name != "" {
+		oldest = fmt.Sprintf(" (the oldest kept is %s)", o.Name)
+	}
+	return fmt.Sprintf("%d release tags match %s: the release history holds the %d highest versions%s; the %d older tags were not read, so a rule that looks further back (a protobuf number or a field of an older release) does not see them",
+		rs.versioned, pattern, rs.versioned-rs.Skipped, oldest, rs.Skipped)
+}
+
+// notVersion counts an accepted tag without a version among NotVersions
+// (the first maxNotVersions by name are kept).
+func (rs *ReleaseTags) notVersion(name string) {
+	i, _ := slices.BinarySearch(rs.NotVersions, name)
+	if i == maxNotVersions {
+		return
+	}
+	rs.NotVersions = slices.Insert(rs.NotVersions, i, name)
+	if len(rs.NotVersions) > maxNotVersions {
+		rs.NotVersions = rs.NotVersions[:maxNotVersions]
+	}
+}
+
+// newer reports whether the tag (name a, version va) comes before tag b
+// in the order of ReleaseTags.Tags: higher version first, equal versions
+// by name.
+func newer(va, a, vb, b string) bool {
+	if c := semver.Compare(va, vb); c != 0 {
+		return c > 0
+	}
+	return a < b
+}
+
+// namedTag is a tag as for-each-ref lists it, with its version.
+type namedTag struct{ name, oid, version string }
+
+// newestTags is a heap of tags whose root is the one that comes last in
+// the order of ReleaseTags.Tags (the first to drop for a newer one).
+type newestTags struct{ tags []namedTag }
+
+func (h *newestTags) Len() int { return len(h.tags) }
+func (h *newestTags) Less(i, j int) bool {
+	a, b := h.tags[i], h.tags[j]
+	return newer(b.version, b.name, a.version, a.name)
+}
+func (h *newestTags) Swap(i, j int) { h.tags[i], h.tags[j] = h.tags[j], h.tags[i] }
+func (h *newestTags) Push(x any)    { h.tags = append(h.tags, x.(namedTag)) }
+func (h *newestTags) Pop() any {
+	t := h.tags[len(h.tags)-1]
+	h.tags = h.tags[:len(h.tags)-1]
+	return t
+}
+
+// eachLine runs git and calls f with each line of its stdout, without
+// the newline, as git prints it: the output is never held whole, and a
+// line is valid during the call only. When f returns false, git is
+// stopped and the rest of its output is not read. Errors are those of
+// run.
+func (r *Repo) eachLine(args []string, f func(line []byte) bool) error {
+	ctx := r.context()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	cmd := r.command(nil, args...)
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return startError(err)
+	}
+	if err := cmd.Start(); err != nil {
+		return startError(err)
+	}
+	br := bufio.NewReaderSize(out, 64<<10)
+	var long []byte // a line longer than br's buffer, so far
+	stopped := false
+	var rerr error
+	for !stopped {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		if len(chunk) > 0 || len(long) > 0 {
+			line := chunk
+			if long != nil {
+				line = append(long, chunk...)
+				long = nil
+			}
+			stopped = !f(bytes.TrimSuffix(line, []byte("\n")))
+		}
+		if err != nil {
+			if err != io.EOF {
+				rerr = err
+			}
+			break
+		}
+	}
+	if stopped {
+		_ = cmd.Process.Kill() // git has nothing left to say that is wanted
+		_, _ = io.Copy(io.Discard, br)
+	}
+	werr := cmd.Wait()
+	if cerr := ctx.Err(); cerr != nil && (werr != nil || rerr != nil) {
+		return fmt.Errorf("git %s: %w", strings.Join(args, " "), cerr)
+	}
+	if stopped {
+		return nil
+	}
+	if werr != nil {
+		var ee *exec.ExitError
+		if errors.As(werr, &ee) {
+			return &execError{args: args, code: ee.ExitCode(), stderr: cleanStderr(stderr.Bytes())}
+		}
+		return fmt.Errorf("git %s: %w", strings.Join(args, " "), werr)
+	}
+	if rerr != nil {
+		return fmt.Errorf("git %s: %w", strings.Join(args, " "), rerr)
+	}
+	return nil
 }
 
 // peelTags reads the named tags' objects with one cat-file process and
@@ -395,7 +585,8 @@ func identDate(obj []byte, key string) time.Time {
 	return time.Unix(secs, 0).In(time.FixedZone(tz, off))
 }
 
-// Oldest returns the first release of the lowest line (zero when none).
+// Oldest returns the first release of the lowest line (zero when none),
+// among the tags kept (see Skipped).
 func (rs *ReleaseTags) Oldest() ReleaseTag {
 	if len(rs.lines) == 0 {
 		return ReleaseTag{}

@@ -1,6 +1,9 @@
 package git
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestTagVersion(t *testing.T) {
 	t.Parallel()
@@ -28,5 +31,41 @@ func TestTagVersion(t *testing.T) {
 		if got != c.want || ok != (c.want != "") {
 			t.Errorf("TagVersion(%q) = %q, %v; want %q", c.name, got, ok, c.want)
 		}
+	}
+}
+
+// TestEachLine: lines longer than the read buffer come whole, a last
+// line without a newline comes too, a callback that stops ends git
+// without an error, and a failing git gives run's error.
+func TestEachLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := &Repo{Root: dir}
+	if _, err := r.run("init", "-q", "."); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 200<<10)
+	oid, err := r.runInput([]byte("a\n"+long+"\nb"), "hash-object", "-w", "--stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := strings.TrimSpace(string(oid))
+	var got []string
+	if err := r.eachLine([]string{"cat-file", "blob", blob}, func(l []byte) bool {
+		got = append(got, string(l))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0] != "a" || got[1] != long || got[2] != "b" {
+		t.Errorf("lines: %d, want a, %d x, b", len(got), len(long))
+	}
+	n := 0
+	if err := r.eachLine([]string{"cat-file", "blob", blob}, func([]byte) bool { n++; return false }); err != nil || n != 1 {
+		t.Errorf("stopped after the first line: %d calls, %v", n, err)
+	}
+	err = r.eachLine([]string{"cat-file", "blob", "0000000000000000000000000000000000000000"}, func([]byte) bool { return true })
+	if exitCode(err) != 128 {
+		t.Errorf("a failing git: %v (exit code %d), want exit code 128", err, exitCode(err))
 	}
 }

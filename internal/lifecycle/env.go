@@ -290,6 +290,9 @@ type Release struct {
 	// first: the releases cut between base and head (none for a pull
 	// request).
 	Spanned []git.Tag
+	// Note says which release tags were not read (more match than
+	// git.MaxReleaseTags), "" when none was left out.
+	Note string
 }
 
 // Release returns the release history, or a problem saying why there is
@@ -384,7 +387,11 @@ func (e *History) findRelease() (Release, string) {
 	if atHead.Name == "" || semver.Compare(atHead.Version, before[0].Version) < 0 {
 		atHead = before[0] // head on an older line than base: judge by base's release
 	}
-	rel := Release{Newest: before[0].Tag, Head: atHead.Tag}
+	pattern := e.opts.TagPattern
+	if e.pattern != "" {
+		pattern = e.pattern
+	}
+	rel := Release{Newest: before[0].Tag, Head: atHead.Tag, Note: rs.SkippedNote(pattern)}
 	for _, t := range rs.UpTo(atHead) {
 		rel.All = append(rel.All, t.Tag)
 	}

@@ -22,3 +22,16 @@ func ShareTypesFrom(n int) func() {
 // Early are the group directories the second scan built before the first
 // was done (read it once both scans ended).
 func (r *Reuse) Early() []string { return r.early }
+
+// IndexBuilds is how many file-list indexes scans have built.
+func IndexBuilds() int64 { return indexBuilds.Load() }
+
+// IndexesKept is how many sources have their index kept.
+func IndexesKept() int {
+	indexes.Lock()
+	defer indexes.Unlock()
+	return len(indexes.m)
+}
+
+// MaxIndexes is the bound on IndexesKept.
+const MaxIndexes = maxIndexes

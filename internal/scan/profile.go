@@ -47,12 +47,7 @@ func (s *state) DetectProfile(m *model.Model) model.Profile {
 			return model.ProfileKubernetes
 		}
 	}
-	protoDirs := map[string]bool{}
-	for _, f := range s.files {
-		if strings.HasSuffix(f, ".proto") {
-			protoDirs[path.Dir(f)] = true
-		}
-	}
+	protoDirs := s.idx.protoDirs
 	// An API server's signs: a version served over protobuf, or an
 	// internal version (the hub of an API server's conversions, which
 	// declares the versions' kinds; CRDs have none, a CRD group's own

@@ -37,6 +37,7 @@ type Reuse struct {
 
 	// Set before discovered is closed; nil when discovery failed.
 	src     BlobIDs
+	idx     *sourceIndex
 	goFiles map[string][]string
 	mods    *modules
 	cands   map[string]candidate // as discovered, before keepDeclared
@@ -113,7 +114,7 @@ func (r *Reuse) recordDiscovered(s *state, cands []*candidate) {
 func (r *Reuse) publishDiscovered(s *state, cands []*candidate) {
 	if cands != nil {
 		if ids, ok := s.src.(BlobIDs); ok {
-			r.src, r.goFiles, r.mods = ids, s.goFiles, s.mods
+			r.src, r.idx, r.goFiles, r.mods = ids, s.idx, s.goFiles, s.mods
 			r.cands = map[string]candidate{}
 			for _, c := range cands {
 				r.cands[c.dir] = cloneCandidate(c)

@@ -32,7 +32,9 @@ import (
 )
 
 // Source is a read-only view of the files of one revision (a git snapshot
-// or the working tree).
+// or the working tree). Its files never change: scans of a source that is
+// a pointer (a snapshot) keep what they learn from its file list for as
+// long as the source lives (see indexOf).
 type Source interface {
 	Files() []string
 	ReadFiles(paths []string) (map[string][]byte, error)
@@ -148,7 +150,7 @@ func IsVersionDir(name string) bool { return versionDir.MatchString(name) }
 
 // Scan discovers the API groups of src and parses them.
 func Scan(src Source, opts Options) (m *model.Model, err error) {
-	s := &state{src: src, files: src.Files(), record: opts.Record, reuse: opts.Reuse}
+	s := &state{src: src, idx: indexOf(src), record: opts.Record, reuse: opts.Reuse}
 	if s.record != nil {
 		defer func() {
 			s.record.recordDiscovered(s, nil) // if it failed before
@@ -162,11 +164,11 @@ func Scan(src Source, opts Options) (m *model.Model, err error) {
 }
 
 type state struct {
-	src   Source
-	files []string
+	src Source
+	// idx is the index of src's file list (kept with src, see indexOf).
+	idx *sourceIndex
 	// goFiles maps a directory to its non-test Go files that are scanned.
 	goFiles map[string][]string
-	goMods  []string // the go.mod files (discover), read by readModules
 	mods    *modules
 	parsed  map[string]*parsedFile
 	// preread holds file contents read before the parse that needs them
@@ -266,8 +268,8 @@ type candidate struct {
 // discovery found or the configuration lists, before Kubernetes' split
 // layout is followed). It reads and parses the version packages only.
 func Discover(src Source, opts Options) (map[string][]string, error) {
-	s := &state{src: src, files: src.Files()}
-	cands, err := s.discover(opts)
+	s := &state{src: src, idx: indexOf(src)}
+	cands, err := s.discover(opts, nil)
 	if err == nil {
 		err = s.readModules()
 	}
@@ -308,8 +310,8 @@ type Candidate struct {
 // the go.mod files for the candidates' import paths (without, it reads
 // nothing but the file list).
 func Candidates(src Source, opts Options, importPaths bool) ([]Candidate, error) {
-	s := &state{src: src, files: src.Files()}
-	cands, err := s.discover(opts)
+	s := &state{src: src, idx: indexOf(src)}
+	cands, err := s.discover(opts, nil)
 	if err == nil && importPaths {
 		err = s.readModules()
 	}
@@ -374,9 +376,9 @@ func CandidateFilesAtMost(files []string) int {
 	return n
 }
 
-// readModules reads the go.mod files discover found.
+// readModules reads the go.mod files of the source (once per source).
 func (s *state) readModules() error {
-	mods, err := readModules(s.src, s.goMods)
+	mods, err := s.idx.modules(s.src)
 	if err != nil {
 		return err
 	}
@@ -384,90 +386,15 @@ func (s *state) readModules() error {
 	return nil
 }
 
-// discover finds the candidate groups and their versions, and parses the
-// files of their packages. A version directory of a discovered group
-// that does not declare the group is dropped.
-func (s *state) discover(opts Options) ([]*candidate, error) {
-	s.goFiles = map[string][]string{}
-	var goMods []string
-	links := map[string][]string{} // directory -> its Go files that are symbolic links
-	sl, _ := s.src.(symlinks)
-	for _, f := range s.files {
-		if path.Base(f) == "go.mod" {
-			goMods = append(goMods, f)
-		}
-		if scannable(f) {
-			d := path.Dir(f)
-			if sl != nil && sl.IsSymlink(f) {
-				links[d] = append(links[d], f)
-				continue
-			}
-			s.goFiles[d] = append(s.goFiles[d], f)
-		}
-	}
-	for _, fs := range s.goFiles {
-		slices.Sort(fs) // in the order of a snapshot's Files, whatever the source's
-	}
-	s.goMods = goMods
-
-	// Candidate groups: explicit ones, or parents of version directories.
-	var cands []*candidate
-	if len(opts.Groups) > 0 {
-		for _, g := range opts.Groups {
-			c := &candidate{dir: strings.Trim(path.Clean(g.Dir), "/"), profile: g.Profile, explicit: true, stable: g.Stable}
-			for _, v := range g.Versions {
-				c.versions = append(c.versions, strings.Trim(path.Clean(v), "/"))
-			}
-			cands = append(cands, c)
-		}
-	} else {
-		byDir := map[string]*candidate{}
-		for d := range s.goFiles {
-			if !IsVersionDir(path.Base(d)) || d == "." || Excluded(d, opts.Exclude) {
-				continue
-			}
-			parent := path.Dir(d)
-			c := byDir[parent]
-			if c == nil {
-				c = &candidate{dir: parent}
-				byDir[parent] = c
-				cands = append(cands, c)
-			}
-		}
-		sort.Slice(cands, func(i, j int) bool { return cands[i].dir < cands[j].dir })
-	}
-	// The version directories below each directory, found in one pass.
-	versionsOf := map[string][]string{}
-	for d := range s.goFiles {
-		if d != "." && IsVersionDir(path.Base(d)) {
-			versionsOf[path.Dir(d)] = append(versionsOf[path.Dir(d)], d)
-		}
-	}
-	for _, c := range cands {
-		if len(c.versions) > 0 {
-			continue // listed in the configuration (split layout)
-		}
-		for _, d := range versionsOf[c.dir] {
-			if c.explicit || !Excluded(d, opts.Exclude) {
-				c.versions = append(c.versions, d)
-			}
-		}
-		sort.Strings(c.versions)
-	}
-	for _, c := range cands {
-		for _, d := range append([]string{c.dir}, c.versions...) {
-			if fs := links[d]; len(fs) > 0 {
-				slices.Sort(fs)
-				names := make([]string, len(fs))
-				for i, f := range fs {
-					names[i] = quote.Name(f)
-				}
-				s.notes = append(s.notes, fmt.Sprintf("%s: %s not read: a symbolic link to a Go file is not followed (the API is judged where its files live)",
-					quote.Name(d), strings.Join(names, ", ")))
-			}
-		}
-	}
-	return cands, nil
+// discover returns the candidate groups and their versions (only, when
+// not empty, those with these directories), which the caller may change:
+// found once per source and configuration (sourceIndex), so that a scan
+// of a few groups of a large tree costs what they hold.
+func (s *state) discover(opts Options, only []string) ([]*candidate, error) {
+	d := s.idx.discover(opts)
+	s.goFiles = s.idx.goFiles
+	s.notes = append(s.notes, d.notes...)
+	return d.candidates(only), nil
 }
 
 // symlinks is a Source that tells symbolic links from files (a git
@@ -511,15 +438,12 @@ func (s *state) keepDeclared(c *candidate) {
 const batchFiles = 256
 
 func (s *state) run(opts Options) (*model.Model, error) {
-	cands, err := s.discover(opts)
+	cands, err := s.discover(opts, opts.Only)
 	if err == nil {
 		err = s.readModules()
 	}
 	if err != nil {
 		return nil, err
-	}
-	if len(opts.Only) > 0 {
-		cands = slices.DeleteFunc(cands, func(c *candidate) bool { return !slices.Contains(opts.Only, c.dir) })
 	}
 	if s.record != nil {
 		s.record.recordDiscovered(s, cands)
@@ -690,12 +614,9 @@ func (s *state) takeAll(m *model.Model, cands []*candidate) error {
 // only orders work: a group of rest that base's build cannot give is
 // built after all (takeAll).
 func (s *state) importingChanged(cands []*candidate) (early, rest []*candidate) {
-	changed := map[string]bool{} // import paths of the directories the change touched
-	for dir := range s.goFiles {
-		if !s.sameDir(dir) {
-			changed[s.mods.importPath(dir)] = true
-		}
-	}
+	// The import paths of the directories the change touched, found once
+	// per pair of sources.
+	changed := s.idx.changedImports(s.reuse.idx, func(dir string) bool { return !s.sameDir(dir) })
 	if len(changed) == 0 {
 		return nil, cands
 	}

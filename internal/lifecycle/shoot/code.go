@@ -223,16 +223,14 @@ func (e *Stages) headRelease() (string, string) {
 	if err != nil {
 		return "", err.Error()
 	}
-	tags, err := in.Repo.Tags("")
+	tags, err := in.Repo.TagsMatching(re.MatchString)
 	if err != nil {
 		return "", fmt.Sprintf("cannot read release tags: %v", err)
 	}
 	byCommit := map[string][]string{}
 	for _, t := range tags {
-		if re.MatchString(t.Name) {
-			byCommit[t.Commit] = append(byCommit[t.Commit], t.Name)
-			e.relAll = append(e.relAll, t.Name)
-		}
+		byCommit[t.Commit] = append(byCommit[t.Commit], t.Name)
+		e.relAll = append(e.relAll, t.Name)
 	}
 	if len(byCommit) == 0 {
 		return "", ""

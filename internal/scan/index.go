@@ -1,0 +1,314 @@
+package scan
+
+import (
+	"fmt"
+	"path"
+	"reflect"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"weak"
+
+	"github.com/apicheck/apicheck/internal/quote"
+)
+
+// sourceIndex is what a scan learns from a source's file list alone
+// (and its go.mod files): the Go files of each directory, the version
+// directories of each parent, the candidate groups for a configuration.
+// A source's files never change, so the index is built once per source
+// and kept while the source lives (indexOf): the scans of the parts of a
+// large tree (Options.Only), one pair per part, then each cost what
+// their part holds, not what the tree holds. Everything but the fields
+// under mu is read-only once built.
+type sourceIndex struct {
+	// goFiles maps a directory to its scanned non-test Go files, sorted
+	// (symbolic links left out, see links).
+	goFiles map[string][]string
+	goMods  []string // the go.mod files, in the file list's order
+	// links maps a directory to its Go files that are symbolic links,
+	// sorted.
+	links map[string][]string
+	// versionsOf maps a directory to its version sub-directories with Go
+	// files, sorted.
+	versionsOf map[string][]string
+	// parents are the keys of versionsOf, sorted.
+	parents []string
+	// protoDirs are the directories with a .proto file.
+	protoDirs map[string]bool
+
+	mu sync.Mutex
+	// mods are the modules, once read (readModules).
+	mods *modules
+	// discovered are the last discoveries, newest first (maxDiscoveries).
+	discovered []*discovery
+	// changed are the import paths whose directories differ from those
+	// of the index base (importingChanged).
+	changed struct {
+		base *sourceIndex
+		ips  map[string]bool
+	}
+}
+
+// discovery is what discovery finds for one configuration (key): the
+// candidates, which callers clone before they change them, and the
+// notes it gives.
+type discovery struct {
+	key   string
+	cands []*candidate
+	byDir map[string][]int // candidate directory -> indices in cands
+	notes []string
+}
+
+// maxDiscoveries bounds the configurations an index keeps discoveries
+// for: a check asks for one or two (the configurations of base and head).
+const maxDiscoveries = 4
+
+// maxIndexes bounds the sources whose indexes are kept: a check reads
+// two revisions at a time, and the release history a few more. A source
+// beyond it gets an index of its own for each scan.
+const maxIndexes = 64
+
+// indexes are the kept indexes, by source (see sourceKey): an entry
+// goes when its source is collected.
+var indexes = struct {
+	sync.Mutex
+	m map[weak.Pointer[byte]]*indexEntry
+}{m: map[weak.Pointer[byte]]*indexEntry{}}
+
+type indexEntry struct {
+	once sync.Once
+	idx  *sourceIndex
+}
+
+// sourceKey names a source by identity: a pointer to a value of non-zero
+// size (a git snapshot). Other sources (maps, structs) have no identity
+// to keep an index by.
+func sourceKey(src Source) (weak.Pointer[byte], *byte, bool) {
+	v := reflect.ValueOf(src)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Type().Elem().Size() == 0 {
+		return weak.Pointer[byte]{}, nil, false
+	}
+	p := (*byte)(v.UnsafePointer())
+	return weak.Make(p), p, true
+}
+
+// indexOf returns the index of src: the kept one, or a new one.
+func indexOf(src Source) *sourceIndex {
+	key, p, ok := sourceKey(src)
+	if !ok {
+		return newSourceIndex(src)
+	}
+	indexes.Lock()
+	e := indexes.m[key]
+	if e == nil {
+		if len(indexes.m) >= maxIndexes {
+			indexes.Unlock()
+			return newSourceIndex(src)
+		}
+		e = &indexEntry{}
+		indexes.m[key] = e
+		runtime.AddCleanup(p, func(k weak.Pointer[byte]) {
+			indexes.Lock()
+			delete(indexes.m, k)
+			indexes.Unlock()
+		}, key)
+	}
+	indexes.Unlock()
+	e.once.Do(func() { e.idx = newSourceIndex(src) })
+	runtime.KeepAlive(src)
+	return e.idx
+}
+
+// indexBuilds counts the indexes built (tests).
+var indexBuilds atomic.Int64
+
+// newSourceIndex indexes the file list of src, in one pass.
+func newSourceIndex(src Source) *sourceIndex {
+	indexBuilds.Add(1)
+	x := &sourceIndex{goFiles: map[string][]string{}, links: map[string][]string{}, versionsOf: map[string][]string{}, protoDirs: map[string]bool{}}
+	sl, _ := src.(symlinks)
+	for _, f := range src.Files() {
+		if path.Base(f) == "go.mod" {
+			x.goMods = append(x.goMods, f)
+		}
+		if strings.HasSuffix(f, ".proto") {
+			x.protoDirs[path.Dir(f)] = true
+		}
+		if scannable(f) {
+			d := path.Dir(f)
+			if sl != nil && sl.IsSymlink(f) {
+				x.links[d] = append(x.links[d], f)
+				continue
+			}
+			x.goFiles[d] = append(x.goFiles[d], f)
+		}
+	}
+	for d, fs := range x.goFiles {
+		slices.Sort(fs) // in the order of a snapshot's Files, whatever the source's
+		if d != "." && IsVersionDir(path.Base(d)) {
+			x.versionsOf[path.Dir(d)] = append(x.versionsOf[path.Dir(d)], d)
+		}
+	}
+	for _, fs := range x.links {
+		slices.Sort(fs)
+	}
+	for p, vs := range x.versionsOf {
+		slices.Sort(vs)
+		x.parents = append(x.parents, p)
+	}
+	slices.Sort(x.parents)
+	return x
+}
+
+// modules returns the modules of the index's source, read once.
+func (x *sourceIndex) modules(src Source) (*modules, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.mods != nil {
+		return x.mods, nil
+	}
+	mods, err := readModules(src, x.goMods)
+	if err != nil {
+		return nil, err // not kept: the next scan tries again
+	}
+	x.mods = mods
+	return mods, nil
+}
+
+// changedImports returns the import paths of the directories whose Go
+// files differ from base's (changed reports one directory), computed once
+// for a base. The modules must have been read.
+func (x *sourceIndex) changedImports(base *sourceIndex, changed func(dir string) bool) map[string]bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.changed.base == base && x.changed.ips != nil {
+		return x.changed.ips
+	}
+	ips := map[string]bool{}
+	for d := range x.goFiles {
+		if changed(d) {
+			ips[x.mods.importPath(d)] = true
+		}
+	}
+	x.changed.base, x.changed.ips = base, ips
+	return ips
+}
+
+// discoveryKey is what discovery depends on in opts: the configured
+// groups and exclusions.
+func discoveryKey(opts Options) string {
+	var b strings.Builder
+	for _, g := range opts.Groups {
+		fmt.Fprintf(&b, "g%q %q %q %q\n", g.Dir, g.Profile, g.Versions, g.Stable)
+	}
+	for _, e := range opts.Exclude {
+		b.WriteString("x" + strconv.Quote(e) + "\n")
+	}
+	return b.String()
+}
+
+// discover returns the discovery for opts, found once per configuration.
+func (x *sourceIndex) discover(opts Options) *discovery {
+	key := discoveryKey(opts)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i, d := range x.discovered {
+		if d.key == key {
+			copy(x.discovered[1:i+1], x.discovered[:i])
+			x.discovered[0] = d
+			return d
+		}
+	}
+	d := x.find(opts)
+	d.key = key
+	if len(x.discovered) == maxDiscoveries {
+		x.discovered = x.discovered[:maxDiscoveries-1]
+	}
+	x.discovered = append([]*discovery{d}, x.discovered...)
+	return d
+}
+
+// find discovers the candidate groups and their versions: the
+// configured groups, or the parents of version directories.
+func (x *sourceIndex) find(opts Options) *discovery {
+	var cands []*candidate
+	if len(opts.Groups) > 0 {
+		for _, g := range opts.Groups {
+			c := &candidate{dir: strings.Trim(path.Clean(g.Dir), "/"), profile: g.Profile, explicit: true, stable: g.Stable}
+			for _, v := range g.Versions {
+				c.versions = append(c.versions, strings.Trim(path.Clean(v), "/"))
+			}
+			cands = append(cands, c)
+		}
+	} else {
+		for _, p := range x.parents { // sorted, so the candidates are too
+			for _, v := range x.versionsOf[p] {
+				if !Excluded(v, opts.Exclude) {
+					cands = append(cands, &candidate{dir: p})
+					break
+				}
+			}
+		}
+	}
+	for _, c := range cands {
+		if len(c.versions) > 0 {
+			continue // listed in the configuration (split layout)
+		}
+		for _, v := range x.versionsOf[c.dir] {
+			if c.explicit || !Excluded(v, opts.Exclude) {
+				c.versions = append(c.versions, v)
+			}
+		}
+		sort.Strings(c.versions)
+	}
+	d := &discovery{cands: cands, byDir: map[string][]int{}}
+	for i, c := range cands {
+		d.byDir[c.dir] = append(d.byDir[c.dir], i)
+		for _, dir := range append([]string{c.dir}, c.versions...) {
+			if fs := x.links[dir]; len(fs) > 0 {
+				names := make([]string, len(fs))
+				for i, f := range fs {
+					names[i] = quote.Name(f)
+				}
+				d.notes = append(d.notes, fmt.Sprintf("%s: %s not read: a symbolic link to a Go file is not followed (the API is judged where its files live)",
+					quote.Name(dir), strings.Join(names, ", ")))
+			}
+		}
+	}
+	return d
+}
+
+// candidates returns copies of the discovery's candidates, all of them
+// or (only non-empty) those with these directories, in discovery order.
+func (d *discovery) candidates(only []string) []*candidate {
+	if len(only) == 0 {
+		out := make([]*candidate, len(d.cands))
+		for i, c := range d.cands {
+			out[i] = cloneCandidatePtr(c)
+		}
+		return out
+	}
+	var at []int
+	seen := map[string]bool{}
+	for _, dir := range only {
+		if !seen[dir] {
+			seen[dir] = true
+			at = append(at, d.byDir[dir]...)
+		}
+	}
+	slices.Sort(at)
+	out := make([]*candidate, len(at))
+	for i, j := range at {
+		out[i] = cloneCandidatePtr(d.cands[j])
+	}
+	return out
+}
+
+func cloneCandidatePtr(c *candidate) *candidate {
+	d := cloneCandidate(c)
+	return &d
+}
