@@ -1,7 +1,8 @@
 // Package catalog is the one explicit list of every apicheck rule. It
-// feeds the engine, `apicheck rules`, the SARIF rule table and
-// docs/rules.md. Rules are listed, never self-registered; a new rule is
-// one rule value in internal/rules plus one line here.
+// feeds the engine, `apicheck rules`, the SARIF rule table,
+// docs/rules.md and `apicheck fix` (the rules marked Fixable). Rules are
+// listed, never self-registered; a new rule is one file in internal/rules
+// named after its ID (holding the rule value) plus one line here.
 package catalog
 
 import "github.com/apicheck/apicheck/internal/rules"

@@ -106,3 +106,100 @@ func TestRuleIDsOnlyInDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// maxRulesFileLines bounds the files of internal/rules: a rule's file
+// holds one rule, a helper file one topic.
+const maxRulesFileLines = 600
+
+// Each rule of the catalogue is declared in internal/rules in a file of
+// its own, named after its ID in lower case; only the engine's files
+// (context*.go, policy.go, engine.go) define methods of rules.Context; no
+// file is longer than maxRulesFileLines.
+func TestOneFilePerRule(t *testing.T) {
+	fileOf := map[string]string{}
+	dir := filepath.Join("..", "rules")
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := regexp.MustCompile(`^(context.*|policy|engine)\.go$`)
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		name := filepath.Base(path)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := fset.Position(f.End()).Line; n > maxRulesFileLines {
+			t.Errorf("%s: %d lines, more than %d", name, n, maxRulesFileLines)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv != nil && receiverName(d.Recv.List[0].Type) == "Context" && !engine.MatchString(name) {
+					t.Errorf("%s: method %s of Context outside the engine's files", name, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					vs, ok := sp.(*ast.ValueSpec)
+					if !ok {
+						continue
+					}
+					for _, v := range vs.Values {
+						if id := ruleLiteralID(v); id != "" {
+							if other, dup := fileOf[id]; dup {
+								t.Errorf("%s: rule %s declared in %s too", name, id, other)
+							}
+							fileOf[id] = name
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, r := range catalog.All() {
+		want := strings.ToLower(r.ID) + ".go"
+		if got := fileOf[r.ID]; got != want {
+			t.Errorf("%s is declared in %q, want %s", r.ID, got, want)
+		}
+	}
+}
+
+// receiverName is the type name of a method receiver (T or *T).
+func receiverName(e ast.Expr) string {
+	if s, ok := e.(*ast.StarExpr); ok {
+		e = s.X
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// ruleLiteralID is the ID of a rule literal (&Rule{ID: "..."}), "" for
+// any other expression.
+func ruleLiteralID(e ast.Expr) string {
+	u, ok := e.(*ast.UnaryExpr)
+	if !ok {
+		return ""
+	}
+	cl, ok := u.X.(*ast.CompositeLit)
+	if !ok || receiverName(cl.Type) != "Rule" {
+		return ""
+	}
+	for _, el := range cl.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "ID" {
+				if lit, ok := kv.Value.(*ast.BasicLit); ok {
+					if id, err := strconv.Unquote(lit.Value); err == nil {
+						return id
+					}
+				}
+			}
+		}
+	}
+	return ""
+}

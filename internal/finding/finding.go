@@ -98,6 +98,13 @@ type Finding struct {
 	// edits to head's files (see Fix); `apicheck fix` applies them.
 	// Most findings have none.
 	Fixes []Fix `json:"fixes,omitempty"`
+	// SeverityReason says why the severity policy of the rules engine gave
+	// the finding another severity than its rule did (its group's profile,
+	// an alpha API, the release history, a struct no kind reaches, the
+	// configuration), one reason per step, joined by "; "; "" when it kept
+	// the rule's. The message says the same where it matters to a reader,
+	// so no report shows it and the JSON report leaves it out.
+	SeverityReason string `json:"-"`
 }
 
 // Fix is one safe resolution of a finding: edits to files of head that,

@@ -30,6 +30,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/lifecycle"
@@ -38,19 +39,17 @@ import (
 	"github.com/apicheck/apicheck/internal/rules"
 )
 
-// Rules lists the rules whose findings can have a fix.
+// Rules lists the rules whose findings can have a fix: the rules of the
+// catalogue marked Fixable, in catalogue order. Planning (builder.add)
+// knows the edits of each.
 func Rules() []string {
-	return []string{
-		rules.FieldRemovedWithoutTombstone.ID,
-		rules.NewFieldNotPointer.ID,
-		rules.NewFieldNotOptional.ID,
-		rules.NewFieldNoOmitempty.ID,
-		rules.OptionalWithoutOmitempty.ID,
-		rules.ProtoNumberReused.ID,
-		rules.ProtoNumberPreviouslyUsed.ID,
-		rules.ProtoNumberDuplicate.ID,
-		rules.ProtoTagMissing.ID,
+	var ids []string
+	for _, r := range catalog.All() {
+		if r.Fixable {
+			ids = append(ids, r.ID)
+		}
 	}
+	return ids
 }
 
 // Input is what planning needs from a check run.
@@ -413,6 +412,10 @@ func (b *builder) add(f *finding.Finding) {
 		if fd.Head.Tag == "" {
 			it.kind = kindTag
 		}
+	default:
+		// Fixable, but planning knows no edit for it.
+		b.skip(f, "apicheck plans no fix for "+f.Rule+" findings")
+		return
 	}
 	if f.Rule == rules.ProtoNumberPreviouslyUsed.ID {
 		it.tomb = &tombSpec{number: it.oldNumber} // completed from history in numbers()

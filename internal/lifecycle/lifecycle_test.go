@@ -72,7 +72,7 @@ func hasNote(res *check.Result, s string) bool {
 // release-based rules say what to fetch, and the other rules still run.
 func TestShallowClone(t *testing.T) {
 	t.Parallel()
-	_, fx := fixture(t, "FIELD_REMOVAL_NOT_RELEASED_fires")
+	_, fx := fixture(t, "FIELD_REMOVAL_NOT_RELEASED/fires")
 	clone := filepath.Join(t.TempDir(), "clone")
 	fx.Git("clone", "-q", "--depth", "2", "--no-tags", "file://"+fx.Dir, clone)
 	res, err := check.Run(check.Request{
@@ -97,7 +97,7 @@ func TestShallowClone(t *testing.T) {
 // decides which tags are releases.
 func TestTagPattern(t *testing.T) {
 	t.Parallel()
-	_, fx := fixture(t, "FIELD_REMOVAL_NOT_RELEASED_fires")
+	_, fx := fixture(t, "FIELD_REMOVAL_NOT_RELEASED/fires")
 	for _, c := range []struct {
 		pattern string
 		fires   bool
@@ -159,7 +159,7 @@ func TestCatalogOrder(t *testing.T) {
 // recomputed and written again).
 func TestHistoryCache(t *testing.T) {
 	t.Parallel()
-	c, fx := fixture(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
+	c, fx := fixture(t, "PROTO_NUMBER_PREVIOUSLY_USED/fires")
 	cache := t.TempDir()
 	run := func(what string) {
 		t.Helper()
@@ -246,7 +246,7 @@ func fixtureBase(t *testing.T, name string) (*git.Repo, git.Snapshot) {
 // release tree and no release file from git, and answers as the first.
 func TestHistoryMemo(t *testing.T) {
 	t.Parallel()
-	repo, base := fixtureBase(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
+	repo, base := fixtureBase(t, "PROTO_NUMBER_PREVIOUSLY_USED/fires")
 	const dir = "pkg/apis/core/v1beta1"
 	structs := map[string][]string{dir: {"Shoot", "ShootSpec"}}
 	cache := t.TempDir()
@@ -281,7 +281,7 @@ func TestHistoryMemo(t *testing.T) {
 // others), each as a History of its own would.
 func TestProtoHistorySets(t *testing.T) {
 	t.Parallel()
-	repo, base := fixtureBase(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
+	repo, base := fixtureBase(t, "PROTO_NUMBER_PREVIOUSLY_USED/fires")
 	const dir = "pkg/apis/core/v1beta1"
 	numbers := func(h *lifecycle.History, structs map[string][]string) string {
 		t.Helper()
@@ -320,8 +320,8 @@ func TestReleaseIsBase(t *testing.T) {
 		fixture string
 		isBase  bool
 	}{
-		{"FIELD_REMOVAL_NOT_RELEASED_quiet", true}, // base is v1.2.0
-		{"FIELD_REMOVAL_NOT_RELEASED_fires", false},
+		{"FIELD_REMOVAL_NOT_RELEASED/quiet", true}, // base is v1.2.0
+		{"FIELD_REMOVAL_NOT_RELEASED/fires", false},
 	} {
 		_, fx := fixture(t, c.fixture)
 		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
@@ -365,7 +365,7 @@ func TestReleaseIsBase(t *testing.T) {
 // a rule then asks for is the one a History without the work ahead finds.
 func TestReleaseAhead(t *testing.T) {
 	t.Parallel()
-	repo, base := fixtureBase(t, "PROTO_NUMBER_PREVIOUSLY_USED_fires")
+	repo, base := fixtureBase(t, "PROTO_NUMBER_PREVIOUSLY_USED/fires")
 	plain := lifecycle.NewHistory(lifecycle.Input{Repo: repo, Base: base, Options: lifecycle.Options{CacheDir: "-"}})
 	defer plain.Close()
 	want, problem := plain.Release()

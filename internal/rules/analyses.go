@@ -1,16 +1,16 @@
 package rules
 
 import (
-	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/crd"
-
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
 	"github.com/apicheck/apicheck/internal/lifecycle/usage"
+	"github.com/apicheck/apicheck/internal/suppress"
 )
+
+// The analyses beyond the diff that rules read, and their inputs.
 
 // Input names an analysis beyond the diff that a rule reads (as
 // golang.org/x/tools/go/analysis analyzers declare what they require).
@@ -88,45 +88,15 @@ func (a Analyses) missing(ins []Input) string {
 	return why
 }
 
-// require panics (caught by the engine as an internal error naming the
-// rule) when a rule reads an input it did not declare: every input a rule
-// reads is visible in its definition.
-func (c *Context) require(in Input) {
-	if !c.rule.Needs(in) && !slices.Contains(c.rule.Uses, in) {
-		panic(fmt.Sprintf("rule %s reads the %s without declaring it in Requires or Uses", c.rule.ID, in))
-	}
-}
-
-// Auditing reports whether the run audits one revision (see
-// Analyses.Audit): rules word their findings as states, not changes.
-func (c *Context) Auditing() bool { return c.analyses.Audit }
-
-// Release is the release history (the rule must require InputRelease).
-func (c *Context) Release() *lifecycle.History {
-	c.require(InputRelease)
-	return c.analyses.Release
-}
-
 // Manifests are the CRD manifests of the two revisions.
 type Manifests struct{ Base, Head *crd.Manifests }
 
-// Manifests are the CRD manifests at base and head, nil when the run has
-// none (the rule must declare InputManifests in Requires or Uses).
-func (c *Context) Manifests() *Manifests {
-	c.require(InputManifests)
-	return c.analyses.Manifests
-}
-
-// Usages are the usages of removed fields (the rule must require
-// InputUsages).
-func (c *Context) Usages() *usage.Finder {
-	c.require(InputUsages)
-	return c.analyses.Usages
-}
-
-// ShootStages is the code of the Shoot deprecation stages (the rule must
-// require InputShootStages).
-func (c *Context) ShootStages() *shoot.Stages {
-	c.require(InputShootStages)
-	return c.analyses.Shoot
+// Suppressions are the input of SUPPRESSION_ADDED: what the change adds,
+// with what each hides in this run.
+type Suppressions struct {
+	Added []suppress.Addition
+	// NotInEffect says why the change's own configuration does not apply
+	// in this run, e.g. "the configuration is read from the base
+	// revision"; "" when it does.
+	NotInEffect string
 }

@@ -2,6 +2,8 @@ package rules_test
 
 import (
 	"flag"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -16,15 +18,19 @@ import (
 	"github.com/apicheck/apicheck/internal/testutil/rulefixture"
 )
 
-// The rule fixtures: testdata/*.txtar, core and lifecycle rules alike. The
-// format, the want-line grammar and the naming rules are documented in
-// package rulefixture and in docs/contributing.md.
+// The rule fixtures, core and lifecycle rules alike: one directory per
+// rule, named for its ID, testdata/<RULE_ID>/<name>.txtar, a directory per
+// topic for the few about no single rule, testdata/_<topic>/<name>.txtar,
+// and the shared preludes in testdata/_prelude. The layout, the format,
+// the want-line grammar and the naming rules are documented in package
+// rulefixture and in docs/contributing.md.
 //
-//	go test ./internal/rules -run Fixtures                  # all of them
-//	go test ./internal/rules -run 'Fixtures/TYPE_REMOVED_fires$'
-//	go test ./internal/rules -run Fixtures -update          # rewrite the want: sections
+//	go test ./internal/rules -run Fixtures                       # all of them
+//	go test ./internal/rules -run 'Fixtures/TYPE_REMOVED/'       # one rule's
+//	go test ./internal/rules -run 'Fixtures/TYPE_REMOVED/fires$' # one
+//	go test ./internal/rules -run Fixtures -update               # rewrite the want: sections
 
-var update = flag.Bool("update", false, "rewrite the want: sections of testdata/*.txtar from the actual outcome")
+var update = flag.Bool("update", false, "rewrite the want: sections of testdata/*/*.txtar from the actual outcome")
 
 // analyze runs the whole pipeline on a fixture repository, comparing the
 // commits base and head, with the options of the case and a protobuf
@@ -77,7 +83,8 @@ func catalogIDs() map[string]bool {
 func TestFixtures(t *testing.T) {
 	cases, err := rulefixture.Glob("testdata")
 	if err != nil {
-		t.Fatal(err)
+		// Layout errors and fixtures that do not parse; the others run.
+		t.Error(err)
 	}
 	known := catalogIDs()
 	for _, c := range cases {
@@ -96,8 +103,8 @@ func TestFixtures(t *testing.T) {
 			}
 			if diffs := c.Compare(report); len(diffs) > 0 {
 				t.Errorf("%s: the outcome differs (- expected, + actual):\n%s\n"+
-					"if the new outcome is right: go test ./internal/rules -run 'Fixtures/%s$' -update",
-					c.File, strings.Join(diffs, "\n"), c.Name)
+					"if the new outcome is right: go test ./internal/rules -run '%s' -update",
+					c.File, strings.Join(diffs, "\n"), runPattern(c, cases))
 			}
 			if err := c.CheckName(known); err != nil {
 				t.Error(err)
@@ -106,13 +113,115 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
+// runPattern is the -run pattern that selects the case c and no other of
+// cases: Fixtures/<DIR>/<name>$, anchored at both ends of each part if that
+// alone would select others too.
+func runPattern(c *rulefixture.Case, cases []*rulefixture.Case) string {
+	dir, name, _ := strings.Cut(c.Name, "/")
+	loose := "Fixtures/" + dir + "/" + name + "$"
+	m := matcher(loose)
+	for _, o := range cases {
+		if o != c && m(o) {
+			return "Fixtures/^" + dir + "$/^" + name + "$"
+		}
+	}
+	return loose
+}
+
+// matcher says which cases go test -run pattern runs, as the testing
+// package decides it: the pattern split at "/" (for these patterns, every
+// "/"), part i matching the i-th element of TestFixtures/<DIR>/<name>
+// anywhere in it.
+func matcher(pattern string) func(*rulefixture.Case) bool {
+	var parts []*regexp.Regexp
+	for _, p := range strings.Split(pattern, "/") {
+		parts = append(parts, regexp.MustCompile(p))
+	}
+	return func(c *rulefixture.Case) bool {
+		elems := strings.Split("TestFixtures/"+c.Name, "/")
+		for i, re := range parts {
+			if i >= len(elems) || !re.MatchString(elems[i]) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// TestFixtureRunPattern: the command a failing case prints runs exactly
+// that case.
+func TestFixtureRunPattern(t *testing.T) {
+	cases, err := rulefixture.Glob("testdata")
+	if err != nil {
+		t.Error(err)
+	}
+	for _, c := range cases {
+		pattern := runPattern(c, cases)
+		m := matcher(pattern)
+		var runs []string
+		for _, o := range cases {
+			if m(o) {
+				runs = append(runs, o.Name)
+			}
+		}
+		if len(runs) != 1 || runs[0] != c.Name {
+			t.Errorf("%s: -run '%s' runs %q", c.Name, pattern, runs)
+		}
+	}
+
+	// Where the short pattern would run more, both parts are anchored.
+	var made []*rulefixture.Case
+	for _, name := range []string{"A_RULE/fires", "A_RULE/quiet_fires", "B_A_RULE/fires", "A_RULE/quiet"} {
+		c, err := rulefixture.Parse(name, []byte("want:\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, c)
+	}
+	for i, want := range []string{"Fixtures/^A_RULE$/^fires$", "Fixtures/A_RULE/quiet_fires$", "Fixtures/B_A_RULE/fires$", "Fixtures/A_RULE/quiet$"} {
+		if got := runPattern(made[i], made); got != want {
+			t.Errorf("%s: runPattern = %s, want %s", made[i].Name, got, want)
+		}
+	}
+}
+
+// TestFixturePreludes: every prelude of testdata/_prelude is one that
+// fixtures use.
+func TestFixturePreludes(t *testing.T) {
+	cases, err := rulefixture.Glob("testdata")
+	if err != nil {
+		t.Error(err)
+	}
+	used := map[string]int{}
+	for _, c := range cases {
+		for _, p := range c.Preludes {
+			used[p]++
+		}
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", rulefixture.PreludeDir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name, ok := strings.CutSuffix(filepath.Base(f), ".txtar")
+		switch {
+		case !ok:
+			t.Errorf("%s: a prelude is a .txtar file", f)
+		case used[name] == 0:
+			t.Errorf("%s: no fixture names this prelude (prelude: %s)", f, name)
+		}
+	}
+}
+
 // TestFixtureCoverage: every rule of the catalogue has a case that makes it
-// fire and one that stays quiet, and every file named for a rule is about
-// that rule.
+// fire and one that stays quiet, every fixture directory in upper case is
+// a rule of the catalogue, and every fires or quiet case says so of its
+// rule. (That no fixture sits directly in testdata, and that every
+// directory is a rule or a topic, Glob checks.)
 func TestFixtureCoverage(t *testing.T) {
 	cases, err := rulefixture.Glob("testdata")
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
 	}
 	known := catalogIDs()
 	has := map[string]bool{}
@@ -127,7 +236,7 @@ func TestFixtureCoverage(t *testing.T) {
 	for _, r := range catalog.All() {
 		for _, kind := range []string{rulefixture.Fires, rulefixture.Quiet} {
 			if !has[r.ID+"_"+kind] {
-				missing = append(missing, "testdata/"+r.ID+"_"+kind+".txtar")
+				missing = append(missing, "testdata/"+r.ID+"/"+kind+".txtar")
 			}
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"github.com/apicheck/apicheck/internal/model"
 )
 
+// The profiles' conventions (Policy) and the severity caps that rules share
+// (Rule.Relax).
+
 // Off, as a rule's cap in a profile (Rule.Relax), turns the rule off in
 // groups of that profile: it does not run where every group of the change
 // has such a profile, and its findings in such groups are dropped.
@@ -137,14 +140,21 @@ func offIn(caps map[model.Profile]finding.Severity, profiles ...model.Profile) m
 	return out
 }
 
-// Policy is the policy of the group a package diff belongs to.
-func (c *Context) Policy(pd *model.PackageDiff) Policy { return PolicyOf(pd.Group.Profile()) }
-
-// VersionSkewPolicy is the VERSION_SKEW policy of a group: the
-// configuration's, else its profile's.
-func (c *Context) VersionSkewPolicy(gd *model.GroupDiff) string {
-	if c.versionSkew != "" {
-		return c.versionSkew
-	}
-	return PolicyOf(gd.Profile()).VersionSkew
-}
+// Relaxations shared by several rules (rules.md "Profiles"): the
+// component-config profile never errs on removals and renames, and only
+// warns about new-field conventions.
+var (
+	relaxedToInfo    = map[model.Profile]finding.Severity{model.ProfileComponentConfig: finding.Info}
+	relaxedToWarning = map[model.Profile]finding.Severity{model.ProfileComponentConfig: finding.Warning}
+	// protobufInert: custom resources are served as JSON only (the API
+	// server has no protobuf encoding for them) and component configs are
+	// read from files, so protobuf tags there, often copied from built-in
+	// types, reach no client.
+	protobufInert = map[model.Profile]finding.Severity{model.ProfileCRD: finding.Info, model.ProfileComponentConfig: finding.Info}
+	// patchInert: the API server refuses strategic merge patches of custom
+	// resources (415 Unsupported Media Type; they are decoded as
+	// unstructured, without the Go tags), and server-side apply merges by
+	// +listType/+listMapKey, so patchStrategy and patchMergeKey on CRD
+	// types reach no server.
+	patchInert = map[model.Profile]finding.Severity{model.ProfileCRD: finding.Info}
+)

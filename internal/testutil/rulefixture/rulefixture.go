@@ -5,11 +5,26 @@
 // them is internal/rules/fixtures_test.go; docs/contributing.md describes
 // the format for contributors.
 //
-// The comment is free text up to a line "want:"; an optional line
-// "options: key=value ..." before it sets options of the run (profile=,
+// Layout: every fixture is testdata/<DIR>/<name>.txtar, and its case name
+// is <DIR>/<name>. DIR is the ID of the rule the fixture is about
+// (testdata/NEW_FIELD_NOT_POINTER/fires.txtar), or, for a fixture about
+// no single rule, a topic in lower case after an underscore
+// (testdata/_engine/...). testdata/_prelude holds the shared preludes (see
+// History). Nothing else belongs in testdata: no .txtar directly in it,
+// no subdirectory of a fixture directory, no file but .txtar ones.
+//
+// In a rule's directory, the name says what the case shows: fires[suffix]
+// must expect the rule, quiet[suffix] must not (suffix: _more_words,
+// -more-words or digits); another lower-case name asserts only its
+// outcome. A topic directory has no fires or quiet cases.
+//
+// The comment is free text up to a line "want:"; before it, an optional
+// line "options: key=value ..." sets options of the run (profile=,
 // typeinfo=, trusted-config=, audit=rev|history: audit the head step
-// instead of checking base against head). Every line
-// after "want:" is part of the outcome:
+// instead of checking base against head), and an optional line
+// "prelude: NAME ..." names the shared preludes whose files the history
+// starts with (testdata/_prelude/NAME.txtar). Every line after "want:" is
+// part of the outcome:
 //
 //	RULE_ID SEVERITY PATH:LINE:COL SUBJECT MESSAGE
 //		related: MESSAGE
@@ -31,9 +46,13 @@
 // order of finding and note lines does not matter; Update writes them in
 // report order. Blank lines and lines starting with # are ignored.
 //
-// File names say what a case is about: <RULE_ID>_fires[suffix].txtar must
-// expect that rule, <RULE_ID>_quiet[suffix].txtar must not; a name in
-// lower case is a general case about no one rule.
+// A prelude (testdata/_prelude/NAME.txtar) is an archive whose comment
+// says what it holds and whose files are named by their path in the
+// repository, without a step. Its files are added to the first step of
+// every history that names it; a file the fixture's first step has at
+// the same path takes its place (the fixture wins), and later steps change
+// or delete prelude files like any other. Two preludes of one fixture must
+// not share a path.
 package rulefixture
 
 import (
@@ -43,6 +62,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +84,10 @@ const (
 	BaseStep = "base"
 	HeadStep = "head"
 )
+
+// PreludeDir is the directory of the shared preludes, next to the fixture
+// directories.
+const PreludeDir = "_prelude"
 
 // Options of a run, from the "options:" line.
 type Options struct {
@@ -125,14 +149,20 @@ type Want struct {
 
 // Case is one fixture.
 type Case struct {
-	Name string // file name without ".txtar"
+	// Name is <DIR>/<file name without ".txtar">.
+	Name string
 	File string
-	// Rule and Kind come from the name: <Rule>_<Kind>…; both are empty
-	// for a general case.
+	// Dir is the fixture's directory: a rule ID or a topic (_name); ""
+	// for a case parsed under a name without one.
+	Dir string
+	// Rule is Dir when it names a rule, "" for a topic. Kind comes from
+	// the file name: Fires, Quiet or General.
 	Rule, Kind string
 	Options    Options
-	Want       []Want
-	Notes      []Matcher
+	// Preludes are the names on the "prelude:" line, in order.
+	Preludes []string
+	Want     []Want
+	Notes    []Matcher
 	// Release matches the report's releases line (finding.Releases.Used);
 	// nil means the report names no release.
 	Release *Matcher
@@ -140,35 +170,100 @@ type Case struct {
 	archive *txtar.Archive
 	// intro is the comment up to and including the "want:" line.
 	intro string
+	// prelude holds the files of Preludes once read (see ReadPreludes).
+	prelude []txtar.File
+	// preludesRead says ReadPreludes ran.
+	preludesRead bool
 }
 
-var nameRe = regexp.MustCompile(`^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)_(fires|quiet)([a-z0-9_-]*)$`)
-var generalRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+var (
+	ruleDirRe  = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$`)
+	topicDirRe = regexp.MustCompile(`^_[a-z][a-z0-9-]*$`)
+	fileRe     = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	kindRe     = regexp.MustCompile(`^(fires|quiet)(?:[_-][a-z0-9_-]*|[0-9]*)$`)
+	preludeRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+)
 
-// ParseName splits a case name into the rule and kind it is about; a
-// lower-case name is a general case (both empty).
+// ParseName splits a case name, <DIR>/<file>, into the rule and the kind
+// it is about: in a rule's directory the rule and Fires, Quiet or General
+// (a lower-case name that is neither); in a topic directory "" and
+// General. A lower-case name without a directory, which only a case
+// parsed from content can have (another package's own cases, run through
+// History), is General too.
 func ParseName(name string) (rule, kind string, err error) {
-	if m := nameRe.FindStringSubmatch(name); m != nil {
-		return m[1], m[2], nil
-	}
-	if generalRe.MatchString(name) {
+	dir, file, ok := strings.Cut(name, "/")
+	switch {
+	case !ok && fileRe.MatchString(name):
+		return "", General, nil
+	case !ok || strings.Contains(file, "/"):
+		return "", "", fmt.Errorf("fixture name %q: want <RULE_ID>/<name> or _<topic>/<name>", name)
+	case !fileRe.MatchString(file):
+		return "", "", fmt.Errorf("fixture name %q: the file name %q is not lower case (a-z, 0-9, _ and -)", name, file)
+	case ruleDirRe.MatchString(dir):
+		if m := kindRe.FindStringSubmatch(file); m != nil {
+			return dir, m[1], nil
+		}
+		return dir, General, nil
+	case dir == PreludeDir:
+		return "", "", fmt.Errorf("fixture name %q: %s holds preludes, not fixtures", name, PreludeDir)
+	case topicDirRe.MatchString(dir):
+		if kindRe.MatchString(file) {
+			return "", "", fmt.Errorf("fixture name %q: a fires or quiet case belongs in the directory of its rule", name)
+		}
 		return "", General, nil
 	}
-	return "", "", fmt.Errorf("fixture name %q: want <RULE_ID>_fires[_suffix], <RULE_ID>_quiet[_suffix] or a lower-case name", name)
+	return "", "", fmt.Errorf("fixture name %q: the directory %q is neither a rule ID (UPPER_CASE) nor a topic (_lower-case)", name, dir)
 }
 
-// Glob loads every *.txtar of dir, sorted by name.
+// Glob loads every fixture of dir, dir/<DIR>/<name>.txtar, sorted by
+// name. It fails on anything else in dir but the prelude directory: a
+// .txtar directly in dir, a directory that is neither a rule ID nor a
+// topic, a subdirectory of a fixture directory, or a file that is not a
+// .txtar (and on a fixture whose preludes cannot be read).
 func Glob(dir string) ([]*Case, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 {
+	var files []string
+	var errs []error
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case !e.IsDir():
+			if strings.HasSuffix(e.Name(), ".txtar") {
+				errs = append(errs, fmt.Errorf("%s: a fixture belongs in the directory of its rule (%s/<RULE_ID>/<name>.txtar)", p, dir))
+			} else {
+				errs = append(errs, fmt.Errorf("%s: not a fixture directory", p))
+			}
+			continue
+		case e.Name() == PreludeDir:
+			continue
+		case !ruleDirRe.MatchString(e.Name()) && !topicDirRe.MatchString(e.Name()):
+			errs = append(errs, fmt.Errorf("%s: a fixture directory is named for a rule ID (UPPER_CASE) or a topic (_lower-case)", p))
+			continue
+		}
+		inner, err := os.ReadDir(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if len(inner) == 0 {
+			errs = append(errs, fmt.Errorf("%s: an empty fixture directory", p))
+		}
+		for _, f := range inner {
+			if f.IsDir() || !strings.HasSuffix(f.Name(), ".txtar") {
+				errs = append(errs, fmt.Errorf("%s: a fixture directory holds only .txtar files", filepath.Join(p, f.Name())))
+				continue
+			}
+			files = append(files, filepath.Join(p, f.Name()))
+		}
+	}
+	if len(files) == 0 && len(errs) == 0 {
 		return nil, fmt.Errorf("no fixtures in %s", dir)
 	}
 	sort.Strings(files)
 	var cases []*Case
-	var errs []error
 	for _, f := range files {
 		c, err := Load(f)
 		if err != nil {
@@ -180,27 +275,83 @@ func Glob(dir string) ([]*Case, error) {
 	return cases, errors.Join(errs...)
 }
 
-// Load reads and parses one fixture.
+// Load reads and parses one fixture, testdata/<DIR>/<name>.txtar, and
+// the preludes it names (testdata/_prelude).
 func Load(file string) (*Case, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	c, err := Parse(strings.TrimSuffix(filepath.Base(file), ".txtar"), data)
+	name := filepath.Base(filepath.Dir(file)) + "/" + strings.TrimSuffix(filepath.Base(file), ".txtar")
+	c, err := Parse(name, data)
 	if err != nil {
 		return nil, fmt.Errorf("%s:%v", file, err)
 	}
 	c.File = file
+	if err := c.ReadPreludes(filepath.Join(filepath.Dir(filepath.Dir(file)), PreludeDir)); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
 	return c, nil
 }
 
-// Parse parses a fixture's content; name is its file name without
-// ".txtar". Errors start with the line number.
+// ReadPreludes reads the preludes the case names from dir (Load does this
+// for a fixture file).
+func (c *Case) ReadPreludes(dir string) error {
+	c.prelude, c.preludesRead = nil, true
+	from := map[string]string{}
+	for _, name := range c.Preludes {
+		files, err := ReadPrelude(filepath.Join(dir, name+".txtar"))
+		if err != nil {
+			return fmt.Errorf("prelude %s: %v", name, err)
+		}
+		for _, f := range files {
+			if other, dup := from[f.Name]; dup {
+				return fmt.Errorf("preludes %s and %s both have %s", other, name, f.Name)
+			}
+			from[f.Name] = name
+		}
+		c.prelude = append(c.prelude, files...)
+	}
+	return nil
+}
+
+// ReadPrelude reads a prelude: an archive of files named by their path in
+// the repository.
+func ReadPrelude(file string) ([]txtar.File, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	ar := txtar.Parse(data)
+	if len(ar.Files) == 0 {
+		return nil, fmt.Errorf("%s: no files", file)
+	}
+	have := map[string]bool{}
+	for _, f := range ar.Files {
+		switch p := f.Name; {
+		case p == "" || strings.HasSuffix(p, "/") || path.Clean(p) != p || strings.HasPrefix(p, "../") || path.IsAbs(p):
+			return nil, fmt.Errorf("%s: file %q: want a clean path relative to the repository root", file, p)
+		case have[p]:
+			return nil, fmt.Errorf("%s: has %s twice", file, p)
+		case strings.TrimSpace(string(f.Data)) == "(deleted)":
+			return nil, fmt.Errorf("%s: %s: a prelude deletes nothing", file, p)
+		}
+		have[f.Name] = true
+	}
+	return ar.Files, nil
+}
+
+// Parse parses a fixture's content; name is <DIR>/<file name without
+// ".txtar">. Errors start with the line number. A case that names
+// preludes needs ReadPreludes before History.
 func Parse(name string, data []byte) (*Case, error) {
 	c := &Case{Name: name, archive: txtar.Parse(data)}
 	var err error
 	if c.Rule, c.Kind, err = ParseName(name); err != nil {
 		return nil, fmt.Errorf("1: %v", err)
+	}
+	if dir, _, ok := strings.Cut(name, "/"); ok {
+		c.Dir = dir
 	}
 	lines := strings.SplitAfter(string(c.archive.Comment), "\n")
 	in := false
@@ -217,6 +368,23 @@ func Parse(name string, data []byte) (*Case, error) {
 				if err := c.Options.parse(strings.TrimPrefix(l, "options:")); err != nil {
 					return nil, fmt.Errorf("%d: %v", n, err)
 				}
+			case strings.HasPrefix(l, "prelude:"):
+				if c.Preludes != nil {
+					return nil, fmt.Errorf("%d: a second prelude: line (name every prelude on one)", n)
+				}
+				names := strings.Fields(strings.TrimPrefix(l, "prelude:"))
+				if len(names) == 0 {
+					return nil, fmt.Errorf("%d: the prelude: line names no prelude", n)
+				}
+				for i, p := range names {
+					if !preludeRe.MatchString(p) {
+						return nil, fmt.Errorf("%d: prelude: %q: want the name of a file of %s without .txtar (a-z, 0-9 and -)", n, p, PreludeDir)
+					}
+					if slices.Contains(names[:i], p) {
+						return nil, fmt.Errorf("%d: prelude: %s named twice", n, p)
+					}
+				}
+				c.Preludes = names
 			}
 			continue
 		}
@@ -542,15 +710,15 @@ func (c *Case) Outcome(r *finding.Report) string {
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 
-// CheckName checks what the name promises against the want list: a
-// fires case expects its rule, a quiet case does not, and the rule is one
-// of known (the catalogue).
+// CheckName checks what the name promises: the directory of a rule names
+// one of known (the catalogue), a fires case expects its rule, a quiet
+// case does not.
 func (c *Case) CheckName(known map[string]bool) error {
-	if c.Kind == General {
+	if c.Rule == "" {
 		return nil
 	}
 	if !known[c.Rule] {
-		return fmt.Errorf("%s: named for %s, which is not a rule of the catalogue", c.Name, c.Rule)
+		return fmt.Errorf("%s: in the directory %s, which is not a rule of the catalogue", c.Name, c.Rule)
 	}
 	expects := false
 	for _, w := range c.Want {
@@ -586,24 +754,45 @@ var versionDirRe = regexp.MustCompile(`(^|/)v[0-9]+((alpha|beta)[0-9]+)?$`)
 const metaImport = `"example.com/api/pkg/meta"`
 
 // History returns the archive for gitfixture.FromTxtar with the prelude
-// added to its first step, so that fixtures stay short: a go.mod (module
+// added to its first step, so that fixtures stay short. First come the
+// files of the named preludes (testdata/_prelude), each unless the first
+// step has a file at its path. Then, judged on the history with those
+// files, what every fixture would otherwise repeat: a go.mod (module
 // example.com/api) unless some step has one, an .apicheck.yaml naming the
-// profile (options: profile=..., gardener by default, none for "detect"),
-// a doc.go declaring
+// profile (options: profile=..., gardener by default, none for "detect")
+// unless some step has one, a doc.go declaring
 // +groupName=<group>.example.cloud for every version directory (v1,
 // v1beta1, …) that has none, and a package pkg/meta with a TypeMeta type
 // when a file imports example.com/api/pkg/meta (root kinds without
 // dependencies).
 func (c *Case) History() []byte {
+	if len(c.Preludes) > 0 && !c.preludesRead {
+		panic(fmt.Sprintf("rulefixture: %s names preludes (%s) that were not read: use Load, or ReadPreludes after Parse", c.Name, strings.Join(c.Preludes, " ")))
+	}
 	ar := c.archive
 	if len(ar.Files) == 0 {
 		return txtar.Format(ar)
 	}
 	first, _, _ := strings.Cut(ar.Files[0].Name, "/")
+	firstStep, _, _ := strings.Cut(first, "@")
+	own := map[string]bool{}
+	for _, f := range ar.Files {
+		head, p, _ := strings.Cut(f.Name, "/")
+		if step, _, _ := strings.Cut(head, "@"); step == firstStep {
+			own[p] = true
+		}
+	}
+	var files []txtar.File
+	for _, f := range c.prelude {
+		if !own[f.Name] {
+			files = append(files, txtar.File{Name: first + "/" + f.Name, Data: f.Data})
+		}
+	}
+	files = append(files, ar.Files...)
 	have := map[string]bool{}
 	var dirs []string
 	usesMeta := false
-	for _, f := range ar.Files {
+	for _, f := range files {
 		_, p, _ := strings.Cut(f.Name, "/")
 		have[p] = true
 		if d := path.Dir(p); versionDirRe.MatchString(d) && !have["dir:"+d] {
@@ -633,5 +822,5 @@ func (c *Case) History() []byte {
 	for _, d := range dirs {
 		add(d+"/doc.go", fmt.Sprintf("// +groupName=%s.example.cloud\npackage %s\n", path.Base(path.Dir(d)), path.Base(d)))
 	}
-	return txtar.Format(&txtar.Archive{Files: append(extra, ar.Files...)})
+	return txtar.Format(&txtar.Archive{Files: append(extra, files...)})
 }

@@ -1,6 +1,7 @@
 package rulefixture
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,16 +16,30 @@ import (
 func TestParseName(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string][2]string{
-		"NEW_FIELD_NOT_POINTER_fires":           {"NEW_FIELD_NOT_POINTER", Fires},
-		"NEW_FIELD_NOT_POINTER_quiet":           {"NEW_FIELD_NOT_POINTER", Quiet},
-		"FIELD_REMOVED_STILL_USED_fires_no_tag": {"FIELD_REMOVED_STILL_USED", Fires},
-		"TYPE_REMOVED_quiet2":                   {"TYPE_REMOVED", Quiet},
-		"TYPE_REMOVED_quiet-2":                  {"TYPE_REMOVED", Quiet},
-		"V1_fires":                              {"V1", Fires},
-		"shoot_missing_stage_files":             {"", General},
-		"NEW_FIELD_NOT_POINTER":                 {"", "error"},
-		"New_Field_fires":                       {"", "error"},
-		"TYPE_REMOVED_Fires":                    {"", "error"},
+		"NEW_FIELD_NOT_POINTER/fires":                      {"NEW_FIELD_NOT_POINTER", Fires},
+		"NEW_FIELD_NOT_POINTER/quiet":                      {"NEW_FIELD_NOT_POINTER", Quiet},
+		"FIELD_REMOVED_STILL_USED/fires_no_tag":            {"FIELD_REMOVED_STILL_USED", Fires},
+		"TYPE_REMOVED/quiet2":                              {"TYPE_REMOVED", Quiet},
+		"TYPE_REMOVED/quiet-2":                             {"TYPE_REMOVED", Quiet},
+		"V1/fires":                                         {"V1", Fires},
+		"SHOOT_CANONICALIZE_TOO_EARLY/missing_stage_files": {"SHOOT_CANONICALIZE_TOO_EARLY", General},
+		"TYPE_REMOVED/firestorm":                           {"TYPE_REMOVED", General},
+		"TYPE_REMOVED/quietly":                             {"TYPE_REMOVED", General},
+		"_engine/parts":                                    {"", General},
+		"_profiles/detect-2":                               {"", General},
+		"NEW_FIELD_NOT_POINTER_fires":                      {"", "error"},
+		"shoot_missing_stage_files":                        {"", General},
+		"Shoot_missing":                                    {"", "error"},
+		"NEW_FIELD_NOT_POINTER":                            {"", "error"},
+		"New_Field/fires":                                  {"", "error"},
+		"TYPE_REMOVED/Fires":                               {"", "error"},
+		"TYPE_REMOVED/fires/x":                             {"", "error"},
+		"TYPE_REMOVED/_fires":                              {"", "error"},
+		"engine/parts":                                     {"", "error"},
+		"_Engine/parts":                                    {"", "error"},
+		"_engine/fires":                                    {"", "error"},
+		"_engine/quiet_x":                                  {"", "error"},
+		"_prelude/gardener-shoot":                          {"", "error"},
 	} {
 		rule, kind, err := ParseName(name)
 		if want[1] == "error" {
@@ -58,12 +73,12 @@ module m
 
 func TestParse(t *testing.T) {
 	t.Parallel()
-	c, err := Parse("NEW_FIELD_NOT_POINTER_fires", []byte(sample))
+	c, err := Parse("NEW_FIELD_NOT_POINTER/fires", []byte(sample))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Rule != "NEW_FIELD_NOT_POINTER" || c.Kind != Fires || c.Options.TypeInfo != "off" {
-		t.Errorf("case = %q %q %+v", c.Rule, c.Kind, c.Options)
+	if c.Dir != "NEW_FIELD_NOT_POINTER" || c.Rule != "NEW_FIELD_NOT_POINTER" || c.Kind != Fires || c.Options.TypeInfo != "off" || c.Preludes != nil {
+		t.Errorf("case = %q %q %q %+v %q", c.Dir, c.Rule, c.Kind, c.Options, c.Preludes)
 	}
 	reason := Matcher{"reason", true}
 	want := []Want{
@@ -106,14 +121,21 @@ func TestParseErrors(t *testing.T) {
 		{"want:\nnote: \"n\"\n\trelated: \"x\"\n", "3: related: line does not follow"},
 		{"want:\nR error a.go:1:1 T \"m\"\n\tsuppressed: \"a\"\n\tsuppressed: \"b\"\n", "4: a second suppressed"},
 		{"want:\nnote: x\n", "2: note: x: want a quoted string"},
+		{"prelude:\nwant:\n", "1: the prelude: line names no prelude"},
+		{"prelude: Gardener\nwant:\n", `1: prelude: "Gardener": want the name`},
+		{"prelude: a/b\nwant:\n", `1: prelude: "a/b": want the name`},
+		{"prelude: a b a\nwant:\n", "1: prelude: a named twice"},
+		{"prelude: a\nprelude: b\nwant:\n", "2: a second prelude: line"},
 	} {
-		_, err := Parse("general", []byte(c.comment+"-- base/a --\n"))
+		_, err := Parse("_engine/general", []byte(c.comment+"-- base/a --\n"))
 		if err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("Parse(%q) error = %v, want one containing %q", c.comment, err, c.err)
 		}
 	}
-	if _, err := Parse("Bad_Name", []byte("want:\n")); err == nil || !strings.Contains(err.Error(), "fixture name") {
-		t.Errorf("bad name: error = %v", err)
+	for _, name := range []string{"Bad_Name", "TYPE_REMOVED_fires", "Bad/fires", "a/b/c"} {
+		if _, err := Parse(name, []byte("want:\n")); err == nil || !strings.Contains(err.Error(), "1: fixture name") {
+			t.Errorf("%s: error = %v", name, err)
+		}
 	}
 }
 
@@ -140,7 +162,7 @@ C_RULE info z.go:1:1 - "third"
 note: ~"note one"
 note: "note two"
 `
-	c, err := Parse("general", []byte(ok))
+	c, err := Parse("_engine/general", []byte(ok))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +178,7 @@ D_RULE info z.go:1:1 - ~"gone"
 note: "note two"
 note: "note three"
 `
-	c, err = Parse("general", []byte(bad))
+	c, err = Parse("_engine/general", []byte(bad))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +202,11 @@ note: "note three"
 
 func TestUpdate(t *testing.T) {
 	t.Parallel()
-	file := filepath.Join(t.TempDir(), "general.txtar")
+	dir := filepath.Join(t.TempDir(), "_engine")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "general.txtar")
 	before := `# Intro stays.
 options: typeinfo=off
 want:
@@ -231,18 +257,20 @@ func TestCheckName(t *testing.T) {
 	t.Parallel()
 	known := map[string]bool{"A_RULE": true, "B_RULE": true}
 	for name, wantErr := range map[string]string{
-		"A_RULE_fires":   "",
-		"A_RULE_quiet":   "a quiet case of A_RULE that expects it",
-		"B_RULE_fires_x": "",
-		"B_RULE_quiet":   "",
-		"C_RULE_quiet":   "named for C_RULE, which is not a rule of the catalogue",
-		"general_case":   "",
+		"A_RULE/fires":     "",
+		"A_RULE/quiet":     "a quiet case of A_RULE that expects it",
+		"B_RULE/fires_x":   "",
+		"B_RULE/quiet":     "",
+		"B_RULE/general":   "",
+		"C_RULE/quiet":     "in the directory C_RULE, which is not a rule of the catalogue",
+		"C_RULE/general":   "in the directory C_RULE, which is not a rule of the catalogue",
+		"_engine/any_case": "",
 	} {
 		c, err := Parse(name, []byte("want:\nA_RULE error a.go:1:1 T \"m\"\nB_RULE error a.go:1:1 T \"m\"\n-- base/a --\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if name == "B_RULE_quiet" {
+		if name == "B_RULE/quiet" {
 			c.Want = c.Want[:1]
 		}
 		err = c.CheckName(known)
@@ -250,7 +278,7 @@ func TestCheckName(t *testing.T) {
 			t.Errorf("%s: CheckName = %v, want %q", name, err, wantErr)
 		}
 	}
-	c, _ := Parse("B_RULE_fires", []byte("want:\nA_RULE error a.go:1:1 T \"m\"\n"))
+	c, _ := Parse("B_RULE/fires", []byte("want:\nA_RULE error a.go:1:1 T \"m\"\n"))
 	if err := c.CheckName(known); err == nil || !strings.Contains(err.Error(), "a fires case of B_RULE that does not expect it") {
 		t.Errorf("fires without the rule: %v", err)
 	}
@@ -258,7 +286,7 @@ func TestCheckName(t *testing.T) {
 
 func TestHistory(t *testing.T) {
 	t.Parallel()
-	c, err := Parse("general", []byte(`want:
+	c, err := Parse("_engine/general", []byte(`want:
 -- r1/pkg/apis/core/v1beta1/types.go --
 package v1beta1
 
@@ -291,7 +319,7 @@ package v2alpha1
 
 	// No prelude files a fixture brings itself; no meta package unless
 	// imported; no configuration when the profile is left to detection.
-	c, _ = Parse("general", []byte("options: profile=detect\nwant:\n-- base/go.mod --\nmodule other\n-- base/api/x.go --\npackage api\n"))
+	c, _ = Parse("_engine/general", []byte("options: profile=detect\nwant:\n-- base/go.mod --\nmodule other\n-- base/api/x.go --\npackage api\n"))
 	if got := string(c.History()); got != "-- base/go.mod --\nmodule other\n-- base/api/x.go --\npackage api\n" {
 		t.Errorf("History = %q", got)
 	}
@@ -314,7 +342,7 @@ func TestRelease(t *testing.T) {
 		{"want:\nrelease: ~\"v1.2.0\"\n", none, []string{`- release: ~"v1.2.0"`}},
 		{"want:\nrelease: ~\"v1.3.0\"\n", named, []string{`- release: ~"v1.3.0"`, `+ release: "release used: v1.2.0 (2024-01-01)"`}},
 	} {
-		cs, err := Parse("general", []byte(c.comment))
+		cs, err := Parse("_engine/general", []byte(c.comment))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,22 +350,227 @@ func TestRelease(t *testing.T) {
 			t.Errorf("%q: Compare = %q, want %q", c.comment, got, c.want)
 		}
 	}
-	if _, err := Parse("general", []byte("want:\nrelease: \"a\"\nrelease: \"b\"\n")); err == nil || !strings.Contains(err.Error(), "3: a second release: line") {
+	if _, err := Parse("_engine/general", []byte("want:\nrelease: \"a\"\nrelease: \"b\"\n")); err == nil || !strings.Contains(err.Error(), "3: a second release: line") {
 		t.Errorf("two release lines: error = %v", err)
 	}
-	if _, err := Parse("general", []byte("want:\nrelease: v1\n")); err == nil || !strings.Contains(err.Error(), "2: release: v1: want a quoted string") {
+	if _, err := Parse("_engine/general", []byte("want:\nrelease: v1\n")); err == nil || !strings.Contains(err.Error(), "2: release: v1: want a quoted string") {
 		t.Errorf("unquoted release line: error = %v", err)
 	}
 	// Update writes the release line after the notes; a substring that
 	// still matches stays.
-	cs, _ := Parse("general", []byte("want:\nrelease: ~\"v1.2.0\"\n"))
+	cs, _ := Parse("_engine/general", []byte("want:\nrelease: ~\"v1.2.0\"\n"))
 	if got := cs.Outcome(named); got != "release: ~\"v1.2.0\"\n" {
 		t.Errorf("Outcome = %q", got)
 	}
-	cs, _ = Parse("general", []byte("want:\n"))
+	cs, _ = Parse("_engine/general", []byte("want:\n"))
 	r := report()
 	r.Releases = named.Releases
 	if got, want := cs.Outcome(r), "note: \"note two\"\nrelease: \"release used: v1.2.0 (2024-01-01)\"\n"; !strings.HasSuffix(got, want) {
 		t.Errorf("Outcome = %q, want it to end in %q", got, want)
+	}
+}
+
+// writeTree writes files (path -> content) below dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestGlob(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"B_RULE/quiet.txtar":         "want:\n-- base/a --\n",
+		"A_RULE/fires.txtar":         "want:\nA_RULE error a.go:1:1 T \"m\"\n-- base/a --\n",
+		"A_RULE/fires_more.txtar":    "prelude: common\nwant:\nA_RULE error a.go:1:1 T \"m\"\n-- base/a --\n",
+		"_engine/parts.txtar":        "want:\n-- base/a --\n",
+		"_prelude/common.txtar":      "The common files.\n-- go.mod --\nmodule m\n",
+		"_prelude/unused-here.txtar": "-- b --\nb\n",
+	})
+	cases, err := Glob(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cases {
+		names = append(names, c.Name+" "+c.Rule+" "+c.Kind)
+	}
+	if want := []string{"A_RULE/fires A_RULE fires", "A_RULE/fires_more A_RULE fires", "B_RULE/quiet B_RULE quiet", "_engine/parts  "}; !reflect.DeepEqual(names, want) {
+		t.Errorf("cases = %q, want %q", names, want)
+	}
+	if got := cases[1].Preludes; !reflect.DeepEqual(got, []string{"common"}) {
+		t.Errorf("preludes = %q", got)
+	}
+	if cases[1].File != filepath.Join(dir, "A_RULE", "fires_more.txtar") {
+		t.Errorf("file = %s", cases[1].File)
+	}
+
+	// What does not fit the layout fails the whole run, naming the file.
+	for file, wantErr := range map[string]string{
+		"A_RULE_fires.txtar":        "a fixture belongs in the directory of its rule",
+		"notes.md":                  "not a fixture directory",
+		"engine/x.txtar":            "a fixture directory is named for a rule ID",
+		"A_RULE/old/x.txtar":        "a fixture directory holds only .txtar files",
+		"A_RULE/notes.md":           "a fixture directory holds only .txtar files",
+		"A_RULE/Fires.txtar":        "is not lower case",
+		"_engine/fires.txtar":       "belongs in the directory of its rule",
+		"A_RULE/broken.txtar":       "no want: line",
+		"A_RULE/nothing.txtar":      "prelude nothing",
+		"C_RULE/":                   "an empty fixture directory",
+		"A_RULE/two_preludes.txtar": "preludes common and other both have go.mod",
+	} {
+		d := t.TempDir()
+		writeTree(t, d, map[string]string{
+			"A_RULE/fires.txtar":    "want:\n-- base/a --\n",
+			"_prelude/common.txtar": "-- go.mod --\nmodule m\n",
+			"_prelude/other.txtar":  "-- go.mod --\nmodule n\n",
+		})
+		switch {
+		case strings.HasSuffix(file, "/"):
+			if err := os.Mkdir(filepath.Join(d, file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		case file == "A_RULE/broken.txtar":
+			writeTree(t, d, map[string]string{file: "no outcome\n"})
+		case file == "A_RULE/nothing.txtar":
+			writeTree(t, d, map[string]string{file: "prelude: nothing\nwant:\n-- base/a --\n"})
+		case file == "A_RULE/two_preludes.txtar":
+			writeTree(t, d, map[string]string{file: "prelude: common other\nwant:\n-- base/a --\n"})
+		default:
+			writeTree(t, d, map[string]string{file: "want:\n-- base/a --\n"})
+		}
+		_, err := Glob(d)
+		if err == nil || !strings.Contains(err.Error(), wantErr) || !strings.Contains(err.Error(), filepath.Join(d, filepath.FromSlash(strings.TrimSuffix(strings.Split(file, "/")[0], "/")))) {
+			t.Errorf("%s: Glob error = %v, want one naming it and containing %q", file, err, wantErr)
+		}
+	}
+	if _, err := Glob(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no fixtures") {
+		t.Errorf("empty testdata: Glob error = %v", err)
+	}
+}
+
+func TestPrelude(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"_prelude/gardener.txtar": `What every case about X starts with.
+-- go.mod --
+module example.com/g
+-- pkg/apis/core/v1beta1/types_seed.go --
+package v1beta1
+
+import "example.com/api/pkg/meta"
+-- versions.yaml --
+prelude's
+-- pkg/strategy.go --
+prelude's
+`,
+		"_prelude/more.txtar": "-- more.txt --\nmore\n",
+		"A_RULE/fires.txtar": `prelude: gardener more
+want:
+-- r1@v1.0.0/versions.yaml --
+the fixture's
+-- base/pkg/strategy.go --
+the fixture's base
+-- head/more.txt --
+(deleted)
+`,
+	})
+	c, err := Load(filepath.Join(dir, "A_RULE", "fires.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := txtar.Parse(c.History())
+	var got []string
+	for _, f := range ar.Files {
+		got = append(got, f.Name+": "+strings.TrimSpace(string(f.Data)))
+	}
+	// The prelude's files join the first step, where the fixture has no
+	// file of their own, and count for the built-in additions: its go.mod
+	// replaces the default, its import brings pkg/meta, its version
+	// directory a doc.go. Later steps change prelude files as any others.
+	want := []string{
+		"r1@v1.0.0/.apicheck.yaml: profile: gardener",
+		"r1@v1.0.0/pkg/meta/meta.go: " + strings.TrimSpace("package meta\n\n// TypeMeta marks root kinds.\ntype TypeMeta struct {\n\tKind string `json:\"kind,omitempty\"`\n}"),
+		"r1@v1.0.0/pkg/apis/core/v1beta1/doc.go: // +groupName=core.example.cloud\npackage v1beta1",
+		"r1@v1.0.0/go.mod: module example.com/g",
+		"r1@v1.0.0/pkg/apis/core/v1beta1/types_seed.go: package v1beta1\n\nimport \"example.com/api/pkg/meta\"",
+		"r1@v1.0.0/pkg/strategy.go: prelude's",
+		"r1@v1.0.0/more.txt: more",
+		"r1@v1.0.0/versions.yaml: the fixture's",
+		"base/pkg/strategy.go: the fixture's base",
+		"head/more.txt: (deleted)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("history:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Update keeps the prelude line.
+	if err := c.Update(&finding.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(c.File); !strings.HasPrefix(string(data), "prelude: gardener more\nwant:\n-- r1@v1.0.0/versions.yaml --\n") {
+		t.Errorf("updated file:\n%s", data)
+	}
+	if !reflect.DeepEqual(c.Preludes, []string{"gardener", "more"}) || len(txtar.Parse(c.History()).Files) != len(want) {
+		t.Errorf("after Update: preludes %q, history %s", c.Preludes, c.History())
+	}
+
+	// A case parsed from its content alone reads its preludes itself.
+	p, err := Parse("A_RULE/fires", []byte("prelude: more\nwant:\n-- base/a --\na\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "names preludes (more) that were not read") {
+				t.Errorf("History before ReadPreludes: recovered %v", r)
+			}
+		}()
+		p.History()
+	}()
+	if err := p.ReadPreludes(filepath.Join(dir, PreludeDir)); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(p.History()); !strings.Contains(got, "-- base/more.txt --\nmore\n") {
+		t.Errorf("History after ReadPreludes = %q", got)
+	}
+	if err := p.ReadPreludes(t.TempDir()); err == nil || !strings.Contains(err.Error(), "prelude more") {
+		t.Errorf("ReadPreludes from a directory without it: %v", err)
+	}
+}
+
+func TestReadPrelude(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for content, wantErr := range map[string]string{
+		"Nothing in it.\n":                      "no files",
+		"-- a --\na\n-- a --\nb\n":              "has a twice",
+		"-- base/ --\n":                         "want a clean path",
+		"-- ./a --\na\n":                        "want a clean path",
+		"-- ../a --\na\n":                       "want a clean path",
+		"-- /a --\na\n":                         "want a clean path",
+		"-- a --\n(deleted)\n":                  "a prelude deletes nothing",
+		"A comment.\n-- a/b.go --\npackage b\n": "",
+	} {
+		file := filepath.Join(dir, "p.txtar")
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files, err := ReadPrelude(file)
+		switch {
+		case wantErr == "" && (err != nil || len(files) != 1 || files[0].Name != "a/b.go"):
+			t.Errorf("%q: ReadPrelude = %v, %v", content, files, err)
+		case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
+			t.Errorf("%q: ReadPrelude error = %v, want one containing %q", content, err, wantErr)
+		}
 	}
 }
