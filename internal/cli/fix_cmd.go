@@ -24,10 +24,11 @@ func newFixCmd() *cobra.Command {
 		Long: "fix runs check (--base as for check; head is the working tree unless --head names a " +
 			"revision) and applies the fixes of its findings to the working tree, gofmt'ed. Rules with " +
 			"fixes: " + strings.Join(fix.Rules(), ", ") + ". Suppressed findings are left alone. See docs/fix.md.\n\n" +
-			"Only files of the analysed API packages change; never the index or .git. A file that differs " +
-			"from HEAD (uncommitted changes of any kind, or not committed at all) is refused unless --force, " +
-			"so that the fixes stay apart from your own changes. --dry-run prints the changes as a unified " +
-			"diff and writes nothing. Running fix again changes nothing.\n\n" +
+			"Only files of the analysed API packages change; never the index or .git. Files are fixed as they " +
+			"are, uncommitted changes included (the file you just edited is the one to fix): the fixes are " +
+			"computed on the content check read, and a file that changed since is refused (run fix again). " +
+			"--dry-run prints the changes as a unified diff and writes nothing. Running fix again changes " +
+			"nothing.\n\n" +
 			"Exit codes: 0 every finding with a fix was fixed (or there was nothing to fix); 1 something was " +
 			"left unfixed: a fix was refused or is not safe (each is named on standard error with file:line " +
 			"and the reason); 2 usage or configuration error; 3 scan or internal failure (e.g. a Go file " +
@@ -35,6 +36,9 @@ func newFixCmd() *cobra.Command {
 			"apicheck check reports them.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("force") {
+				return usageErr("--force is no longer needed: fix edits files with uncommitted changes as they are; drop --force")
+			}
 			res, err := check.Run(check.Request{
 				Context:    cmd.Context(),
 				Dir:        dirOrCwd(f.repo),
@@ -47,16 +51,19 @@ func newFixCmd() *cobra.Command {
 				return failure(err)
 			}
 			defer res.Close()
-			return applyFixes(cmd, res, fix.Options{DryRun: f.dryRun, Force: f.force})
+			return applyFixes(cmd, res, fix.Options{DryRun: f.dryRun})
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.base, "base", "", "base revision (default: merge-base of HEAD and the upstream default branch)")
 	fl.StringVar(&f.head, "head", "", "revision to check (default: the working tree); the fixes always go to the working tree")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the changes as a unified diff; write nothing")
-	fl.BoolVar(&f.force, "force", false, "also fix files that differ from HEAD")
 	fl.StringVar(&f.repo, "repo", "", "repository directory (default: the current directory)")
 	addConfigFlag(cmd, &f.config)
+	// --force fixed files with uncommitted changes, which fix now always
+	// does: it is refused with that reason rather than as an unknown flag.
+	fl.BoolVar(&f.force, "force", false, "no longer needed")
+	_ = fl.MarkHidden("force")
 	return cmd
 }
 
@@ -86,6 +93,7 @@ func applyFixes(cmd *cobra.Command, res *check.Result, opts fix.Options) error {
 	for _, a := range out.Applied {
 		fmt.Fprintf(stderr, "%s %s: %s\n", verb, quote.Name(a.Path), quote.Text(strings.Join(a.Findings, ", ")+": "+a.Description))
 	}
+	// One line per refusal, naming every finding it leaves unfixed.
 	for _, s := range out.Skipped {
 		fmt.Fprintf(stderr, "not fixed: %s\n", quote.Text(fmt.Sprint(s)))
 	}
@@ -96,10 +104,10 @@ func applyFixes(cmd *cobra.Command, res *check.Result, opts fix.Options) error {
 	switch {
 	case opts.DryRun:
 		fmt.Fprintf(stderr, "apicheck fix: %d fixes would change %d %s (dry run: nothing written); %d left unfixed\n",
-			len(out.Applied), len(out.Files), files, len(out.Skipped))
+			len(out.Applied), len(out.Files), files, out.Unfixed())
 	default:
 		fmt.Fprintf(stderr, "apicheck fix: %d fixes applied, %d %s changed; %d left unfixed\n",
-			len(out.Applied), len(out.Files), files, len(out.Skipped))
+			len(out.Applied), len(out.Files), files, out.Unfixed())
 	}
 	if len(out.Skipped) > 0 {
 		return &exitError{code: ExitFindings}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,35 +72,115 @@ func TestFixCommand(t *testing.T) {
 	}
 }
 
-// A file with uncommitted changes is refused, named with the reason, and
-// fix exits 1; --force fixes it.
-func TestFixCommandRefusesDirtyFile(t *testing.T) {
+// The contributor loop: the types file just edited (a reworded comment
+// and a new value field, neither committed) is fixed as it is, without
+// any flag. The dry run shows the diff and writes nothing; the fix keeps
+// the user's own changes, leaves the index alone, and the check after it
+// no longer reports the new field.
+func TestFixCommandFixesUncommittedEdits(t *testing.T) {
 	f := gitfixture.FromTxtar(t, []byte(reportsHistory))
 	file := filepath.Join(f.Dir, filepath.FromSlash(fixTypes))
 	orig, _ := os.ReadFile(file)
-	dirty := strings.Replace(string(orig), "// ShootSpec is the spec.", "// ShootSpec is the specification.", 1)
-	if err := os.WriteFile(file, []byte(dirty), 0o644); err != nil {
+	edited := strings.Replace(string(orig), "// ShootSpec is the spec.", "// ShootSpec is the specification.", 1)
+	edited = strings.Replace(edited, "\t// Size is new.\n",
+		"\t// MaxNodes bounds the nodes.\n\tMaxNodes int32 `json:\"maxNodes\" protobuf:\"varint,4,opt,name=maxNodes\"`\n\t// Size is new.\n", 1)
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := run(t, "fix", "--repo", f.Dir, "--base", f.Commits["base"])
+	base := f.Commits["base"]
+
+	code, stdout, stderr := run(t, "fix", "--repo", f.Dir, "--base", base, "--dry-run")
+	if code != ExitOK {
+		t.Fatalf("fix --dry-run: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"--- a/" + fixTypes + "\n+++ b/" + fixTypes + "\n",
+		"-\tMaxNodes int32 `json:\"maxNodes\" protobuf:\"varint,4,opt,name=maxNodes\"`\n",
+		"+\tMaxNodes *int32 `json:\"maxNodes,omitempty\" protobuf:\"varint,4,opt,name=maxNodes\"`\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry-run diff lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "6 fixes would change 1 file (dry run: nothing written); 0 left unfixed") {
+		t.Errorf("dry-run messages:\n%s", stderr)
+	}
+	if now, _ := os.ReadFile(file); string(now) != edited {
+		t.Fatal("--dry-run wrote the file")
+	}
+
+	code, _, stderr = run(t, "fix", "--repo", f.Dir, "--base", base)
+	if code != ExitOK || !strings.Contains(stderr, "apicheck fix: 6 fixes applied, 1 file changed; 0 left unfixed") {
+		t.Fatalf("fix: exit %d\n%s", code, stderr)
+	}
+	now, _ := os.ReadFile(file)
+	for _, want := range []string{"// ShootSpec is the specification.", "\t// +optional\n\tMaxNodes *int32 `json:\"maxNodes,omitempty\"", "Replicas *int32"} {
+		if !strings.Contains(string(now), want) {
+			t.Errorf("fixed file lacks %q:\n%s", want, now)
+		}
+	}
+	if staged := f.Git("diff", "--cached", "--name-only"); staged != "" {
+		t.Errorf("the index changed: %q staged", staged)
+	}
+	if st := f.Git("status", "--porcelain"); st != " M "+fixTypes {
+		t.Errorf("git status --porcelain = %q", st)
+	}
+
+	code, stdout, stderr = run(t, "check", "--repo", f.Dir, "--base", base, "--format", "json")
+	if code != ExitOK {
+		t.Errorf("check after fix: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, fd := range jsonReport(t, stdout).Findings {
+		if strings.HasPrefix(fd.Rule, "NEW_FIELD_") && fd.Suppressed == "" {
+			t.Errorf("still reported after fix: %s %s", fd.Rule, fd.Message)
+		}
+	}
+}
+
+// --force, which fixed files with uncommitted changes, is no longer
+// needed: it is a usage error that says so, and nothing is written.
+func TestFixForceIsRefused(t *testing.T) {
+	f := gitfixture.FromTxtar(t, []byte(reportsHistory))
+	file := filepath.Join(f.Dir, filepath.FromSlash(fixTypes))
+	orig, _ := os.ReadFile(file)
+	for _, arg := range []string{"--force", "--force=false"} {
+		code, _, stderr := run(t, "fix", "--repo", f.Dir, "--base", f.Commits["base"], arg)
+		if code != ExitUsage || !strings.Contains(stderr, "--force is no longer needed: fix edits files with uncommitted changes as they are; drop --force") {
+			t.Errorf("%s: exit %d, want %d\n%s", arg, code, ExitUsage, stderr)
+		}
+	}
+	if now, _ := os.ReadFile(file); string(now) != string(orig) {
+		t.Error("fix --force wrote the file")
+	}
+}
+
+// A refusal is one line per field, naming every rule it leaves unfixed;
+// the summary counts the findings.
+func TestFixReportsARefusalOncePerField(t *testing.T) {
+	f := gitfixture.FromTxtar(t, []byte(reportsHistory))
+	file := filepath.Join(f.Dir, filepath.FromSlash(fixTypes))
+	orig, _ := os.ReadFile(file)
+	edited := strings.Replace(string(orig), "\t// Size is new.\n", "\t// Min and Max bound it.\n\tMin, Max int32\n\t// Size is new.\n", 1)
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "fix", "--repo", f.Dir, "--base", f.Commits["base"], "--dry-run")
 	if code != ExitFindings {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitFindings, stderr)
 	}
-	want := "not fixed: " + fixTypes + ": NEW_FIELD_NOT_POINTER ShootSpec.Replicas not fixed: the file has uncommitted changes (it differs from HEAD); " +
-		"commit or stash your changes and run apicheck fix again, or pass --force"
-	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "0 fixes applied, 0 files changed; 3 left unfixed") {
-		t.Errorf("stderr:\n%s\nwant %q", stderr, want)
+	var refusals []string
+	findings := 0
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "not fixed: ") {
+			refusals = append(refusals, l)
+			findings += strings.Count(l, ", ") + 1
+		}
 	}
-	if now, _ := os.ReadFile(file); string(now) != dirty {
-		t.Error("a refused file was written")
+	if len(refusals) != 2 || !strings.Contains(refusals[0], "NEW_FIELD_NOT_POINTER ShootSpec.Min, NEW_FIELD_NOT_OPTIONAL ShootSpec.Min, ") ||
+		!strings.Contains(refusals[0], " not fixed: Min is declared together with Max") ||
+		!strings.Contains(refusals[1], " not fixed: Max is declared together with Min") {
+		t.Fatalf("refusals, want one for Min and one for Max:\n%s", strings.Join(refusals, "\n"))
 	}
-	code, _, stderr = run(t, "fix", "--repo", f.Dir, "--base", f.Commits["base"], "--force")
-	if code != ExitOK {
-		t.Fatalf("--force: exit %d\n%s", code, stderr)
-	}
-	now, _ := os.ReadFile(file)
-	if !strings.Contains(string(now), "// ShootSpec is the specification.") || !strings.Contains(string(now), "Replicas *int32") {
-		t.Errorf("--force result:\n%s", now)
+	if want := fmt.Sprintf("; %d left unfixed\n", findings); !strings.Contains(stderr, want) {
+		t.Errorf("summary lacks %q:\n%s", want, stderr)
 	}
 }
 
@@ -171,10 +252,13 @@ func TestFixHelpDocumentsExitCodes(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"Exit codes: 0 ", "1 something was left unfixed", "--dry-run", "--force", "NEW_FIELD_NOT_POINTER"} {
+	for _, want := range []string{"Exit codes: 0 ", "1 something was left unfixed", "--dry-run", "uncommitted changes included", "NEW_FIELD_NOT_POINTER"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q:\n%s", want, stdout)
 		}
+	}
+	if strings.Contains(stdout, "--force") {
+		t.Errorf("help offers --force:\n%s", stdout)
 	}
 }
 

@@ -2,11 +2,11 @@ package fix
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"go/format"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,8 +17,6 @@ import (
 
 // Options of applying a plan.
 type Options struct {
-	// Force applies fixes to files that differ from HEAD.
-	Force bool
 	// DryRun computes everything, writes nothing; Result.Diff shows what
 	// would change.
 	DryRun bool
@@ -45,16 +43,19 @@ type Result struct {
 }
 
 // Apply applies the plan to the working tree of repo. Only files of the
-// analysed API packages are touched, never the index or .git. A file
-// that differs from HEAD (uncommitted changes of any kind, or not
-// committed at all) is refused unless opts.Force: the fixes then stay
-// apart from the user's own changes in `git diff`. A file whose content
-// is not what the fixes were planned on (it changed since the check, or
-// the check's head was not the working tree) gets its fixes located and
-// computed again on what is on disk. Overlapping fixes are rejected
-// (the first one in the file wins); the rest are applied, the result is
-// formatted with go/format and written atomically, keeping the file's
-// mode.
+// analysed API packages are touched, never the index or .git. Files are
+// fixed as they are, uncommitted changes and files not committed at all
+// included: when the check's head was the working tree, the edits were
+// computed on the content the check read, and a file is written only if
+// it still has exactly that content (otherwise it is refused: it changed
+// since apicheck read it). When the check's head was a revision
+// (--head), a file whose content is not that revision's gets its fixes
+// located and computed again on what is on disk. Overlapping fixes are
+// rejected (the first one in the file wins); the rest are applied, the
+// result is formatted with go/format and written atomically, keeping the
+// file's mode, unless the file changed between reading and writing.
+// Refusals with the same place and reason are reported once, naming
+// every finding they leave unfixed.
 //
 // The error is for failures of the run itself (the repository cannot be
 // read); a fix that cannot be applied is a Skip in the result.
@@ -75,9 +76,8 @@ func (p *Plan) Apply(repo *git.Repo, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("working tree: %w", err)
 	}
 	defer root.Close()
-	a := &applier{plan: p, repo: repo, root: root, opts: opts, res: res,
+	a := &applier{plan: p, root: root, opts: opts, res: res,
 		disk: &diskSource{root: root, dirs: map[string]map[string][]byte{}}}
-	defer a.close()
 	var diff bytes.Buffer
 	for _, file := range p.files() {
 		if err := a.file(file, &diff); err != nil {
@@ -85,8 +85,49 @@ func (p *Plan) Apply(repo *git.Repo, opts Options) (*Result, error) {
 		}
 	}
 	res.Diff = diff.Bytes()
+	res.Skipped = mergeSkips(res.Skipped)
 	sort.Strings(res.Files)
 	return res, nil
+}
+
+// Unfixed counts the findings the result leaves unfixed.
+func (r *Result) Unfixed() int {
+	n := 0
+	for _, s := range r.Skipped {
+		n += len(s.Findings)
+	}
+	return n
+}
+
+// mergeSkips reports each refusal once: skips with the same place and
+// reason (the fixes of several rules for one field, every fix of a file
+// that changed) become one that names all their findings, in the order
+// they first came.
+func mergeSkips(skips []Skip) []Skip {
+	type key struct{ pos, reason string }
+	at := map[key]int{}
+	var out []Skip
+	for _, s := range skips {
+		k := key{s.Pos, s.Reason}
+		i, ok := at[k]
+		if !ok {
+			at[k] = len(out)
+			out = append(out, Skip{Pos: s.Pos, Reason: s.Reason})
+			i = len(out) - 1
+		}
+		for _, f := range s.Findings {
+			if !slices.Contains(out[i].Findings, f) {
+				out[i].Findings = append(out[i].Findings, f)
+			}
+		}
+	}
+	return out
+}
+
+// changedSince is the refusal of a file whose content is not what
+// apicheck read.
+func changedSince(name string) string {
+	return name + " changed since apicheck read it; run apicheck fix again"
 }
 
 // testHookBeforeWrite, when set, runs between the last check of a file
@@ -95,15 +136,10 @@ var testHookBeforeWrite func(name string)
 
 type applier struct {
 	plan *Plan
-	repo *git.Repo
 	root *os.Root
 	opts Options
 	res  *Result
 	disk *diskSource
-
-	headDone bool
-	head     git.Snapshot
-	headSet  map[string]bool
 }
 
 func (a *applier) skipItems(items []*item, at, why string) {
@@ -131,9 +167,18 @@ func (a *applier) file(name string, diff *bytes.Buffer) error {
 		return nil
 	}
 	planned, ok := a.plan.planned[name]
-	if !ok || !bytes.Equal(disk, planned) {
-		// Not the content the edits were computed on: locate every
-		// intent again in what is on disk.
+	switch {
+	case a.plan.worktree && !ok:
+		// Planning could not read it: its items say why.
+	case a.plan.worktree && !bytes.Equal(disk, planned):
+		// The edits were computed on the working tree as the check read
+		// it, and the file is no longer that: whatever changed it, the
+		// check's findings may not hold for it.
+		a.skipItems(items, name, changedSince(name))
+		return nil
+	case !ok || !bytes.Equal(disk, planned):
+		// The check's head is a revision whose file is not what is on
+		// disk: locate every intent again in what is.
 		planFile(name, disk, items, a.disk)
 		want = want[:0]
 		for _, it := range items {
@@ -149,16 +194,6 @@ func (a *applier) file(name string, diff *bytes.Buffer) error {
 	}
 	if len(want) == 0 {
 		return nil
-	}
-	if !a.opts.Force {
-		dirty, why, err := a.dirty(name, disk)
-		if err != nil {
-			return err
-		}
-		if dirty {
-			a.skipItems(want, name, why+"; commit or stash your changes and run apicheck fix again, or pass --force")
-			return nil
-		}
 	}
 	// Reject fixes whose edits overlap edits already accepted.
 	var accepted []*item
@@ -199,7 +234,7 @@ func (a *applier) file(name string, diff *bytes.Buffer) error {
 	if err != nil || !bytes.Equal(now, disk) {
 		a.res.Applied = a.res.Applied[:len(a.res.Applied)-len(accepted)]
 		a.res.Files = a.res.Files[:len(a.res.Files)-1]
-		a.skipItems(accepted, name, "the file changed while apicheck fixed it; run apicheck fix again")
+		a.skipItems(accepted, name, changedSince(name))
 		return nil
 	}
 	if testHookBeforeWrite != nil {
@@ -211,47 +246,6 @@ func (a *applier) file(name string, diff *bytes.Buffer) error {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil
-}
-
-// dirty reports whether a working-tree file differs from HEAD.
-func (a *applier) dirty(name string, disk []byte) (bool, string, error) {
-	if !a.headDone {
-		a.headDone = true
-		head, err := a.repo.Snapshot("HEAD")
-		if err != nil {
-			var u *git.UnknownRefError
-			if !errors.As(err, &u) {
-				return false, "", err
-			}
-		} else {
-			a.head = head
-			a.headSet = map[string]bool{}
-			for _, f := range head.Files() {
-				a.headSet[f] = true
-			}
-		}
-	}
-	if a.head == nil {
-		return true, "the repository has no commit yet, so the file is not committed", nil
-	}
-	if !a.headSet[name] {
-		return true, "the file is not committed (it is not in HEAD)", nil
-	}
-	blobs, err := a.head.ReadFiles([]string{name})
-	if err != nil {
-		return false, "", err
-	}
-	if !bytes.Equal(blobs[name], disk) {
-		return true, "the file has uncommitted changes (it differs from HEAD)", nil
-	}
-	return false, "", nil
-}
-
-// close releases the HEAD snapshot.
-func (a *applier) close() {
-	if a.head != nil {
-		a.head.Close()
-	}
 }
 
 func editPos(e finding.Edit) string {

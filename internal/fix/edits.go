@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"go/types"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -29,13 +30,17 @@ type source interface {
 	dirFiles(dir string) (map[string][]byte, error)
 	// parse parses a file of dirFiles to look into (never to edit).
 	parse(name string, src []byte) (*parsedFile, *parseError)
+	// typeCheck type-checks the files of a package directory (see
+	// typeCheck).
+	typeCheck(files map[string][]byte, pkgName, importPath string) (*typedPkg, *parseError)
 }
 
-// lookups memoises the files a plan parses to look into (uses of a
-// field, where a struct moved): every pointer fix of a package looks
-// through the same files.
+// lookups memoises the files a plan parses to look into (where a struct
+// moved) and the packages it type-checks (uses of a field): every
+// pointer fix of a package looks through the same files.
 type lookups struct {
 	parsed map[string]*parsedFile
+	typed  map[string]*typedPkg // by import path and package name
 }
 
 func (l *lookups) parse(name string, src []byte) (*parsedFile, *parseError) {
@@ -222,6 +227,24 @@ func (pf *parsedFile) fieldIndent(ts *ast.TypeSpec, st *ast.StructType) string {
 		in = ""
 	}
 	return in + "\t"
+}
+
+// blankLinesBetweenFields reports whether the struct's style is a blank
+// line after each field: most of its fields but the last are followed
+// by a blank line.
+func (pf *parsedFile) blankLinesBetweenFields(st *ast.StructType) bool {
+	list := st.Fields.List
+	blank := 0
+	for _, f := range list[:max(len(list)-1, 0)] {
+		end := f.End()
+		if f.Comment != nil && f.Comment.End() > end {
+			end = f.Comment.End()
+		}
+		if off := pf.lineEnd(pf.off(end)); off < pf.off(st.Fields.Closing) && strings.TrimSpace(pf.nextLine(off)) == "" {
+			blank++
+		}
+	}
+	return blank > 0 && 2*blank > len(list)-1
 }
 
 // tombstones parses the tombstones of a struct.
@@ -433,11 +456,14 @@ func planTombstone(pf *parsedFile, ts *ast.TypeSpec, st *ast.StructType, it *ite
 			break
 		}
 	}
+	text := "\n"
 	if off < 0 {
 		off = pf.off(st.Fields.Opening) + 1
+	} else if pf.blankLinesBetweenFields(st) {
+		text += "\n" // apart from what precedes it, as the struct's fields are
 	}
 	indent := pf.fieldIndent(ts, st)
-	text := "\n" + indent + "// " + it.tomb.explanation + "\n" + indent + "// " + it.tomb.decl
+	text += indent + "// " + it.tomb.explanation + "\n" + indent + "// " + it.tomb.decl
 	next := strings.TrimSpace(pf.nextLine(off))
 	if off >= len(pf.src) || pf.src[off] != '\n' || (next != "" && !strings.HasPrefix(next, "}")) {
 		text += "\n" // keep it apart from the next field's doc comment
@@ -456,21 +482,22 @@ func planPointer(pf *parsedFile, st *ast.StructType, fld *ast.Field, it *item, p
 			return outcome{noop: true}
 		}
 	}
-	files, err := pkg.dirFiles(it.dir)
+	dir, err := pkg.dirFiles(it.dir)
 	if err != nil {
 		return outcome{skip: "cannot read the package to look for uses of the field: " + err.Error(), at: at}
 	}
-	refs, perr := references(files, it.typ, it.field, pkg)
+	// The package as it is with the file being fixed as planned on.
+	files := maps.Clone(dir)
+	if files == nil {
+		files = map[string][]byte{}
+	}
+	files[pf.path] = pf.src
+	tp, perr := pkg.typeCheck(files, pf.file.Name.Name, it.importPath)
 	if perr != nil {
 		return outcome{skip: fmt.Sprintf("cannot look for uses of %s in %s: it does not parse: %s", it.field, perr.pos, perr.msg), at: at}
 	}
-	if len(refs) > 0 {
-		more := ""
-		if len(refs) > 1 {
-			more = fmt.Sprintf(" (and %d more)", len(refs)-1)
-		}
-		return outcome{skip: fmt.Sprintf("%s is used at %s%s: as a pointer that code would have to change too; make it a pointer by hand",
-			it.field, refs[0], more), at: at}
+	if refs := tp.uses(it.typ, it.field); len(refs) > 0 {
+		return outcome{skip: describeUses(it.field, refs), at: at}
 	}
 	typ := types.ExprString(fld.Type)
 	p := pf.off(fld.Type.Pos())
@@ -634,6 +661,9 @@ func planNumber(pf *parsedFile, ts *ast.TypeSpec, st *ast.StructType, fld *ast.F
 			if _, alone := pf.indentBefore(cl); alone {
 				p, ins = pf.lineStart(cl), lines
 			}
+			if len(st.Fields.List) > 0 && pf.blankLinesBetweenFields(st) {
+				ins = "\n" + ins
+			}
 			edits = append(edits, pf.edit(p, p, ins))
 			desc += it.note
 		}
@@ -648,54 +678,6 @@ func slicesContains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// references finds the uses of field name of struct typ in a package's
-// files, syntactically: a selector or composite-literal key with the
-// field's name, or a literal of the struct without keys. It errs on the
-// side of finding too much (any selector of that name counts).
-func references(files map[string][]byte, typ, field string, pkg source) ([]string, *parseError) {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var out []string
-	for _, n := range names {
-		src := files[n]
-		if !bytes.Contains(src, []byte(field)) && !bytes.Contains(src, []byte(typ)) {
-			continue
-		}
-		pf, perr := pkg.parse(n, src)
-		if perr != nil {
-			return nil, perr
-		}
-		ast.Inspect(pf.file, func(node ast.Node) bool {
-			switch x := node.(type) {
-			case *ast.SelectorExpr:
-				if x.Sel.Name == field {
-					out = append(out, pf.posString(x.Sel.Pos()))
-				}
-			case *ast.CompositeLit:
-				keyed := false
-				for _, e := range x.Elts {
-					kv, ok := e.(*ast.KeyValueExpr)
-					if !ok {
-						continue
-					}
-					keyed = true
-					if id, ok := kv.Key.(*ast.Ident); ok && id.Name == field {
-						out = append(out, pf.posString(id.Pos()))
-					}
-				}
-				if !keyed && len(x.Elts) > 0 && litOf(x.Type) == typ {
-					out = append(out, pf.posString(x.Pos()))
-				}
-			}
-			return true
-		})
-	}
-	return out, nil
 }
 
 // litOf is the type name of a composite literal's type, if a name.

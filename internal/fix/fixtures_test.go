@@ -32,7 +32,7 @@ func TestMain(m *testing.M) { hermetic.Main(m) }
 // file the fix changes, and in the comment:
 //
 //	options: profile=kubernetes        as for rule fixtures
-//	args: --force --dry-run --head     fix options (--head: check HEAD, not the working tree)
+//	args: --dry-run --head             fix options (--head: check HEAD, not the working tree)
 //	fixed: RULE_ID ...                 rules that fire before and not after the fix
 //	applied: MESSAGE                   "RULE Type.Field: description" of an applied fix
 //	skipped: MESSAGE                   a finding left unfixed (Skip.String())
@@ -47,7 +47,7 @@ func TestMain(m *testing.M) { hermetic.Main(m) }
 type fixCase struct {
 	name            string
 	options         string
-	force, dryRun   bool
+	dryRun          bool
 	headCommit      bool
 	fixed           []string
 	applied, skippd []matcher
@@ -104,8 +104,6 @@ func loadCase(t *testing.T, file string) *fixCase {
 		case "args":
 			for _, a := range strings.Fields(rest) {
 				switch a {
-				case "--force":
-					c.force = true
 				case "--dry-run":
 					c.dryRun = true
 				case "--head":
@@ -140,7 +138,7 @@ func (c *fixCase) build(t *testing.T) *gitfixture.Fixture {
 	if c.options != "" {
 		comment = "options: " + c.options + "\n" + comment
 	}
-	rc, err := rulefixture.Parse("fixcase", txtar.Format(&txtar.Archive{Comment: []byte(comment), Files: c.history}))
+	rc, err := rulefixture.Parse("_fix/"+c.name, txtar.Format(&txtar.Archive{Comment: []byte(comment), Files: c.history}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +325,7 @@ func (c *fixCase) run(t *testing.T) {
 	}
 	treeBefore := tree(t, fx.Dir)
 	contentBefore := worktreeFiles(t, fx.Dir)
-	before, out := runFix(t, fx.Dir, base, head, fix.Options{Force: c.force, DryRun: c.dryRun})
+	before, out := runFix(t, fx.Dir, base, head, fix.Options{DryRun: c.dryRun})
 	for _, r := range c.fixed {
 		if !rulesOf(before.Report)[r] {
 			t.Errorf("%s does not fire before the fix", r)
@@ -390,7 +388,7 @@ func (c *fixCase) run(t *testing.T) {
 	// Idempotent: a second run changes nothing, and when the first left
 	// nothing unfixed there is nothing left to do. Its check of the
 	// working tree shows the fixed rules gone.
-	after, again := runFix(t, fx.Dir, base, head, fix.Options{Force: c.force, DryRun: c.dryRun})
+	after, again := runFix(t, fx.Dir, base, head, fix.Options{DryRun: c.dryRun})
 	if got := changedFiles(treeAfter, tree(t, fx.Dir)); len(got) > 0 {
 		t.Errorf("the second run changed %v", got)
 	}
@@ -446,5 +444,84 @@ func TestFixtureCoverage(t *testing.T) {
 		if !refused[r] {
 			t.Errorf("no fixture has a skipped: line for %s (a fix refused with its reason)", r)
 		}
+	}
+}
+
+// A file of the working tree that changed after the check read it is not
+// fixed, in a dry run neither: the fixes were computed on what the check
+// read. It is refused once, naming the file, for all its findings; the
+// other file, unchanged, is fixed, and the user's latest content stays.
+func TestApplyRefusesFileChangedSinceCheck(t *testing.T) {
+	const types, backup = "pkg/apis/core/v1beta1/types.go", "pkg/apis/core/v1beta1/backup.go"
+	ar := txtar.Parse([]byte(`-- base/` + types + ` --
+package v1beta1
+
+// ShootSpec is the spec.
+type ShootSpec struct {
+	// Region is the region.
+	Region string ` + "`json:\"region\"`" + `
+}
+-- head/` + types + ` --
+package v1beta1
+
+// ShootSpec is the spec.
+type ShootSpec struct {
+	// Region is the region.
+	Region string ` + "`json:\"region\"`" + `
+}
+-- worktree/` + types + ` --
+package v1beta1
+
+// ShootSpec is the spec.
+type ShootSpec struct {
+	// Region is the region.
+	Region string ` + "`json:\"region\"`" + `
+	// Replicas is the number of replicas.
+	Replicas int32 ` + "`json:\"replicas\"`" + `
+}
+-- worktree/` + backup + ` --
+package v1beta1
+
+// Backup is new.
+type Backup struct {
+	// Provider is the provider.
+	// +optional
+	Provider *string ` + "`json:\"provider\"`" + `
+}
+`))
+	fx := (&fixCase{name: "changed_since_check", history: ar.Files}).build(t)
+	base := fx.Commits[rulefixture.BaseStep]
+	file := filepath.Join(fx.Dir, filepath.FromSlash(types))
+	for _, dryRun := range []bool{true, false} {
+		res := runCheck(t, fx.Dir, base, "")
+		orig, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		latest := string(orig) + "\n// Saved again after the check.\n"
+		if err := os.WriteFile(file, []byte(latest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := res.Fixes.Apply(res.Repo, fix.Options{DryRun: dryRun})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := types + ": NEW_FIELD_NOT_POINTER ShootSpec.Replicas, NEW_FIELD_NOT_OPTIONAL ShootSpec.Replicas, NEW_FIELD_NO_OMITEMPTY ShootSpec.Replicas not fixed: " +
+			types + " changed since apicheck read it; run apicheck fix again"
+		if got := skippedLines(out); len(got) != 1 || got[0] != want {
+			t.Errorf("dry run %v: skipped %q\nwant %q", dryRun, got, want)
+		}
+		if out.Unfixed() != 3 {
+			t.Errorf("dry run %v: %d findings unfixed, want 3", dryRun, out.Unfixed())
+		}
+		if !slices.Equal(out.Files, []string{backup}) || !strings.Contains(string(out.Diff), "+++ b/"+backup) || strings.Contains(string(out.Diff), types) {
+			t.Errorf("dry run %v: files %v, diff:\n%s", dryRun, out.Files, out.Diff)
+		}
+		if now, _ := os.ReadFile(file); string(now) != latest {
+			t.Errorf("dry run %v: the changed file was written:\n%s", dryRun, now)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(fx.Dir, filepath.FromSlash(backup))); !strings.Contains(string(got), "`json:\"provider,omitempty\"`") {
+		t.Errorf("%s not fixed:\n%s", backup, got)
 	}
 }

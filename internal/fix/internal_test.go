@@ -453,6 +453,10 @@ func (m mapSource) parse(name string, src []byte) (*parsedFile, *parseError) {
 	return parseFile(name, src)
 }
 
+func (m mapSource) typeCheck(files map[string][]byte, pkgName, importPath string) (*typedPkg, *parseError) {
+	return typeCheck(files, pkgName, importPath)
+}
+
 // TestPlanFile plans single intents on small files, without git: what
 // each fix writes (after gofmt), what is already done, and why what
 // cannot be fixed is not.

@@ -14,10 +14,11 @@
 // same intents can be located again in a file that changed since.
 //
 // Applying (Plan.Apply) is `apicheck fix`: it reads each file from the
-// working tree, refuses files with uncommitted changes (unless forced),
-// computes the intents again when the file is not the content the
-// edits were planned on, rejects overlapping edits, applies the rest,
-// formats the result with go/format and writes it atomically.
+// working tree, uncommitted changes and all. When the check's head was
+// the working tree, a file must still be what the check read (else it is
+// refused); when it was a revision, the intents are computed again on
+// the file as it is on disk. It rejects overlapping edits, applies the
+// rest, formats the result with go/format and writes it atomically.
 package fix
 
 import (
@@ -92,6 +93,10 @@ type Plan struct {
 	// apiFiles are the Go files of the analysed API packages at head:
 	// the only files a fix may touch.
 	apiFiles map[string]bool
+	// worktree is set when head is the working tree: planned is then
+	// what the check read from disk, and a file that is no longer that
+	// is not fixed.
+	worktree bool
 }
 
 type kind int
@@ -111,13 +116,15 @@ const (
 // item is one intent: a change to one field (or the place of a removed
 // field) of one struct, with the findings it resolves.
 type item struct {
-	kind  kind
-	file  string // the struct's file at head
-	dir   string // package directory
-	typ   string // struct name at head
-	field string // the field (for a tombstone, the removed field)
-	pos   model.Pos
-	order int
+	kind kind
+	file string // the struct's file at head
+	dir  string // package directory
+	// importPath is the package's, as its external test imports it.
+	importPath string
+	typ        string // struct name at head
+	field      string // the field (for a tombstone, the removed field)
+	pos        model.Pos
+	order      int
 
 	tomb    *tombSpec // kindTombstone; for kindNumber the tombstone of a number history freed
 	anchors []anchor  // kindTombstone: where the field was, nearest first
@@ -186,6 +193,7 @@ func New(in Input) *Plan {
 	if in.Diff == nil || in.Head == nil {
 		return p
 	}
+	p.worktree = in.Head.Ref() == git.WorktreeRef
 	st := in.Styles
 	if st == nil {
 		st = HouseStyles(in.Diff.Head)
@@ -245,6 +253,7 @@ func (p *Plan) Merge(q *Plan) {
 	p.skipped = append(p.skipped, q.skipped...)
 	maps.Copy(p.planned, q.planned)
 	maps.Copy(p.apiFiles, q.apiFiles)
+	p.worktree = p.worktree || q.worktree
 	p.sortItems()
 }
 
@@ -352,7 +361,7 @@ func (b *builder) add(f *finding.Finding) {
 		return
 	}
 	it := &item{
-		file: td.Head.Pos.File, dir: td.Pkg.Head.Dir, typ: td.Head.Name, field: fd.Name(),
+		file: td.Head.Pos.File, dir: td.Pkg.Head.Dir, importPath: td.Pkg.Head.ImportPath, typ: td.Head.Name, field: fd.Name(),
 		pos: model.Pos{File: f.Path, Line: f.Line, Col: f.Column},
 	}
 	if fd.Head != nil {

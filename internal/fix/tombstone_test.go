@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"fmt"
 	"go/format"
 	"go/parser"
 	"go/token"
@@ -124,4 +125,76 @@ func tombstonesOf(t *testing.T, src []byte) []*model.Tombstone {
 		t.Fatalf("no struct S in\n%s", src)
 	}
 	return protobuf.ParseTombstones(protobuf.StructGroups(fset, "types.go", f, st))
+}
+
+// A tombstone is set apart by a blank line before it where the struct's
+// fields are (most of them followed by a blank line): where the removed
+// field was and, for a renumbered field, at the end of the struct. It
+// gets none first in the struct, nor where the fields are not apart.
+func TestTombstoneBlankLineStyle(t *testing.T) {
+	const name = "p/v1/types.go"
+	const hdr = "package v1\n\n"
+	spaced := "type S struct {\n\t// A is a.\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n\n" +
+		"\t// C is c.\n\tC string `json:\"c\" protobuf:\"bytes,3,opt,name=c\"`\n}\n"
+	dense := "type S struct {\n\t// A is a.\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n" +
+		"\t// C is c.\n\tC string `json:\"c\" protobuf:\"bytes,3,opt,name=c\"`\n}\n"
+	// One gap of two is blank: not the struct's style.
+	mixed := "type S struct {\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n\n" +
+		"\tC string `json:\"c\" protobuf:\"bytes,3,opt,name=c\"`\n\tD string `json:\"d\" protobuf:\"bytes,4,opt,name=d\"`\n}\n"
+	tomb := func(field string, number int) *tombSpec {
+		return &tombSpec{name: field, number: number,
+			explanation: fmt.Sprintf("%s is tombstoned to show why %d is reserved protobuf tag.", field, number),
+			decl:        fmt.Sprintf("%s *int32 `json:\"%s,omitempty\" protobuf:\"varint,%d,opt,name=%s\"`", field, strings.ToLower(field), number, strings.ToLower(field))}
+	}
+	const b2 = "\t// B is tombstoned to show why 2 is reserved protobuf tag.\n\t// B *int32 `json:\"b,omitempty\" protobuf:\"varint,2,opt,name=b\"`\n"
+	const z0 = "\t// Z is tombstoned to show why 3 is reserved protobuf tag.\n\t// Z *int32 `json:\"z,omitempty\" protobuf:\"varint,3,opt,name=z\"`\n"
+	for _, c := range []struct {
+		name string
+		src  string
+		it   item
+		want string
+	}{
+		{"where the field was", spaced, item{kind: kindTombstone, field: "B", anchors: []anchor{{field: "A"}}, tomb: tomb("B", 2)},
+			"type S struct {\n\t// A is a.\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n\n" + b2 +
+				"\n\t// C is c.\n\tC string `json:\"c\" protobuf:\"bytes,3,opt,name=c\"`\n}\n"},
+		{"first in the struct", spaced, item{kind: kindTombstone, field: "B", tomb: tomb("B", 2)},
+			"type S struct {\n" + b2 + "\n\t// A is a.\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n\n" +
+				"\t// C is c.\n\tC string `json:\"c\" protobuf:\"bytes,3,opt,name=c\"`\n}\n"},
+		{"last in the struct", spaced, item{kind: kindTombstone, field: "B", anchors: []anchor{{field: "C"}}, tomb: tomb("B", 2)},
+			"type S struct {\n\t// A is a.\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n\n" +
+				"\t// C is c.\n\tC string `json:\"c\" protobuf:\"bytes,3,opt,name=c\"`\n\n" + b2 + "}\n"},
+		{"fields not apart", dense, item{kind: kindTombstone, field: "B", anchors: []anchor{{field: "A"}}, tomb: tomb("B", 2)},
+			"type S struct {\n\t// A is a.\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n" + b2 +
+				"\n\t// C is c.\n\tC string `json:\"c\" protobuf:\"bytes,3,opt,name=c\"`\n}\n"},
+		{"one gap of two blank", mixed, item{kind: kindTombstone, field: "B", anchors: []anchor{{field: "D"}}, tomb: tomb("B", 2)},
+			"type S struct {\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n\n" +
+				"\tC string `json:\"c\" protobuf:\"bytes,3,opt,name=c\"`\n\tD string `json:\"d\" protobuf:\"bytes,4,opt,name=d\"`\n" + b2 + "}\n"},
+		{"renumbered, tombstone at the end", spaced, item{kind: kindNumber, field: "C", oldNumber: 3, floor: 5, tomb: tomb("Z", 3)},
+			"type S struct {\n\t// A is a.\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n\n" +
+				"\t// C is c.\n\tC string `json:\"c\" protobuf:\"bytes,5,opt,name=c\"`\n\n" + z0 + "}\n"},
+		{"renumbered, fields not apart", dense, item{kind: kindNumber, field: "C", oldNumber: 3, floor: 5, tomb: tomb("Z", 3)},
+			"type S struct {\n\t// A is a.\n\tA string `json:\"a\" protobuf:\"bytes,1,opt,name=a\"`\n" +
+				"\t// C is c.\n\tC string `json:\"c\" protobuf:\"bytes,5,opt,name=c\"`\n" + z0 + "}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := []byte(hdr + c.src)
+			it := c.it
+			it.file, it.dir, it.typ = name, "p/v1", "S"
+			planFile(name, src, []*item{&it}, mapSource{name: src})
+			if it.out.fix == nil {
+				t.Fatalf("no fix: %+v", it.out)
+			}
+			out, err := applyEdits(src, it.out.fix.Edits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err = format.Source(out)
+			if err != nil {
+				t.Fatalf("%v:\n%s", err, out)
+			}
+			if got := strings.TrimPrefix(string(out), hdr); got != c.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
+			}
+		})
+	}
 }
