@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/apicheck/apicheck/internal/testutil/fastrepo"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 	"github.com/apicheck/apicheck/internal/txtarrepo"
 )
 
@@ -94,9 +94,9 @@ func TestHostileRepository(t *testing.T) {
 		"docs/caf\xe9.txt":                      "a file name in Latin-1\n",
 	})
 	trees = append(trees, evilTree)
-	fx := fastrepo.New(t)
-	fx.Import(trees, map[string]int{"refs/tags/v1.0.0": 0, "refs/heads/-h": 0, "refs/tags/--exec=evil": 2})
-	fx.Checkout()
+	fx := gitfixture.Init(t)
+	fx.ImportTrees(trees, map[string]int{"refs/tags/v1.0.0": 0, "refs/heads/-h": 0, "refs/tags/--exec=evil": 2})
+	fx.CheckoutFiles()
 	path := func(p string) string { return filepath.Join(fx.Dir, filepath.FromSlash(p)) }
 	must(os.Remove(path("pkg/apis/core/v1beta1/tracked_fifo.go")))
 	must(syscall.Mkfifo(path("pkg/apis/core/v1beta1/tracked_fifo.go"), 0o644))
@@ -163,7 +163,7 @@ exec '`+realGit+`' "$@"
 [uploadpack]
 	packObjectsHook = %[1]s
 `, evil, hooks))
-	before := fastrepo.TreeState(t, fx.Dir)
+	before := gitfixture.TreeState(t, fx.Dir)
 
 	env := []string{
 		"PATH=" + shims,
@@ -257,7 +257,7 @@ exec '`+realGit+`' "$@"
 			t.Errorf("%s exists: the caller's GIT_* environment reached git", p)
 		}
 	}
-	if after := fastrepo.TreeState(t, fx.Dir); !reflect.DeepEqual(before, after) {
+	if after := gitfixture.TreeState(t, fx.Dir); !reflect.DeepEqual(before, after) {
 		t.Errorf("the repository changed (work tree or .git)")
 	}
 	checkGitLog(t, gitLog)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apicheck/apicheck/internal/testutil/fastrepo"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
 // TestUnusualRepositories: what a bare repository, a partial clone and a
@@ -20,8 +20,8 @@ func TestUnusualRepositories(t *testing.T) {
 		"pkg/apis/core/v1/types.go":   "package v1\n\n// Spec is a spec.\ntype Spec struct{}\n",
 		"pkg/apis/core/v1/caf\xe9.go": "package v1\n\n// Cafe has a Latin-1 file name.\ntype Cafe struct{}\n",
 	}
-	bare := fastrepo.New(t, "--bare")
-	bare.Import([]map[string]string{api}, map[string]int{"refs/heads/base": 0})
+	bare := gitfixture.Init(t, "--bare")
+	bare.ImportTrees([]map[string]string{api}, map[string]int{"refs/heads/base": 0})
 	bare.AppendConfig("[uploadpack]\n\tallowFilter = true\n")
 	clone := filepath.Join(filepath.Dir(bare.Dir), "clone")
 	bare.Git("clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+bare.Dir, clone)

@@ -7,13 +7,19 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/apicheck/apicheck/internal/txtarrepo"
+)
+
+// The example's commits are by one identity on one date, so that their
+// shas are the same on every machine.
+var (
+	identity = txtarrepo.Identity{Name: "apicheck example", Email: "example@apicheck.invalid"}
+	date     = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
 func main() {
@@ -36,47 +42,8 @@ func run(archive, dir string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", archive, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := txtarrepo.Build(dir, steps, identity, date); err != nil {
 		return err
-	}
-	git := func(args ...string) error {
-		cmd := exec.Command("git", append([]string{"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(),
-			"GIT_AUTHOR_NAME=apicheck example", "GIT_AUTHOR_EMAIL=example@apicheck.invalid",
-			"GIT_COMMITTER_NAME=apicheck example", "GIT_COMMITTER_EMAIL=example@apicheck.invalid",
-			"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", args, err, stderr.String())
-		}
-		return nil
-	}
-	if err := git("init", "-q"); err != nil {
-		return err
-	}
-	for _, s := range steps {
-		if _, err := txtarrepo.Overlay(dir, s.Files); err != nil {
-			return fmt.Errorf("step %s: %v", s.Name, err)
-		}
-		if s.Name == txtarrepo.WorktreeStep {
-			continue
-		}
-		if err := git("add", "-A"); err != nil {
-			return err
-		}
-		if err := git("commit", "-q", "--allow-empty", "-m", s.Name); err != nil {
-			return err
-		}
-		if err := git("branch", "-f", s.Name); err != nil {
-			return err
-		}
-		for _, t := range s.Tags {
-			if err := git("tag", t); err != nil {
-				return err
-			}
-		}
 	}
 	abs, _ := filepath.Abs(dir)
 	fmt.Println(abs)

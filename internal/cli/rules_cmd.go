@@ -2,7 +2,8 @@ package cli
 
 import (
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -61,7 +62,7 @@ func newRulesCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text|json|markdown")
-	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats(sortedKeys(rulesFormats), ""))
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats(slices.Sorted(maps.Keys(rulesFormats)), ""))
 	return cmd
 }
 
@@ -93,13 +94,4 @@ func selectRules(all []*rules.Rule, ids []string) ([]*rules.Rule, error) {
 		}
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

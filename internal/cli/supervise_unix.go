@@ -95,112 +95,168 @@ func setCrashOutput() {
 // 3. When the child cannot be started, the command line runs in this
 // process.
 func supervise(args []string, stderr io.Writer) int {
+	c := startChild(args, stderr)
+	if c == nil {
+		return worker(args, stderr)
+	}
+	defer c.close()
+	return c.wait().code(stderr)
+}
+
+// child is the check process a supervisor started: the signals the
+// supervisor forwards to it, and what it sends back.
+type child struct {
+	cmd   *exec.Cmd
+	sigs  chan os.Signal
+	reads []*os.File // the supervisor's ends of the pipes
+	// crashed says whether the Go runtime wrote a crash report; headline
+	// is the line of the child's standard error that says what happened;
+	// handed holds the report files the child handed over (nil when the
+	// pipe could not be read); done is cmd.Wait's result.
+	crashed  chan bool
+	headline chan string
+	handed   chan []byte
+	done     chan error
+}
+
+// startChild starts the command line in a child process, with pipes for
+// its crash report, its standard error (copied to stderr) and its report
+// files; nil when it cannot.
+func startChild(args []string, stderr io.Writer) *child {
 	exe, err := os.Executable()
 	if err != nil {
-		return worker(args, stderr)
+		return nil
 	}
 	crashR, crashW, err := os.Pipe()
 	if err != nil {
-		return worker(args, stderr)
+		return nil
 	}
-	defer crashR.Close()
 	errR, errW, err := os.Pipe()
 	if err != nil {
+		crashR.Close()
 		crashW.Close()
-		return worker(args, stderr)
+		return nil
 	}
-	defer errR.Close()
 	handR, handW, err := os.Pipe()
 	if err != nil {
+		crashR.Close()
 		crashW.Close()
+		errR.Close()
 		errW.Close()
-		return worker(args, stderr)
+		return nil
 	}
-	defer handR.Close()
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(withoutEnv(withoutEnv(os.Environ(), workerEnv), handoffEnv),
+	c := &child{cmd: exec.Command(exe, args...), reads: []*os.File{crashR, errR, handR}}
+	c.cmd.Env = append(withoutEnv(withoutEnv(os.Environ(), workerEnv), handoffEnv),
 		workerEnv+"=1", handoffEnv+"="+strconv.Itoa(handoffFD))
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, errW
-	cmd.ExtraFiles = []*os.File{crashW, handW} // crashFD, handoffFD
-	cmd.SysProcAttr = workerAttr()
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		crashW.Close()
-		errW.Close()
-		handW.Close()
-		signal.Stop(sigs)
-		return worker(args, stderr)
-	}
+	c.cmd.Stdin, c.cmd.Stdout, c.cmd.Stderr = os.Stdin, os.Stdout, errW
+	c.cmd.ExtraFiles = []*os.File{crashW, handW} // crashFD, handoffFD
+	c.cmd.SysProcAttr = workerAttr()
+	c.sigs = make(chan os.Signal, 4)
+	signal.Notify(c.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	err = c.cmd.Start()
 	crashW.Close()
 	errW.Close()
 	handW.Close()
-	crashed := make(chan bool, 1)
+	if err != nil {
+		c.close()
+		return nil
+	}
+	c.crashed = make(chan bool, 1)
 	go func() {
 		n, _ := io.Copy(io.Discard, crashR) // the child must never block on it
-		crashed <- n > 0
+		c.crashed <- n > 0
 	}()
 	// The child's standard error passes through; the line of a crash
 	// report that says what happened is remembered.
-	headline := make(chan string, 1)
-	go func() { headline <- copyStderr(stderr, errR) }()
+	c.headline = make(chan string, 1)
+	go func() { c.headline <- copyStderr(stderr, errR) }()
 	// The report files the child hands over when its command ended.
-	handed := make(chan []byte, 1)
+	c.handed = make(chan []byte, 1)
 	go func() {
 		b, err := io.ReadAll(handR)
 		if err != nil {
 			b = nil
 		}
-		handed <- b
+		c.handed <- b
 	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var werr error
-	signalled := false
+	c.done = make(chan error, 1)
+	go func() { c.done <- c.cmd.Wait() }()
+	return c
+}
+
+// close stops forwarding signals and closes the supervisor's ends of the
+// pipes.
+func (c *child) close() {
+	signal.Stop(c.sigs)
+	for i := len(c.reads) - 1; i >= 0; i-- {
+		c.reads[i].Close()
+	}
+}
+
+// childEnd is how a child ended and what it sent.
+type childEnd struct {
+	state *os.ProcessState
+	werr  error // cmd.Wait's
+	// signalled: a signal came for the supervisor (and went on to the
+	// child).
+	signalled bool
+	what      string // the crash report's headline
+	crash     bool   // the runtime wrote a crash report
+	reports   []byte // the report files handed over
+	reportsIn bool   // the handoff pipe closed
+}
+
+// wait forwards signals to the child until it exits, then collects what
+// it sent.
+func (c *child) wait() childEnd {
+	var e childEnd
 wait:
 	for {
 		select {
-		case s := <-sigs:
+		case s := <-c.sigs:
 			// The child cancels its run and exits 3; it handles SIGINT
 			// and SIGTERM, so a hangup reaches it as SIGTERM.
-			signalled = true
+			e.signalled = true
 			if s == syscall.SIGHUP {
 				s = syscall.SIGTERM
 			}
-			cmd.Process.Signal(s)
-		case werr = <-done:
+			c.cmd.Process.Signal(s)
+		case e.werr = <-c.done:
 			break wait
 		}
 	}
 	// A process the child started could keep the pipes open: wait briefly.
-	what, crash := "", false
-	var reports []byte
-	reportsIn := false // the handoff pipe closed
 	timeout := time.After(2 * time.Second)
 	for got := 0; got < 3; got++ {
 		select {
-		case what = <-headline:
-		case crash = <-crashed:
-		case reports = <-handed:
-			reportsIn = true
+		case e.what = <-c.headline:
+		case e.crash = <-c.crashed:
+		case e.reports = <-c.handed:
+			e.reportsIn = true
 		case <-timeout:
 			got = 3
 		}
 	}
 	// A signal that came as the child ended counts too.
 	select {
-	case <-sigs:
-		signalled = true
+	case <-c.sigs:
+		e.signalled = true
 	default:
 	}
-	state := cmd.ProcessState
+	e.state = c.cmd.ProcessState
+	return e
+}
+
+// code is the supervisor's exit code for how the child ended, after
+// saying on stderr what went wrong and writing the report files the child
+// handed over, if it is to.
+func (e childEnd) code(stderr io.Writer) int {
 	var ee *exec.ExitError
-	if werr != nil && !errors.As(werr, &ee) {
-		io.WriteString(stderr, crashMessage("", "running the check process: "+werr.Error()))
+	if e.werr != nil && !errors.As(e.werr, &ee) {
+		io.WriteString(stderr, crashMessage("", "running the check process: "+e.werr.Error()))
 		return ExitFailure
 	}
-	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ws, ok := e.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		if ws.Signal() == syscall.SIGPIPE {
 			// Output went to a closed pipe (apicheck check | head): end the
 			// same way, as a process without supervisor would.
@@ -208,33 +264,39 @@ wait:
 			syscall.Kill(os.Getpid(), syscall.SIGPIPE)
 			return ExitFailure
 		}
-		if signalled && what == "" {
+		if e.signalled && e.what == "" {
 			// Killed while stopping on a signal this process forwarded:
 			// an interruption, not a crash.
 			io.WriteString(stderr, "apicheck: interrupted; no report was written\n")
 			return ExitFailure
 		}
-		io.WriteString(stderr, crashMessage(what, "the check process was killed by signal "+strconv.Quote(ws.Signal().String())+" (out of memory?)"))
+		io.WriteString(stderr, crashMessage(e.what, "the check process was killed by signal "+strconv.Quote(ws.Signal().String())+" (out of memory?)"))
 		return ExitFailure
 	}
-	if crash {
-		io.WriteString(stderr, crashMessage(what, "the check process crashed (the Go runtime's report is above)"))
+	if e.crash {
+		io.WriteString(stderr, crashMessage(e.what, "the check process crashed (the Go runtime's report is above)"))
 		return ExitFailure
 	}
-	code := state.ExitCode()
+	code := e.state.ExitCode()
 	if code != ExitOK && code != ExitFindings {
 		return code // the child wrote no report, and said why
 	}
 	switch {
-	case signalled && (len(reports) > 0 || !reportsIn):
+	case e.signalled && (len(e.reports) > 0 || !e.reportsIn):
 		io.WriteString(stderr, "apicheck: interrupted; no report was written\n")
 		return ExitFailure
-	case !reportsIn:
+	case !e.reportsIn:
 		io.WriteString(stderr, crashMessage("", "the check process's report files did not arrive"))
 		return ExitFailure
-	case len(reports) == 0:
+	case len(e.reports) == 0:
 		return code // no report files
 	}
+	return commitReports(e.reports, code, stderr)
+}
+
+// commitReports writes the report files a child handed over and returns
+// its exit code, or the code of what went wrong.
+func commitReports(reports []byte, code int, stderr io.Writer) int {
 	h, err := decodeHandoff(reports)
 	if err != nil {
 		io.WriteString(stderr, crashMessage("", "the report files the check process handed over are damaged: "+err.Error()))

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/apicheck/apicheck/internal/git"
-	"github.com/apicheck/apicheck/internal/testutil/fastrepo"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
 // The tests in this file and safety_unix_test.go cover what the package
 // promises for untrusted and unusual repositories (see exec.go). They
-// build their repositories with fastrepo, in two or three git processes.
+// build their repositories with gitfixture (Init, ImportTrees), in two
+// or three git processes.
 
 func openRepo(t *testing.T, dir string) *git.Repo {
 	t.Helper()
@@ -52,10 +53,10 @@ func contents(t *testing.T, s git.Snapshot, paths ...string) map[string]string {
 // GIT_OBJECT_DIRECTORY and configuration passed through the environment
 // cannot redirect git or make it run anything.
 func TestCallerEnvironmentIgnored(t *testing.T) {
-	other := fastrepo.New(t) // empty: HEAD resolves to nothing there
-	f := fastrepo.New(t)
-	shas := f.Import([]map[string]string{{"mine.go": "package mine\n"}}, nil)
-	f.Checkout()
+	other := gitfixture.Init(t) // empty: HEAD resolves to nothing there
+	f := gitfixture.Init(t)
+	shas := f.ImportTrees([]map[string]string{{"mine.go": "package mine\n"}}, nil)
+	f.CheckoutFiles()
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
 	evil := filepath.Join(dir, "evil")
@@ -100,8 +101,8 @@ func TestCallerEnvironmentIgnored(t *testing.T) {
 // that callers map to a usage error (it is an *UnknownRefError).
 func TestBareRepository(t *testing.T) {
 	t.Parallel()
-	f := fastrepo.New(t, "--bare")
-	shas := f.Import([]map[string]string{{"api/v1/types.go": "package v1\n"}}, nil)
+	f := gitfixture.Init(t, "--bare")
+	shas := f.ImportTrees([]map[string]string{{"api/v1/types.go": "package v1\n"}}, nil)
 	// Any directory inside the repository will do.
 	r := openRepo(t, filepath.Join(f.Dir, "refs"))
 	if !r.Bare || r.Root != f.Dir {
@@ -123,8 +124,8 @@ func TestBareRepository(t *testing.T) {
 // its own for apicheck: its files, its HEAD.
 func TestLinkedWorktree(t *testing.T) {
 	t.Parallel()
-	f := fastrepo.New(t)
-	shas := f.Import([]map[string]string{{"a.go": "package a\n"}, {"a.go": "package a // 2\n", "b.go": "package a\n"}}, nil)
+	f := gitfixture.Init(t)
+	shas := f.ImportTrees([]map[string]string{{"a.go": "package a\n"}, {"a.go": "package a // 2\n", "b.go": "package a\n"}}, nil)
 	wt := filepath.Join(filepath.Dir(f.Dir), "linked")
 	f.Git("worktree", "add", "-q", "--detach", wt, shas[0])
 	r := openRepo(t, wt)
@@ -143,8 +144,8 @@ func TestLinkedWorktree(t *testing.T) {
 // TestSHA256Repository: 64-digit object ids throughout.
 func TestSHA256Repository(t *testing.T) {
 	t.Parallel()
-	f := fastrepo.New(t, "--object-format=sha256")
-	shas := f.Import([]map[string]string{{
+	f := gitfixture.Init(t, "--object-format=sha256")
+	shas := f.ImportTrees([]map[string]string{{
 		"api/v1/types.go": "package v1\n",
 		"link":            "link:api",
 		"vendor/sub":      "gitlink:" + strings.Repeat("ab", 32),
@@ -173,12 +174,12 @@ func TestSHA256Repository(t *testing.T) {
 // returns the clone, the commit and the state of its .git.
 func partialClone(t *testing.T, filter string) (clone, sha string, before map[string]string) {
 	t.Helper()
-	src := fastrepo.New(t)
-	shas := src.Import([]map[string]string{{"api/v1/types.go": "package v1\n", "README": "hi\n"}}, nil)
+	src := gitfixture.Init(t)
+	shas := src.ImportTrees([]map[string]string{{"api/v1/types.go": "package v1\n", "README": "hi\n"}}, nil)
 	src.AppendConfig("[uploadpack]\n\tallowFilter = true\n")
 	clone = filepath.Join(filepath.Dir(src.Dir), "clone")
 	src.Git("clone", "-q", "--filter="+filter, "--no-checkout", "file://"+src.Dir, clone)
-	return clone, shas[0], fastrepo.TreeState(t, filepath.Join(clone, ".git"))
+	return clone, shas[0], gitfixture.TreeState(t, filepath.Join(clone, ".git"))
 }
 
 // TestPartialClone: a blob a blob:none clone lacks is a clear error naming
@@ -206,7 +207,7 @@ func TestPartialClone(t *testing.T) {
 	if _, err := s.ReadFiles([]string{"README"}); err == nil {
 		t.Error("the reader answered after git gave up")
 	}
-	if after := fastrepo.TreeState(t, filepath.Join(clone, ".git")); !reflect.DeepEqual(before, after) {
+	if after := gitfixture.TreeState(t, filepath.Join(clone, ".git")); !reflect.DeepEqual(before, after) {
 		t.Errorf(".git of the partial clone changed:\nbefore %v\nafter  %v", before, after)
 	}
 }
@@ -229,7 +230,7 @@ func TestPartialCloneWithoutTrees(t *testing.T) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
 	}
-	if after := fastrepo.TreeState(t, filepath.Join(clone, ".git")); !reflect.DeepEqual(before, after) {
+	if after := gitfixture.TreeState(t, filepath.Join(clone, ".git")); !reflect.DeepEqual(before, after) {
 		t.Errorf(".git of the partial clone changed:\nbefore %v\nafter  %v", before, after)
 	}
 }
@@ -238,7 +239,7 @@ func TestPartialCloneWithoutTrees(t *testing.T) {
 // another directory tree.
 func TestOpenRefusesForeignWorkTree(t *testing.T) {
 	t.Parallel()
-	f := fastrepo.New(t)
+	f := gitfixture.Init(t)
 	f.AppendConfig("[core]\n\tworktree = " + t.TempDir() + "\n")
 	if _, err := git.Open(f.Dir); err == nil || !strings.Contains(err.Error(), "core.worktree") {
 		t.Errorf("Open with core.worktree elsewhere: error = %v", err)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/apicheck/apicheck/internal/git"
-	"github.com/apicheck/apicheck/internal/testutil/fastrepo"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
 // unblockFIFO opens a FIFO for writing without blocking, which releases a
@@ -56,8 +56,8 @@ func TestUntrustedRepository(t *testing.T) {
 	must(os.WriteFile(filepath.Join(outside, "x.go"), []byte("package moved // SECRET\n"), 0o644))
 	bad := "api/v1/bad\xff\xfe.go"
 	const limit = 1000 // MaxFileSize, scaled down
-	f := fastrepo.New(t)
-	shas := f.Import([]map[string]string{{"README": "old\n"}, {
+	f := gitfixture.Init(t)
+	shas := f.ImportTrees([]map[string]string{{"README": "old\n"}, {
 		".gitattributes":   "* filter=evil diff=evil\n",
 		"README":           "read me\n",
 		"api/v1/types.go":  "package v1\n",
@@ -69,10 +69,10 @@ func TestUntrustedRepository(t *testing.T) {
 		"third_party/lib":  "gitlink:" + strings.Repeat("1", 40),
 		"deps/a":           "gitlink:" + strings.Repeat("2", 40),
 	}}, map[string]int{"refs/heads/-h": 1, "refs/heads/--exec=true": 0, "refs/tags/--upload-pack=evil": 1})
-	f.Checkout()
+	f.CheckoutFiles()
 
 	// The working tree: an edit, an untracked file, FIFOs, links out.
-	f.WriteFiles(map[string]string{"README": "changed\n", "untracked.go": "package x\n"})
+	f.WriteWorktree(map[string]string{"README": "changed\n", "untracked.go": "package x\n"})
 	path := func(p string) string { return filepath.Join(f.Dir, filepath.FromSlash(p)) }
 	must(os.Remove(path("api/v1/pipe.go")))
 	must(syscall.Mkfifo(path("api/v1/pipe.go"), 0o644))    // tracked file now a FIFO
@@ -238,8 +238,8 @@ func TestSafeDirectory(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give the repository to another user")
 	}
-	f := fastrepo.New(t)
-	f.Import([]map[string]string{{"a.go": "package a\n"}}, nil)
+	f := gitfixture.Init(t)
+	f.ImportTrees([]map[string]string{{"a.go": "package a\n"}}, nil)
 	f.AppendConfig("[safe]\n\tdirectory = *\n")
 	err := filepath.Walk(filepath.Dir(f.Dir), func(p string, _ os.FileInfo, err error) error {
 		if err != nil {
@@ -303,9 +303,9 @@ func waitFor(cond func() bool) bool {
 
 // hangingRepo makes a repository where listing the working tree blocks:
 // git opens an untracked directory's .gitignore, which is a FIFO.
-func hangingRepo(t *testing.T) *fastrepo.Repo {
+func hangingRepo(t *testing.T) *gitfixture.Fixture {
 	t.Helper()
-	f := fastrepo.New(t)
+	f := gitfixture.Init(t)
 	if err := os.Mkdir(filepath.Join(f.Dir, "hang"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func hangingRepo(t *testing.T) *fastrepo.Repo {
 func TestContextCancelKillsGit(t *testing.T) {
 	t.Parallel()
 	f := hangingRepo(t)
-	f.Import([]map[string]string{{"a.go": "package a\n"}}, nil)
+	f.ImportTrees([]map[string]string{{"a.go": "package a\n"}}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r, err := git.OpenContext(ctx, f.Dir)

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -215,16 +217,6 @@ func strictlySorted(list []string) bool {
 	return len(list) > 0
 }
 
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // uniquePaths checks that every path is known and returns them without
 // duplicates, in the given order.
 func uniquePaths[V any](paths []string, known map[string]V, rev string) ([]string, error) {
@@ -285,7 +277,7 @@ func (r *Repo) commitSnapshot(ref, sha string) (*commitSnapshot, error) {
 	// its name plus "/"), walkTree level by level; a malformed tree may
 	// list a path twice.
 	if !strictlySorted(s.files) {
-		s.files = sortedKeys(s.blobs)
+		s.files = slices.Sorted(maps.Keys(s.blobs))
 	}
 	sort.Strings(s.submodules)
 	return s, nil
@@ -684,14 +676,14 @@ func (r *Repo) worktreeSnapshot() (*worktreeSnapshot, error) {
 		}
 		candidates[string(rec)] = true
 	}
-	s.submodules = sortedKeys(submodules)
+	s.submodules = slices.Sorted(maps.Keys(submodules))
 
 	s.root, err = os.OpenRoot(r.Root)
 	if err != nil {
 		return nil, fmt.Errorf("working tree: %w", err)
 	}
 	dirs := map[string]dirState{}
-	for _, p := range sortedKeys(candidates) {
+	for _, p := range slices.Sorted(maps.Keys(candidates)) {
 		if s.dirState(path.Dir(p), dirs) != dirOK {
 			continue
 		}
@@ -715,7 +707,7 @@ func (r *Repo) worktreeSnapshot() (*worktreeSnapshot, error) {
 		}
 	}
 	sort.Slice(s.skipped, func(i, j int) bool { return s.skipped[i].Path < s.skipped[j].Path })
-	s.files = sortedKeys(s.kinds)
+	s.files = slices.Sorted(maps.Keys(s.kinds))
 	return s, nil
 }
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/apicheck/apicheck/internal/git"
-	"github.com/apicheck/apicheck/internal/testutil/fastrepo"
+	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
 // TestWorktreeSocketAndDevice: tracked files replaced in the working tree
@@ -20,9 +20,9 @@ import (
 // opened; the other files are read.
 func TestWorktreeSocketAndDevice(t *testing.T) {
 	t.Parallel()
-	f := fastrepo.New(t)
-	f.Import([]map[string]string{{"a/s.go": "package a\n", "a/d.go": "package a\n", "a/ok.go": "package a\n"}}, nil)
-	f.Checkout()
+	f := gitfixture.Init(t)
+	f.ImportTrees([]map[string]string{{"a/s.go": "package a\n", "a/d.go": "package a\n", "a/ok.go": "package a\n"}}, nil)
+	f.CheckoutFiles()
 	path := func(p string) string { return filepath.Join(f.Dir, filepath.FromSlash(p)) }
 	if err := os.Remove(path("a/s.go")); err != nil {
 		t.Fatal(err)

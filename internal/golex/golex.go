@@ -88,43 +88,13 @@ func (l *Lexer) Next() (k Kind, start, end int) {
 			}
 			return EOF, len(src), len(src)
 		}
-		// Comments: a line comment, or a general comment spanning lines,
-		// ends a statement like a line end would.
-		if src[l.off] == '/' && l.off+1 < len(src) && (src[l.off+1] == '/' || src[l.off+1] == '*') {
-			start := l.off
-			if src[l.off+1] == '/' {
-				// To the line end (bytes.IndexByte: API files are mostly
-				// comments).
-				if k := bytes.IndexByte(src[l.off+2:], '\n'); k >= 0 {
-					l.off += 2 + k
-				} else {
-					l.off = len(src)
-				}
-				if l.insertSemi {
-					l.insertSemi = false
-					return Semicolon, start, start
-				}
-				continue
-			}
-			l.off += 2
-			body := src[l.off:]
-			k := bytes.Index(body, []byte("*/"))
-			closed := k >= 0
-			if !closed {
-				k = len(body)
-			}
-			newline := bytes.IndexByte(body[:k], '\n') >= 0
-			l.off += k
-			if closed {
-				l.off += 2
-			}
-			if l.insertSemi && (newline || !closed) {
-				l.insertSemi = false
-				return Semicolon, start, start
-			}
-			continue
+		// A comment may end a statement as a line end does (skipComment).
+		if src[l.off] != '/' || l.off+1 >= len(src) || src[l.off+1] != '/' && src[l.off+1] != '*' {
+			break
 		}
-		break
+		if start := l.off; l.skipComment() {
+			return Semicolon, start, start
+		}
 	}
 	start = l.off
 	c := src[l.off]
@@ -143,35 +113,89 @@ func (l *Lexer) Next() (k Kind, start, end int) {
 		return Ident, start, l.off
 	case isDigit(c) || c == '.' && l.off+1 < len(src) && isDigit(src[l.off+1]):
 		l.number()
-		l.insertSemi = true
-		return Literal, start, l.off
 	case c == '"' || c == '\'':
-		l.off++
-		for l.off < len(src) {
-			b := src[l.off]
-			if b == '\n' {
-				break // unterminated: go/scanner stops here too
-			}
-			l.off++
-			if b == '\\' && l.off < len(src) && src[l.off] != '\n' {
-				l.off++
-			} else if b == c {
-				break
-			}
-		}
-		l.insertSemi = true
-		return Literal, start, l.off
+		l.quoted(c)
 	case c == '`':
-		l.off++
-		for l.off < len(src) && src[l.off] != '`' {
-			l.off++
-		}
-		if l.off < len(src) {
-			l.off++
-		}
-		l.insertSemi = true
-		return Literal, start, l.off
+		l.rawString()
+	default:
+		return l.operator(c, start)
 	}
+	l.insertSemi = true
+	return Literal, start, l.off
+}
+
+// skipComment skips the comment at the offset and reports whether it
+// ends a statement: a line comment, or a general comment spanning lines,
+// ends one like a line end would.
+func (l *Lexer) skipComment() bool {
+	src := l.src
+	if src[l.off+1] == '/' {
+		// To the line end (bytes.IndexByte: API files are mostly
+		// comments).
+		if k := bytes.IndexByte(src[l.off+2:], '\n'); k >= 0 {
+			l.off += 2 + k
+		} else {
+			l.off = len(src)
+		}
+		if l.insertSemi {
+			l.insertSemi = false
+			return true
+		}
+		return false
+	}
+	l.off += 2
+	body := src[l.off:]
+	k := bytes.Index(body, []byte("*/"))
+	closed := k >= 0
+	if !closed {
+		k = len(body)
+	}
+	newline := bytes.IndexByte(body[:k], '\n') >= 0
+	l.off += k
+	if closed {
+		l.off += 2
+	}
+	if l.insertSemi && (newline || !closed) {
+		l.insertSemi = false
+		return true
+	}
+	return false
+}
+
+// quoted reads a string or rune literal that quote q opens.
+func (l *Lexer) quoted(q byte) {
+	src := l.src
+	l.off++
+	for l.off < len(src) {
+		b := src[l.off]
+		if b == '\n' {
+			break // unterminated: go/scanner stops here too
+		}
+		l.off++
+		if b == '\\' && l.off < len(src) && src[l.off] != '\n' {
+			l.off++
+		} else if b == q {
+			break
+		}
+	}
+}
+
+// rawString reads a raw string literal.
+func (l *Lexer) rawString() {
+	src := l.src
+	l.off++
+	for l.off < len(src) && src[l.off] != '`' {
+		l.off++
+	}
+	if l.off < len(src) {
+		l.off++
+	}
+}
+
+// operator reads a bracket, a semicolon or an operator that byte c at
+// start begins.
+func (l *Lexer) operator(c byte, start int) (Kind, int, int) {
+	src := l.src
 	l.off++
 	l.insertSemi = false
 	switch c {

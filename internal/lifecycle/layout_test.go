@@ -23,7 +23,7 @@ const layoutTypes = "pkg/apis/core/v1beta1/types.go"
 // shootSpec renders the Cluster types of one revision: fields are
 // "Name=number" (with "!" after the name for a deprecated field, "#" for
 // a tombstone).
-func shootSpec(fields ...string) []byte {
+func shootSpec(fields ...string) string {
 	var b strings.Builder
 	b.WriteString("package v1beta1\n\nimport \"example.com/api/pkg/meta\"\n\n// Cluster is a cluster.\ntype Cluster struct {\n" +
 		"\tmeta.TypeMeta `json:\",inline\"`\n\t// +optional\n\tSpec ClusterSpec `json:\"spec,omitempty\" protobuf:\"bytes,2,opt,name=spec\"`\n}\n\n" +
@@ -42,18 +42,28 @@ func shootSpec(fields ...string) []byte {
 		}
 	}
 	b.WriteString("}\n")
-	return []byte(b.String())
+	return b.String()
 }
 
 // prelude is the first commit's files: module, meta package, group.
-func prelude(types []byte) map[string][]byte {
-	return map[string][]byte{
-		"go.mod":                          []byte("module example.com/api\n\ngo 1.22\n"),
-		"pkg/meta/meta.go":                []byte("package meta\n\n// TypeMeta marks root kinds.\ntype TypeMeta struct {\n\tKind string `json:\"kind,omitempty\"`\n}\n"),
-		"pkg/apis/core/v1beta1/doc.go":    []byte("// +groupName=core.example.cloud\npackage v1beta1\n"),
+func prelude(types string) map[string]string {
+	return map[string]string{
+		"go.mod":                          "module example.com/api\n\ngo 1.22\n",
+		"pkg/meta/meta.go":                "package meta\n\n// TypeMeta marks root kinds.\ntype TypeMeta struct {\n\tKind string `json:\"kind,omitempty\"`\n}\n",
+		"pkg/apis/core/v1beta1/doc.go":    "// +groupName=core.example.cloud\npackage v1beta1\n",
 		"pkg/apis/core/v1beta1/types.go":  types,
-		"pkg/apis/core/v1beta1/README.md": []byte("the core group\n"),
+		"pkg/apis/core/v1beta1/README.md": "the core group\n",
 	}
+}
+
+// history imports commits with one git fast-import, packs the refs (as
+// in a clone) and returns the repository's directory.
+func history(t *testing.T, commits ...gitfixture.Commit) string {
+	t.Helper()
+	f := gitfixture.New(t)
+	f.Import(commits...)
+	f.Git("pack-refs", "--all")
+	return f.Dir
 }
 
 func runLayout(t *testing.T, dir, pattern string) *check.Result {
@@ -85,20 +95,19 @@ func wantFindings(t *testing.T, res *check.Result, want ...string) {
 // reachable from base, v1.0.0, would be wrong on both counts.
 func TestLayoutReleaseBranches(t *testing.T) {
 	t.Parallel()
-	commits := []lifecycletest.Commit{
-		{Files: prelude(shootSpec("Region=1", "Seed=2", "Legacy=3", "Old=4")), Tags: []string{"v1.0.0"}}, // 0
-		{Files: map[string][]byte{"README.md": []byte("1\n")}},                                           // 1
-		{Files: map[string][]byte{"VERSION": []byte("v1.1.0\n")}, AnnotatedTags: []string{"v1.1.0"}, Parents: []int{1}},
-		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy!=3", "Old=4")}, Parents: []int{1}}, // 3
-		{Files: map[string][]byte{"VERSION": []byte("v1.2.0\n")}, AnnotatedTags: []string{"v1.2.0"}, Parents: []int{3}},
-		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy!=3")}, Parents: []int{3}}, // 5
-		{Files: map[string][]byte{"VERSION": []byte("v1.3.0\n")}, AnnotatedTags: []string{"v1.3.0"}, Parents: []int{5}},
-		{Files: map[string][]byte{"README.md": []byte("base\n")}, Parents: []int{5}, Branches: []string{"base"}}, // 7
-		{Files: map[string][]byte{"VERSION": []byte("v1.1.1\n")}, Tags: []string{"v1.1.1"}, Parents: []int{2}},
-		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy#=3", "Purpose=4")},
-			Parents: []int{7}, Branches: []string{"head"}},
-	}
-	dir := lifecycletest.FastImport(t, commits, "")
+	dir := history(t,
+		gitfixture.Commit{Step: "c0", Files: prelude(shootSpec("Region=1", "Seed=2", "Legacy=3", "Old=4")), Tags: []string{"v1.0.0"}},
+		gitfixture.Commit{Step: "c1", Files: map[string]string{"README.md": "1\n"}},
+		gitfixture.Commit{Step: "c2", Files: map[string]string{"VERSION": "v1.1.0\n"}, AnnotatedTags: []string{"v1.1.0"}, Parents: []string{"c1"}},
+		gitfixture.Commit{Step: "c3", Files: map[string]string{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy!=3", "Old=4")}, Parents: []string{"c1"}},
+		gitfixture.Commit{Step: "c4", Files: map[string]string{"VERSION": "v1.2.0\n"}, AnnotatedTags: []string{"v1.2.0"}, Parents: []string{"c3"}},
+		gitfixture.Commit{Step: "c5", Files: map[string]string{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy!=3")}, Parents: []string{"c3"}},
+		gitfixture.Commit{Step: "c6", Files: map[string]string{"VERSION": "v1.3.0\n"}, AnnotatedTags: []string{"v1.3.0"}, Parents: []string{"c5"}},
+		gitfixture.Commit{Step: "c7", Files: map[string]string{"README.md": "base\n"}, Parents: []string{"c5"}, Branches: []string{"base"}},
+		gitfixture.Commit{Step: "c8", Files: map[string]string{"VERSION": "v1.1.1\n"}, Tags: []string{"v1.1.1"}, Parents: []string{"c2"}},
+		gitfixture.Commit{Step: "c9", Files: map[string]string{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy#=3", "Purpose=4")},
+			Parents: []string{"c7"}, Branches: []string{"head"}},
+	)
 	res := runLayout(t, dir, "")
 	wantFindings(t, res, "PROTO_NUMBER_PREVIOUSLY_USED "+layoutTypes+":24 ClusterSpec.Purpose")
 	if !hasMessage(res, "PROTO_NUMBER_PREVIOUSLY_USED", "which ClusterSpec.Old carried at release v1.2.0") {
@@ -125,15 +134,14 @@ func TestLayoutReleaseBranches(t *testing.T) {
 // the newest release before base did not deprecate.
 func TestLayoutKubernetes(t *testing.T) {
 	t.Parallel()
-	commits := []lifecycletest.Commit{
-		{Files: prelude(shootSpec("Region=1", "Seed=2", "Legacy=3"))}, // 0
-		{Files: map[string][]byte{"VERSION": []byte("1.1\n")}, Tags: []string{"v0.1.0", "kubernetes-1.1.0"}, Branches: []string{"release-1.1"}, Parents: []int{0}},
-		{Files: map[string][]byte{"README.md": []byte("2\n")}, Parents: []int{0}, Tags: []string{"v0.2.0-alpha.0"}}, // 2
-		{Files: map[string][]byte{"VERSION": []byte("1.2\n")}, Tags: []string{"v0.2.0", "kubernetes-1.2.0"}, Branches: []string{"release-1.2"}, Parents: []int{2}},
-		{Files: map[string][]byte{"README.md": []byte("3\n")}, Parents: []int{2}, Tags: []string{"v0.3.0-alpha.0"}, Branches: []string{"base"}}, // 4
-		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy#=3")}, Parents: []int{4}, Branches: []string{"head"}},
-	}
-	dir := lifecycletest.FastImport(t, commits, "")
+	dir := history(t,
+		gitfixture.Commit{Step: "c0", Files: prelude(shootSpec("Region=1", "Seed=2", "Legacy=3"))},
+		gitfixture.Commit{Step: "c1", Files: map[string]string{"VERSION": "1.1\n"}, Tags: []string{"v0.1.0", "kubernetes-1.1.0"}, Branches: []string{"release-1.1"}, Parents: []string{"c0"}},
+		gitfixture.Commit{Step: "c2", Files: map[string]string{"README.md": "2\n"}, Parents: []string{"c0"}, Tags: []string{"v0.2.0-alpha.0"}},
+		gitfixture.Commit{Step: "c3", Files: map[string]string{"VERSION": "1.2\n"}, Tags: []string{"v0.2.0", "kubernetes-1.2.0"}, Branches: []string{"release-1.2"}, Parents: []string{"c2"}},
+		gitfixture.Commit{Step: "c4", Files: map[string]string{"README.md": "3\n"}, Parents: []string{"c2"}, Tags: []string{"v0.3.0-alpha.0"}, Branches: []string{"base"}},
+		gitfixture.Commit{Step: "c5", Files: map[string]string{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy#=3")}, Parents: []string{"c4"}, Branches: []string{"head"}},
+	)
 	res := runLayout(t, dir, "")
 	wantFindings(t, res, "FIELD_REMOVED_NOT_DEPRECATED "+layoutTypes+":21 ClusterSpec.Legacy")
 	if !hasMessage(res, "FIELD_REMOVED_NOT_DEPRECATED", "release v0.2.0 did not mark it deprecated") {
@@ -146,12 +154,11 @@ func TestLayoutKubernetes(t *testing.T) {
 // rules were skipped; the other rules run.
 func TestLayoutNoRelease(t *testing.T) {
 	t.Parallel()
-	commits := []lifecycletest.Commit{
-		{Files: prelude(shootSpec("Region=1", "Legacy=2")), Branches: []string{"base"}, Tags: []string{"release-candidate", "release-final"}},
-		{Files: map[string][]byte{layoutTypes: shootSpec("Region=1", "Legacy#=2")}, Branches: []string{"head"}},
-		{Files: map[string][]byte{"VERSION": []byte("v1.0.0\n")}, Tags: []string{"v1.0.0"}},
-	}
-	dir := lifecycletest.FastImport(t, commits, "")
+	dir := history(t,
+		gitfixture.Commit{Step: "c0", Files: prelude(shootSpec("Region=1", "Legacy=2")), Branches: []string{"base"}, Tags: []string{"release-candidate", "release-final"}},
+		gitfixture.Commit{Step: "c1", Files: map[string]string{layoutTypes: shootSpec("Region=1", "Legacy#=2")}, Branches: []string{"head"}},
+		gitfixture.Commit{Step: "c2", Files: map[string]string{"VERSION": "v1.0.0\n"}, Tags: []string{"v1.0.0"}},
+	)
 	for _, c := range []struct{ pattern, note string }{
 		{"", "FIELD_REMOVED_NOT_DEPRECATED skipped: no release tag matching ^v(\\d+)\\.(\\d+)\\.0$ was cut before base"},
 		{"", "(the oldest release, v1.0.0, came after it)"},
@@ -177,7 +184,7 @@ func TestLayoutNoRelease(t *testing.T) {
 // a release the pattern misses: the rename stays an error in both.
 func TestLayoutBeforeFirstRelease(t *testing.T) {
 	t.Parallel()
-	renamed := []byte(strings.Replace(string(shootSpec("Region=1")), `json:"region,omitempty"`, `json:"regionName,omitempty"`, 1))
+	renamed := strings.Replace(shootSpec("Region=1"), `json:"region,omitempty"`, `json:"regionName,omitempty"`, 1)
 	for _, c := range []struct {
 		name, branch string
 		baseTags     []string
@@ -188,12 +195,9 @@ func TestLayoutBeforeFirstRelease(t *testing.T) {
 		{"another naming at base", "main", []string{"0.1.0"}, finding.Error},
 	} {
 		f := gitfixture.New(t)
-		files := map[string]string{}
-		for p, data := range prelude(shootSpec("Region=1")) {
-			files[p] = string(data)
-		}
+		files := prelude(shootSpec("Region=1"))
 		f.Import(gitfixture.Commit{Step: "base", Files: files, Branches: []string{"base"}, Tags: c.baseTags},
-			gitfixture.Commit{Step: "head", Files: map[string]string{layoutTypes: string(renamed)}, Branches: []string{"head"}},
+			gitfixture.Commit{Step: "head", Files: map[string]string{layoutTypes: renamed}, Branches: []string{"head"}},
 			gitfixture.Commit{Step: "release", Branch: c.branch, Files: map[string]string{"VERSION": "v1.0.0\n"}, Tags: []string{"v1.0.0"}})
 		res := runLayout(t, f.Dir, "")
 		wantFindings(t, res, "JSON_NAME_CHANGED "+layoutTypes+":16 ClusterSpec.Region")
@@ -232,7 +236,7 @@ func TestLayoutManyTags(t *testing.T) {
 // alone are releases, as before.
 func TestLayoutUnprefixedTags(t *testing.T) {
 	t.Parallel()
-	renamed := []byte(strings.Replace(string(shootSpec("Region=1")), `json:"region,omitempty"`, `json:"regionName,omitempty"`, 1))
+	renamed := strings.Replace(shootSpec("Region=1"), `json:"region,omitempty"`, `json:"regionName,omitempty"`, 1)
 	for _, c := range []struct {
 		name            string
 		oldTag, baseTag string
@@ -242,13 +246,10 @@ func TestLayoutUnprefixedTags(t *testing.T) {
 		{"both namings", "v0.9.0", "1.0.0", "release used: v0.9.0 ("},
 	} {
 		f := gitfixture.New(t)
-		files := map[string]string{}
-		for p, data := range prelude(shootSpec("Region=1")) {
-			files[p] = string(data)
-		}
+		files := prelude(shootSpec("Region=1"))
 		f.Import(gitfixture.Commit{Step: "old", Files: files, Tags: []string{c.oldTag}},
 			gitfixture.Commit{Step: "base", Files: map[string]string{"VERSION": "1.0.0\n"}, Branches: []string{"base"}, Tags: []string{c.baseTag}},
-			gitfixture.Commit{Step: "head", Files: map[string]string{layoutTypes: string(renamed)}, Branches: []string{"head"}})
+			gitfixture.Commit{Step: "head", Files: map[string]string{layoutTypes: renamed}, Branches: []string{"head"}})
 		res := runLayout(t, f.Dir, "")
 		wantFindings(t, res, "JSON_NAME_CHANGED "+layoutTypes+":16 ClusterSpec.Region")
 		if got := res.Report.Releases.Used(); !strings.HasPrefix(got, c.want) {

@@ -21,12 +21,14 @@ import (
 )
 
 // The rule fixtures of the lifecycle rules live with all others in
-// internal/rules/testdata and run there (internal/rules/fixtures_test.go).
-// The tests here run some of them with other options.
+// internal/rules/testdata, a directory per rule, and run there
+// (internal/rules/fixtures_test.go). The tests here run some of them with
+// other options.
 
 const fixtures = "../rules/testdata/"
 
-// fixture builds the repository of a rule fixture.
+// fixture builds the repository of a rule fixture, named as the fixture
+// test names it: <RULE_ID>/<name>.
 func fixture(t *testing.T, name string) (*rulefixture.Case, *gitfixture.Fixture) {
 	t.Helper()
 	c, err := rulefixture.Load(fixtures + name + ".txtar")

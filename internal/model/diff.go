@@ -623,53 +623,92 @@ func protoNum(f *Field) int {
 	return f.Proto.Number
 }
 
+// compareFields pairs the fields of a type's base and head (td.Fields):
+// by Go name first, then by what stays the same on the wire through a
+// rename; the fields left over were removed or added.
 func compareFields(td *TypeDiff, renames map[string]string) {
-	var bf, hf []*Field
+	p := newFieldPairing(td, renames)
+	p.pairByName()
+	p.pairByKeys()
+	p.pairEmbeddedByProto()
+	p.pairPromoted()
+	p.addUnpaired()
+	sortFieldDiffs(td, p.bf, p.hf)
+}
+
+// fieldPairing pairs the fields of one type diff, step by step; a field
+// pairs once.
+type fieldPairing struct {
+	td           *TypeDiff
+	renames      map[string]string
+	bf, hf       []*Field // base's and head's fields
+	usedB, usedH map[*Field]bool
+	// tombstoned names the fields head tombstones: such a field was
+	// removed, whatever took its place.
+	tombstoned map[string]bool
+}
+
+func newFieldPairing(td *TypeDiff, renames map[string]string) *fieldPairing {
+	p := &fieldPairing{td: td, renames: renames, usedB: map[*Field]bool{}, usedH: map[*Field]bool{}, tombstoned: map[string]bool{}}
 	if td.Base != nil {
-		bf = td.Base.Fields
+		p.bf = td.Base.Fields
 	}
 	if td.Head != nil {
-		hf = td.Head.Fields
+		p.hf = td.Head.Fields
+		for _, t := range td.Head.Tombstones {
+			p.tombstoned[t.FieldName] = true
+		}
 	}
-	usedB := map[*Field]bool{}
-	usedH := map[*Field]bool{}
-	pair := func(b, h *Field) {
-		usedB[b], usedH[h] = true, true
-		fd := &FieldDiff{Type: td, Base: b, Head: h, Renamed: b.Name != h.Name}
-		fd.Attrs = fieldAttrs(b, h, renames)
-		td.Fields = append(td.Fields, fd)
-	}
-	// 1. Same Go name.
+	return p
+}
+
+// pair records base field b and head field h as one field.
+func (p *fieldPairing) pair(b, h *Field) {
+	p.usedB[b], p.usedH[h] = true, true
+	fd := &FieldDiff{Type: p.td, Base: b, Head: h, Renamed: b.Name != h.Name}
+	fd.Attrs = fieldAttrs(b, h, p.renames)
+	p.td.Fields = append(p.td.Fields, fd)
+}
+
+// pairByName pairs fields with the same Go name (step 1).
+func (p *fieldPairing) pairByName() {
 	byName := map[string][]*Field{}
-	for _, h := range hf {
+	for _, h := range p.hf {
 		byName[h.Name] = append(byName[h.Name], h)
 	}
-	for _, b := range bf {
+	for _, b := range p.bf {
 		for _, h := range byName[b.Name] {
-			if !usedH[h] && b.Embedded == h.Embedded {
-				pair(b, h)
+			if !p.usedH[h] && b.Embedded == h.Embedded {
+				p.pair(b, h)
 				break
 			}
 		}
 	}
-	// 2. Same protobuf number and json name: a Go rename.
-	// 3. Same json name (no protobuf on either side or one side).
-	// 4. Same protobuf number and the same Go type: a rename of both names.
-	// Each matcher is a key (fields with different keys never match); a
-	// base field pairs only with a unique match. A matcher that splits its
-	// keys by protobuf ("true"/"false" before the json name) pairs a field
-	// with protobuf only with one without, and one without with either.
-	type matcher struct {
-		key   func(f *Field) (string, bool)
-		split bool
-	}
-	baseSide := make(map[*Field]bool, len(bf))
-	for _, b := range bf {
+}
+
+// fieldMatcher is a key (fields with different keys never match); a
+// base field pairs only with a unique match. A matcher that splits its
+// keys by protobuf ("true"/"false" before the json name) pairs a field
+// with protobuf only with one without, and one without with either.
+type fieldMatcher struct {
+	key   func(f *Field) (string, bool)
+	split bool
+}
+
+// pairByKeys pairs the fields that are not embedded by what a rename
+// keeps (steps 2 to 4):
+//
+//  2. Same protobuf number and json name: a Go rename.
+//  3. Same json name (no protobuf on either side or one side).
+//  4. Same protobuf number and the same Go type: a rename of both names.
+func (p *fieldPairing) pairByKeys() {
+	baseSide := make(map[*Field]bool, len(p.bf))
+	for _, b := range p.bf {
 		baseSide[b] = true
 	}
 	// A base field only looks at the fields it may pair with and stops at
 	// the second, so pairing stays linear in the number of fields.
-	matchers := []matcher{
+	matchers := []fieldMatcher{
 		{func(f *Field) (string, bool) {
 			return fmt.Sprintf("%d\x00%s", protoNum(f), f.WireName()), f.Proto != nil
 		}, false},
@@ -682,66 +721,69 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 			// CapabilityFlavors []MachineImageFlavor is one field.
 			t := f.Type
 			if baseSide[f] {
-				t = RenameType(t, renames)
+				t = RenameType(t, p.renames)
 			}
 			return fmt.Sprintf("%d\x00%s\x00%s", protoNum(f), protoWire(f), t), f.Proto != nil
 		}, false},
 	}
-	// A field that head tombstones was removed, whatever took its place.
-	tombstoned := map[string]bool{}
-	if td.Head != nil {
-		for _, t := range td.Head.Tombstones {
-			tombstoned[t.FieldName] = true
+	for _, m := range matchers {
+		p.pairByMatcher(m)
+	}
+}
+
+// pairByMatcher pairs every unpaired base field with its unique unpaired
+// match by m.
+func (p *fieldPairing) pairByMatcher(m fieldMatcher) {
+	index := map[string][]*Field{}
+	for _, h := range p.hf {
+		if p.usedH[h] || h.Embedded {
+			continue
+		}
+		if k, ok := m.key(h); ok {
+			index[k] = append(index[k], h)
 		}
 	}
-	for _, m := range matchers {
-		index := map[string][]*Field{}
-		for _, h := range hf {
-			if usedH[h] || h.Embedded {
-				continue
-			}
-			if k, ok := m.key(h); ok {
-				index[k] = append(index[k], h)
+	for _, b := range p.bf {
+		if p.usedB[b] || b.Embedded || p.tombstoned[b.Name] {
+			continue
+		}
+		k, ok := m.key(b)
+		if !ok {
+			continue
+		}
+		keys := []string{k}
+		if m.split {
+			_, name, _ := strings.Cut(k, "\x00")
+			keys = []string{"false\x00" + name}
+			if b.Proto == nil {
+				keys = append(keys, "true\x00"+name)
 			}
 		}
-		for _, b := range bf {
-			if usedB[b] || b.Embedded || tombstoned[b.Name] {
-				continue
-			}
-			k, ok := m.key(b)
-			if !ok {
-				continue
-			}
-			keys := []string{k}
-			if m.split {
-				_, name, _ := strings.Cut(k, "\x00")
-				keys = []string{"false\x00" + name}
-				if b.Proto == nil {
-					keys = append(keys, "true\x00"+name)
-				}
-			}
-			var cand *Field
-			n := 0
-		count:
-			for _, k := range keys {
-				for _, h := range index[k] {
-					if !usedH[h] {
-						cand = h
-						if n++; n > 1 {
-							break count
-						}
+		var cand *Field
+		n := 0
+	count:
+		for _, k := range keys {
+			for _, h := range index[k] {
+				if !p.usedH[h] {
+					cand = h
+					if n++; n > 1 {
+						break count
 					}
 				}
 			}
-			if n == 1 {
-				pair(b, cand)
-			}
+		}
+		if n == 1 {
+			p.pair(b, cand)
 		}
 	}
-	// 5. Embedded fields with the same protobuf number, name, wire type
-	// and label and the same json treatment: the embedded type was
-	// renamed (Kubernetes 1.23 renamed Probe's embedded Handler to
-	// ProbeHandler); one field on the wire. Unique matches only.
+}
+
+// pairEmbeddedByProto pairs embedded fields with the same protobuf
+// number, name, wire type and label and the same json treatment (step
+// 5): the embedded type was renamed (Kubernetes 1.23 renamed Probe's
+// embedded Handler to ProbeHandler); one field on the wire. Unique
+// matches only.
+func (p *fieldPairing) pairEmbeddedByProto() {
 	embedKey := func(f *Field) (string, bool) {
 		if !f.Embedded || f.Proto == nil || f.Proto.Name == "" {
 			return "", false
@@ -749,54 +791,68 @@ func compareFields(td *TypeDiff, renames map[string]string) {
 		return fmt.Sprintf("%d\x00%s\x00%s\x00%s\x00%t", f.Proto.Number, f.Proto.Name, protoWire(f), f.WireName(), f.Inline()), true
 	}
 	embedded := map[string][]*Field{}
-	for _, h := range hf {
-		if k, ok := embedKey(h); ok && !usedH[h] {
+	for _, h := range p.hf {
+		if k, ok := embedKey(h); ok && !p.usedH[h] {
 			embedded[k] = append(embedded[k], h)
 		}
 	}
 	baseEmbedded := map[string]int{}
-	for _, b := range bf {
-		if k, ok := embedKey(b); ok && !usedB[b] {
+	for _, b := range p.bf {
+		if k, ok := embedKey(b); ok && !p.usedB[b] {
 			baseEmbedded[k]++
 		}
 	}
-	for _, b := range bf {
+	for _, b := range p.bf {
 		k, ok := embedKey(b)
-		if !ok || usedB[b] || tombstoned[b.Name] || baseEmbedded[k] != 1 || len(embedded[k]) != 1 {
+		if !ok || p.usedB[b] || p.tombstoned[b.Name] || baseEmbedded[k] != 1 || len(embedded[k]) != 1 {
 			continue
 		}
-		pair(b, embedded[k][0])
+		p.pair(b, embedded[k][0])
 	}
-	// 6. A field without protobuf that head moved into a struct it embeds
-	// inline (prometheus-operator v0.88.0 moved HTTPConfig's members into
-	// an inline HTTPConfigWithoutTLS): the same member on the wire, and Go
-	// still promotes it. Paired with the member, which the embedded struct
-	// declares.
-	if td.Pkg != nil && td.Pkg.Head != nil && td.Head != nil {
-		for _, b := range bf {
-			if usedB[b] || b.Embedded || b.Proto != nil || tombstoned[b.Name] {
-				continue
-			}
-			h := PromotedMember(td.Pkg.Head, td.Head, func(f *Field) bool { return f.Name == b.Name })
-			if h == nil { // renamed in Go on the way (EnableHttp2 to EnableHTTP2)
-				h = PromotedMember(td.Pkg.Head, td.Head, func(f *Field) bool { return f.WireName() == b.WireName() })
-			}
-			if h != nil && h.WireName() == b.WireName() && h.Proto == nil {
-				pair(b, h)
-			}
+}
+
+// pairPromoted pairs a field without protobuf that head moved into a
+// struct it embeds inline (step 6; prometheus-operator v0.88.0 moved
+// HTTPConfig's members into an inline HTTPConfigWithoutTLS): the same
+// member on the wire, and Go still promotes it. Paired with the member,
+// which the embedded struct declares.
+func (p *fieldPairing) pairPromoted() {
+	td := p.td
+	if td.Pkg == nil || td.Pkg.Head == nil || td.Head == nil {
+		return
+	}
+	for _, b := range p.bf {
+		if p.usedB[b] || b.Embedded || b.Proto != nil || p.tombstoned[b.Name] {
+			continue
+		}
+		h := PromotedMember(td.Pkg.Head, td.Head, func(f *Field) bool { return f.Name == b.Name })
+		if h == nil { // renamed in Go on the way (EnableHttp2 to EnableHTTP2)
+			h = PromotedMember(td.Pkg.Head, td.Head, func(f *Field) bool { return f.WireName() == b.WireName() })
+		}
+		if h != nil && h.WireName() == b.WireName() && h.Proto == nil {
+			p.pair(b, h)
 		}
 	}
-	for _, b := range bf {
-		if !usedB[b] {
-			td.Fields = append(td.Fields, &FieldDiff{Type: td, Base: b})
+}
+
+// addUnpaired adds the base fields left over as removed, then head's as
+// added.
+func (p *fieldPairing) addUnpaired() {
+	for _, b := range p.bf {
+		if !p.usedB[b] {
+			p.td.Fields = append(p.td.Fields, &FieldDiff{Type: p.td, Base: b})
 		}
 	}
-	for _, h := range hf {
-		if !usedH[h] {
-			td.Fields = append(td.Fields, &FieldDiff{Type: td, Head: h})
+	for _, h := range p.hf {
+		if !p.usedH[h] {
+			p.td.Fields = append(p.td.Fields, &FieldDiff{Type: p.td, Head: h})
 		}
 	}
-	// Head order first (source order), then removed fields in base order.
+}
+
+// sortFieldDiffs orders td.Fields: head order first (source order), then
+// removed fields in base order.
+func sortFieldDiffs(td *TypeDiff, bf, hf []*Field) {
 	index := map[*Field]int{}
 	for i, h := range hf {
 		index[h] = i

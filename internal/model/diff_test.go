@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -208,16 +209,66 @@ func TestCompareMovedVersions(t *testing.T) {
 	}
 }
 
-// Versions sort as the API server prefers them: GA above beta above
-// alpha, then by major and the stage's number; other names first.
-func TestVersionLess(t *testing.T) {
-	order := []string{"internal", "v1alpha1", "v1alpha2", "v2alpha1", "v1beta1", "v1beta2", "v2beta1", "v1", "v2", "v10"}
+// Versions rank as the API server prefers them (Kubernetes' version
+// priority): GA above beta above alpha; within a level the higher major,
+// then the higher stage number; names that are no versions rank below,
+// so that they list after the versions, alphabetically.
+func TestCompareVersions(t *testing.T) {
+	// Highest priority first.
+	order := []string{
+		"v2", "v1", "v11beta2", "v10beta3", "v3beta1", "v2beta1", "v1beta2", "v1beta1",
+		"v12alpha1", "v11alpha2", "v2alpha1", "v1alpha2", "v1alpha1",
+		"foo1", "foo10", "internal", "v1alpha", "v1gamma1", "v99999999999999999999",
+	}
 	for i, a := range order {
 		for j, b := range order {
-			if got, want := VersionLess(a, b), i < j; got != want {
+			want := 0 // a ranks above b when it comes first
+			switch {
+			case i < j:
+				want = 1
+			case i > j:
+				want = -1
+			}
+			if got := CompareVersions(a, b); got != want {
+				t.Errorf("CompareVersions(%s, %s) = %d, want %d", a, b, got, want)
+			}
+			if got, want := VersionLess(a, b), i > j; got != want {
 				t.Errorf("VersionLess(%s, %s) = %v, want %v", a, b, got, want)
 			}
 		}
+	}
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		// The examples of k8s.io/apimachinery's CompareKubeAwareVersionStrings.
+		{"v1", "v1", 0},
+		{"v2", "v1", 1},
+		{"v1", "v2", -1},
+		{"v10", "v2", 1},
+		{"v1", "v2alpha1", 1},
+		{"v1", "v1alpha1", 1},
+		{"v2alpha1", "v1", -1},
+		{"v1beta1", "v2alpha3", 1},
+		{"v1alpha2", "v1alpha1", 1},
+		{"v1beta1", "v2beta1", -1},
+		{"v11beta2", "v10beta3", 1},
+		{"v10beta3", "v3beta1", 1},
+		{"v3beta1", "v12alpha1", 1},
+		{"v12alpha1", "v11alpha2", 1},
+		{"foo1", "foo10", 1},
+		{"foo10", "foo1", -1},
+		{"v1", "foo1", 1},
+		{"foo1", "v1alpha1", -1},
+	} {
+		if got := CompareVersions(c.a, c.b); got != c.want {
+			t.Errorf("CompareVersions(%s, %s) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+	sorted := []string{"v1alpha1", "foo", "v2", "v1beta1", "bar", "v1", "v2alpha1"}
+	slices.SortFunc(sorted, func(a, b string) int { return CompareVersions(b, a) })
+	if want := []string{"v2", "v1", "v1beta1", "v2alpha1", "v1alpha1", "bar", "foo"}; !slices.Equal(sorted, want) {
+		t.Errorf("sorted by descending priority: %v, want %v", sorted, want)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/quote"
@@ -771,63 +772,80 @@ func QualifyLocal(id, pkg string) string {
 	return b.String()
 }
 
-// VersionLess orders Kubernetes API versions by the priority the API
-// server gives them (the preferred version is the greatest): GA versions
-// above beta above alpha, then by major, then by the stage's number, so
-// v1alpha1 < v2alpha1 < v1beta1 < v1beta2 < v2beta1 < v1 < v2. Names that
-// do not look like versions sort before versions, alphabetically.
-func VersionLess(a, b string) bool {
-	ma, sa, na, oka := parseVersion(a)
-	mb, sb, nb, okb := parseVersion(b)
-	switch {
-	case !oka || !okb:
-		if oka != okb {
-			return !oka
-		}
-		return a < b
-	case sa != sb:
-		return sa < sb
-	case ma != mb:
-		return ma < mb
+// CompareVersions orders Kubernetes API versions by the priority the API
+// server gives them (the preferred version is the greatest), as
+// k8s.io/apimachinery's version.CompareKubeAwareVersionStrings does: GA
+// versions above beta above alpha; within a level, the higher major
+// first, then the higher stage number, so
+// v2 > v1 > v11beta2 > v10beta3 > v3beta1 > v12alpha1 > v11alpha2. Names
+// that do not look like versions (vMAJOR[(alpha|beta)N]) rank below every
+// version and among themselves in reverse lexical order, so that sorting
+// by descending priority lists them after the versions, alphabetically.
+// The result is negative when a ranks below b, positive when above, 0 when
+// a == b.
+func CompareVersions(a, b string) int {
+	if a == b {
+		return 0
 	}
-	return na < nb
+	ka, oka := parseVersion(a)
+	kb, okb := parseVersion(b)
+	switch {
+	case !oka && !okb:
+		return strings.Compare(b, a)
+	case !oka:
+		return -1
+	case !okb:
+		return 1
+	}
+	return cmp.Or(cmp.Compare(ka.stage, kb.stage), cmp.Compare(ka.major, kb.major), cmp.Compare(ka.n, kb.n))
 }
 
-// parseVersion splits vMAJOR[(alpha|beta)N] into major, stage (0 alpha,
-// 1 beta, 2 GA) and the stage number.
-func parseVersion(v string) (major, stage, n int, ok bool) {
-	if len(v) < 2 || v[0] != 'v' {
-		return 0, 0, 0, false
+// VersionLess reports whether API version a ranks below b by
+// CompareVersions.
+func VersionLess(a, b string) bool { return CompareVersions(a, b) < 0 }
+
+// versionKey is a parsed API version.
+type versionKey struct {
+	// stage is 0 for alpha, 1 for beta, 2 for GA; n is the stage's
+	// number (0 for GA).
+	major, stage, n int
+}
+
+// parseVersion splits vMAJOR[(alpha|beta)N] into major, stage and the
+// stage's number; ok is false for other names and for numbers beyond int.
+func parseVersion(v string) (k versionKey, ok bool) {
+	rest, found := strings.CutPrefix(v, "v")
+	if !found {
+		return versionKey{}, false
 	}
-	i := 1
-	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
-		major = major*10 + int(v[i]-'0')
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
 		i++
 	}
-	if i == 1 {
-		return 0, 0, 0, false
+	major, err := strconv.Atoi(rest[:i])
+	if i == 0 || err != nil {
+		return versionKey{}, false
 	}
-	rest := v[i:]
-	switch {
-	case rest == "":
-		return major, 2, 0, true
-	case strings.HasPrefix(rest, "alpha"):
-		stage, rest = 0, rest[len("alpha"):]
-	case strings.HasPrefix(rest, "beta"):
-		stage, rest = 1, rest[len("beta"):]
-	default:
-		return 0, 0, 0, false
-	}
+	rest = rest[i:]
 	if rest == "" {
-		return 0, 0, 0, false
+		return versionKey{major: major, stage: 2}, true
 	}
-	for _, c := range rest {
-		if c < '0' || c > '9' {
-			return 0, 0, 0, false
-		}
-		n = n*10 + int(c-'0')
+	stage := 0
+	if r, ok := strings.CutPrefix(rest, "alpha"); ok {
+		rest = r
+	} else if r, ok := strings.CutPrefix(rest, "beta"); ok {
+		stage, rest = 1, r
+	} else {
+		return versionKey{}, false
 	}
-	return major, stage, n, true
+	if rest == "" || strings.Trim(rest, "0123456789") != "" {
+		return versionKey{}, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil {
+		return versionKey{}, false
+	}
+	return versionKey{major: major, stage: stage, n: n}, true
 }
 
 // JSONNameFor is the json name the Kubernetes conventions give a Go field

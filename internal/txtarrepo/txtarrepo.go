@@ -1,6 +1,10 @@
-// Package txtarrepo turns a txtar archive that describes a history into a
-// real git repository. Tests use it through internal/testutil/gitfixture;
-// `make run` uses it (examples/mkrepo) to build the example history.
+// Package txtarrepo builds real git repositories for programs: from a
+// txtar archive that describes a history (Parse, Build; `make run` builds
+// the example history with it, through examples/mkrepo), or commit by
+// commit from a directory a program writes (Init, Repo.Commit; the
+// benchmark generator internal/benchgen). Tests build theirs with
+// internal/testutil/gitfixture, which reads the same archives (Parse) and
+// writes whole histories with one git fast-import.
 //
 // Each file name is "<step>/<path>"; steps are taken in order of first
 // appearance, and each step's tree is the previous step's tree overlaid

@@ -6,7 +6,6 @@
 package lifecycletest
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -120,62 +119,13 @@ func depsController(i int, filler string) string {
 		i%100, imports, i, i, body, filler)
 }
 
-// Commit is one commit of a history: files to write (a nil value deletes
-// the path), lightweight and annotated tags, and branches to point at it.
-type Commit struct {
-	Files         map[string][]byte
-	Tags          []string
-	AnnotatedTags []string
-	Branches      []string
-	// Parents are the indexes of earlier commits in the list (the first
-	// parent's tree is the starting point); nil means the previous commit.
-	Parents []int
-}
-
-// FastImport builds a repository under tb.TempDir() from commits with one
-// `git fast-import` (gitfixture.Import), with a fixed identity and dates,
-// and returns its directory. The working tree holds checkout (a branch),
-// or nothing when checkout is "".
-func FastImport(tb testing.TB, commits []Commit, checkout string) string {
-	tb.Helper()
-	f := gitfixture.New(tb)
-	steps := make([]gitfixture.Commit, len(commits))
-	for i, c := range commits {
-		files := make(map[string]string, len(c.Files))
-		for p, data := range c.Files {
-			if data == nil {
-				files[p] = gitfixture.Deleted
-			} else {
-				files[p] = string(data)
-			}
-		}
-		var parents []string
-		if c.Parents != nil {
-			if len(c.Parents) == 0 {
-				tb.Fatalf("commit %d: an empty list of parents (root commits are not supported)", i)
-			}
-			for _, p := range c.Parents {
-				if p < 0 || p >= i {
-					tb.Fatalf("commit %d: parent %d is not an earlier commit", i, p)
-				}
-				parents = append(parents, fmt.Sprintf("step%d", p))
-			}
-		}
-		steps[i] = gitfixture.Commit{Step: fmt.Sprintf("step%d", i), Files: files, Parents: parents,
-			Tags: c.Tags, AnnotatedTags: c.AnnotatedTags, Branches: c.Branches}
-	}
-	f.Import(steps...)
-	f.Git("pack-refs", "--all") // as in a clone
-	if checkout != "" {
-		f.Git("checkout", "-q", "-f", checkout)
-	}
-	return f.Dir
-}
+// step names commit i of a generated history.
+func step(i int) string { return fmt.Sprintf("step%d", i) }
 
 // typesFile renders types_<file>.go: 40 structs of 15 protobuf fields,
 // struct 0 with extra more fields; with dropped, Type<file>_1 also has
 // field Dropped with number 99.
-func typesFile(file, extra int, dropped bool) []byte {
+func typesFile(file, extra int, dropped bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "package v1beta1\n\n")
 	for i := 0; i < 40; i++ {
@@ -194,7 +144,7 @@ func typesFile(file, extra int, dropped bool) []byte {
 		}
 		b.WriteString("}\n\n")
 	}
-	return []byte(b.String())
+	return b.String()
 }
 
 const shootTypes = `package v1beta1
@@ -226,16 +176,16 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 	if spec.Deps {
 		goMod += "\nrequire (\n\t" + strings.Join(Requires, "\n\t") + "\n)\n"
 	}
-	files := map[string][]byte{
-		"go.mod": []byte(goMod),
+	files := map[string]string{
+		"go.mod": goMod,
 		// A Gardener-style API (protobuf tags, Shoot) under a module
 		// path of its own: the profile is configured, not detected.
-		".apicheck.yaml":                     []byte("profile: gardener\n"),
-		APIDir + "/doc.go":                   []byte("// +groupName=core.example.cloud\npackage v1beta1\n"),
-		APIDir + "/types.go":                 []byte(shootTypes),
-		APIDir + "/zz_generated.deepcopy.go": append([]byte("package v1beta1\n"), bytes.Repeat([]byte("// generated\n"), 20000)...),
-		APIDir + "/defaults.go":              []byte("package v1beta1\n\nfunc SetDefaults_ShootSpec(s *ShootSpec) { _ = s.SeedTemplate }\n"),
-		"pkg/apis/core/validation/shoot.go":  []byte("package validation\n\nimport \"" + Module + "/" + APIDir + "\"\n\nfunc V(s *v1beta1.ShootSpec) bool { return s.SeedTemplate != nil }\n"),
+		".apicheck.yaml":                     "profile: gardener\n",
+		APIDir + "/doc.go":                   "// +groupName=core.example.cloud\npackage v1beta1\n",
+		APIDir + "/types.go":                 shootTypes,
+		APIDir + "/zz_generated.deepcopy.go": "package v1beta1\n" + strings.Repeat("// generated\n", 20000),
+		APIDir + "/defaults.go":              "package v1beta1\n\nfunc SetDefaults_ShootSpec(s *ShootSpec) { _ = s.SeedTemplate }\n",
+		"pkg/apis/core/validation/shoot.go":  "package validation\n\nimport \"" + Module + "/" + APIDir + "\"\n\nfunc V(s *v1beta1.ShootSpec) bool { return s.SeedTemplate != nil }\n",
 	}
 	for f := 0; f < typesFiles; f++ {
 		files[fmt.Sprintf("%s/types_%d.go", APIDir, f)] = typesFile(f, 0, false)
@@ -248,9 +198,9 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 				next = fmt.Sprintf("\tnext \"%s/pkg/utils/u%d\"\n", Module, u+1)
 				call = "\t_ = next.Region(s)\n"
 			}
-			files[fmt.Sprintf("pkg/utils/u%d/u.go", u)] = []byte(fmt.Sprintf("package u%d\n\nimport (\n\tcore \"%s/%s\"\n%s)\n\n"+
+			files[fmt.Sprintf("pkg/utils/u%d/u.go", u)] = fmt.Sprintf("package u%d\n\nimport (\n\tcore \"%s/%s\"\n%s)\n\n"+
 				"// Region returns the Shoot's region.\nfunc Region(s *core.Shoot) string {\n%s\treturn s.Spec.Region\n}\n\n"+
-				"// Spec returns the Shoot's spec.\nfunc Spec(s *core.Shoot) *core.ShootSpec { return &s.Spec }\n", u, Module, APIDir, next, call))
+				"// Spec returns the Shoot's spec.\nfunc Spec(s *core.Shoot) *core.ShootSpec { return &s.Spec }\n", u, Module, APIDir, next, call)
 		}
 	}
 	filler := strings.Repeat("\t// Some code that does things with other things, a line of a typical controller.\n\tx = append(x, len(x))\n", 30)
@@ -262,7 +212,7 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 			if i%10 == 0 {
 				r.UsagesAtBase++
 			}
-			files[fmt.Sprintf("%s/file%d.go", pkg, i)] = []byte(src)
+			files[fmt.Sprintf("%s/file%d.go", pkg, i)] = src
 			continue
 		}
 		switch i % 10 {
@@ -276,16 +226,19 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 		default:
 			src = fmt.Sprintf("package c%d\n\nfunc F%d() []int {\n\tvar x []int\n%s\treturn x\n}\n", i%100, i, filler)
 		}
-		files[fmt.Sprintf("%s/file%d.go", pkg, i)] = []byte(src)
+		files[fmt.Sprintf("%s/file%d.go", pkg, i)] = src
 	}
-	commits := []Commit{{Files: files}}
+	// Every commit goes on main (the releases' commits on their branches
+	// too, as Parents says where they start); without Parents a commit
+	// follows the one before it.
+	commits := []gitfixture.Commit{{Step: step(0), Files: files}}
 	mainTip := 0
 	var mainCommits []int
 	extra := make([]int, typesFiles)
 	dropped := make([]bool, typesFiles)
 	for rel := 1; rel <= spec.Tags; rel++ {
 		tag := fmt.Sprintf("v1.%d.0", rel)
-		c := Commit{Files: map[string][]byte{}, Parents: []int{mainTip}}
+		c := gitfixture.Commit{Step: step(len(commits)), Files: map[string]string{}, Parents: []string{step(mainTip)}}
 		for _, f := range []int{rel % typesFiles, (rel + 3) % typesFiles} {
 			extra[f] = rel
 			// Release 2 adds Type5_1.Dropped (number 99); the next
@@ -300,11 +253,12 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 		mainTip = len(commits) - 1
 		mainCommits = append(mainCommits, mainTip)
 		if spec.ReleaseBranches {
-			commits = append(commits, Commit{
-				Files:         map[string][]byte{"VERSION": []byte(tag + "\n")},
+			commits = append(commits, gitfixture.Commit{
+				Step:          step(len(commits)),
+				Files:         map[string]string{"VERSION": tag + "\n"},
 				AnnotatedTags: []string{tag},
 				Branches:      []string{"release-" + strings.TrimSuffix(tag, ".0")},
-				Parents:       []int{mainTip},
+				Parents:       []string{step(mainTip)},
 			})
 		}
 	}
@@ -315,20 +269,24 @@ func Generate(tb testing.TB, spec Spec) *Repo {
 		}
 		commits[at].Tags = append(commits[at].Tags, fmt.Sprintf("nightly-%d", i))
 	}
-	commits = append(commits, Commit{Files: map[string][]byte{"README.md": []byte("base\n")}, Branches: []string{r.Base}, Parents: []int{mainTip}})
-	head := Commit{Files: map[string][]byte{
-		APIDir + "/types.go": []byte(strings.Replace(shootTypes,
+	commits = append(commits, gitfixture.Commit{Step: step(len(commits)), Files: map[string]string{"README.md": "base\n"}, Branches: []string{r.Base}, Parents: []string{step(mainTip)}})
+	head := gitfixture.Commit{Step: step(len(commits)), Files: map[string]string{
+		APIDir + "/types.go": strings.Replace(shootTypes,
 			"\t// SeedTemplate is old.\n\t// +optional\n\tSeedTemplate *string `json:\"seedTemplate,omitempty\" protobuf:\"bytes,2,opt,name=seedTemplate\"`\n",
-			"\t// SeedTemplate is tombstoned to show why 2 is reserved protobuf tag.\n\t// SeedTemplate *string `json:\"seedTemplate,omitempty\" protobuf:\"bytes,2,opt,name=seedTemplate\"`\n", 1)),
+			"\t// SeedTemplate is tombstoned to show why 2 is reserved protobuf tag.\n\t// SeedTemplate *string `json:\"seedTemplate,omitempty\" protobuf:\"bytes,2,opt,name=seedTemplate\"`\n", 1),
 	}, Branches: []string{r.Head}}
 	if spec.Tags >= 5 {
-		t5 := strings.Replace(string(typesFile(5, extra[5], false)), "type Type5_1 struct {\n",
+		t5 := strings.Replace(typesFile(5, extra[5], false), "type Type5_1 struct {\n",
 			"type Type5_1 struct {\n\t// Newcomer takes number 99.\n\t// +optional\n\tNewcomer *string `json:\"newcomer,omitempty\" protobuf:\"bytes,99,opt,name=newcomer\"`\n", 1)
-		head.Files[fmt.Sprintf("%s/types_5.go", APIDir)] = []byte(t5)
+		head.Files[fmt.Sprintf("%s/types_5.go", APIDir)] = t5
 		r.RevivedField = "Type5_1.Newcomer"
 	}
 	commits = append(commits, head)
-	r.Dir = FastImport(tb, commits, r.Head)
+	f := gitfixture.New(tb)
+	f.Import(commits...)
+	f.Git("pack-refs", "--all") // as in a clone
+	f.Git("checkout", "-q", "-f", r.Head)
+	r.Dir = f.Dir
 	return r
 }
 

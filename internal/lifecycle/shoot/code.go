@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,7 +108,8 @@ func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *Stag
 	if len(want) == 0 {
 		return &StageCode{}
 	}
-	contents, err := snap.ReadFiles(dedup(want))
+	slices.Sort(want)
+	contents, err := snap.ReadFiles(slices.Compact(want))
 	if err != nil {
 		return &StageCode{Problem: fmt.Sprintf("cannot read %s code at %s: %v", st, revName, err)}
 	}
@@ -184,17 +186,6 @@ func expandEntry(files []string, entry string, wholePackage bool) []string {
 			if path.Dir(f) == dir && scan.Scannable(f) {
 				out = append(out, f)
 			}
-		}
-	}
-	return out
-}
-
-func dedup(s []string) []string {
-	sort.Strings(s)
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apicheck/apicheck/internal/gomod"
 	"github.com/apicheck/apicheck/internal/testutil/gocorpus"
 )
 
@@ -223,7 +224,10 @@ func TestGuessName(t *testing.T) {
 }
 
 func TestModules(t *testing.T) {
-	m := &modules{roots: []string{"tools", "."}, paths: map[string]string{".": "example.com/api", "tools": "example.com/tools"}}
+	m := &modules{mods: gomod.Parse([]string{"go.mod", "tools/go.mod"}, map[string][]byte{
+		"go.mod":       []byte("module example.com/api\n"),
+		"tools/go.mod": []byte("module example.com/tools\n"),
+	})}
 	for dir, ip := range map[string]string{".": "example.com/api", "pkg/a": "example.com/api/pkg/a", "tools": "example.com/tools", "tools/x": "example.com/tools/x"} {
 		if got := m.importPath(dir); got != ip {
 			t.Errorf("importPath(%s) = %s, want %s", dir, got, ip)

@@ -2,102 +2,49 @@ package usage
 
 import (
 	"path"
-	"sort"
 	"strings"
 
-	"golang.org/x/mod/modfile"
-
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/gomod"
 )
 
 // modules maps import paths to directories of one revision: every go.mod
 // of the repository (nested modules included) names the import path of
-// its directory. A repository without go.mod names its packages by
-// directory, as the scanner does.
+// its directory (see gomod). A repository without go.mod names its
+// packages by directory, as the scanner does.
 type modules struct {
-	roots []string          // module root directories, longest first
-	paths map[string]string // root -> module path
+	mods *gomod.Modules
 }
 
 // readModules parses the go.mod files of a revision. A go.mod that does not
-// parse, or one under vendor/ or testdata/, is ignored: it only names
-// packages. Nothing in a go.mod is acted upon (no toolchain, no
-// downloads).
+// parse, or one in a skipped directory (skippedDir: vendor, testdata,
+// hidden or underscore directories), is ignored: it only names packages.
+// Nothing in a go.mod is acted upon (no toolchain, no downloads).
 func readModules(snap git.Snapshot, files []string) (*modules, error) {
-	m := &modules{paths: map[string]string{}}
 	var goMods []string
 	for _, f := range files {
 		if path.Base(f) == "go.mod" && !skippedDir(path.Dir(f)) {
 			goMods = append(goMods, f)
 		}
 	}
-	if len(goMods) == 0 {
-		return m, nil
-	}
-	contents, err := snap.ReadFiles(goMods)
+	mods, err := gomod.Read(snap, goMods)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range goMods {
-		f, err := modfile.ParseLax(p, contents[p], nil)
-		if err != nil || f.Module == nil || f.Module.Mod.Path == "" {
-			continue
-		}
-		dir := path.Dir(p)
-		m.paths[dir] = f.Module.Mod.Path
-		m.roots = append(m.roots, dir)
-	}
-	sort.Slice(m.roots, func(i, j int) bool {
-		if len(m.roots[i]) != len(m.roots[j]) {
-			return len(m.roots[i]) > len(m.roots[j])
-		}
-		return m.roots[i] < m.roots[j]
-	})
-	return m, nil
+	return &modules{mods: mods}, nil
 }
 
 // importPath names the package in dir.
-func (m *modules) importPath(dir string) string {
-	for _, r := range m.roots {
-		switch {
-		case r == "." && dir == ".":
-			return m.paths[r]
-		case r == ".":
-			return m.paths[r] + "/" + dir
-		case dir == r:
-			return m.paths[r]
-		case strings.HasPrefix(dir, r+"/"):
-			return m.paths[r] + "/" + strings.TrimPrefix(dir, r+"/")
-		}
-	}
-	return dir
-}
+func (m *modules) importPath(dir string) string { return m.mods.ImportPath(dir) }
 
 // dir maps an import path to a directory of the repository, when one of
 // its modules (the one with the longest module path) contains it. Without
 // any go.mod, import paths are directories.
 func (m *modules) dir(importPath string) (string, bool) {
-	if len(m.roots) == 0 {
+	if len(m.mods.Roots()) == 0 {
 		return importPath, true
 	}
-	best, bestLen := "", -1
-	for _, r := range m.roots {
-		mp := m.paths[r]
-		if importPath != mp && !strings.HasPrefix(importPath, mp+"/") || len(mp) <= bestLen {
-			continue
-		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(importPath, mp), "/")
-		switch {
-		case rel == "":
-			best = r
-		case r == ".":
-			best = rel
-		default:
-			best = r + "/" + rel
-		}
-		bestLen = len(mp)
-	}
-	return best, bestLen >= 0
+	return m.mods.Dir(importPath)
 }
 
 // skippedDir reports whether a directory is never Go code of the

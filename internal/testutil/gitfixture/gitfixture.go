@@ -33,6 +33,12 @@
 // the same for hand-built histories (branches, merges, modes). Commit is
 // the slower, index-based way for tests that stage things themselves.
 //
+// Unusual repositories (bare, SHA-256, git's own templates and hooks
+// directory) start with Init, which runs git init; ImportTrees commits
+// whole trees (symbolic links and submodule entries written as
+// "link:TARGET" and "gitlink:SHA") and CheckoutFiles writes the last one
+// by hand, leaving the index's stat data stale as after a fresh clone.
+//
 // git runs with a hermetic environment: HOME is an empty temporary
 // directory, no system or global configuration is read, and the identity is
 // fixed, so fixtures behave the same on a developer's machine and in CI.
@@ -115,14 +121,27 @@ type Fixture struct {
 	Commits map[string]string // step name -> commit sha ("worktree" has none)
 	Steps   []string          // step names in order
 
-	t    testing.TB
-	home string // HOME for git
-	n    int    // commits made so far, for the dates
+	t      testing.TB
+	home   string            // HOME for git
+	gitDir string            // the repository: Dir/.git, or Dir when bare
+	n      int               // commits made so far, for the dates
+	tree   map[string]string // the last tree ImportTrees committed
 }
 
 // New makes an empty repo (as git init -b main --template= would, local
 // user.name/email set, commit.gpgsign=false) without running git.
 func New(t testing.TB) *Fixture {
+	t.Helper()
+	f := newFixture(t)
+	if err := initRepo(f.gitDir); err != nil {
+		t.Fatalf("gitfixture: %v", err)
+	}
+	return f
+}
+
+// newFixture makes the fixture's directories: an empty work tree and
+// HOME.
+func newFixture(t testing.TB) *Fixture {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatalf("gitfixture: git is not installed: %v", err)
@@ -137,13 +156,11 @@ func New(t testing.TB) *Fixture {
 		t:       t,
 		home:    filepath.Join(base, "home"),
 	}
+	f.gitDir = filepath.Join(f.Dir, ".git")
 	for _, d := range []string{f.Dir, f.home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatalf("gitfixture: %v", err)
 		}
-	}
-	if err := initRepo(filepath.Join(f.Dir, ".git")); err != nil {
-		t.Fatalf("gitfixture: %v", err)
 	}
 	return f
 }
@@ -244,6 +261,10 @@ type Commit struct {
 	// "release <tag>", the fixed identity, dated 30 seconds after the
 	// commit).
 	AnnotatedTags []string
+	// Tree makes Files the commit's whole tree instead of an overlay of
+	// the first parent's: every other path goes, and a content of Deleted
+	// is a file's content like any other.
+	Tree bool
 }
 
 // Import writes commits with one `git fast-import`, records them in
@@ -316,9 +337,12 @@ func (f *Fixture) Import(commits ...Commit) {
 			}
 		}
 		sort.Strings(paths)
+		if c.Tree {
+			s.WriteString("deleteall\n")
+		}
 		for _, p := range paths {
 			content := c.Files[p]
-			if isDeleted(content) {
+			if isDeleted(content) && !c.Tree {
 				fmt.Fprintf(&s, "D %s\n", quotePath(p))
 				continue
 			}
@@ -488,10 +512,10 @@ func (f *Fixture) commitOf(step string) string {
 // git init created (loose ref or packed-refs), without running git.
 func (f *Fixture) branchExists(b string) bool {
 	ref := "refs/heads/" + b
-	if _, err := os.Stat(filepath.Join(f.Dir, ".git", filepath.FromSlash(ref))); err == nil {
+	if _, err := os.Stat(filepath.Join(f.gitDir, filepath.FromSlash(ref))); err == nil {
 		return true
 	}
-	packed, err := os.ReadFile(filepath.Join(f.Dir, ".git", "packed-refs"))
+	packed, err := os.ReadFile(filepath.Join(f.gitDir, "packed-refs"))
 	if err != nil {
 		return false
 	}
