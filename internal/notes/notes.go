@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/config"
@@ -41,8 +40,13 @@ type Options struct {
 	ReleaseNotes config.ReleaseNotes
 }
 
-// NoChanges is printed when there is nothing to note.
+// NoChanges says why the release note is the None block.
 const NoChanges = "There are no API changes that need a release note."
+
+// None is the block Gardener's pull request template asks for when a
+// change needs no release note ("If no release note is required, just
+// write "NONE" within the block"), in the template's own block header.
+const None = "```other operator\nNONE\n```\n"
 
 // Block is one fenced release-note block.
 type Block struct {
@@ -67,10 +71,16 @@ type generator struct {
 	entries map[key]entry
 	diff    *model.Diff
 	opts    Options
+	// goOnlyFields and goOnlyTypes are the fields and types a finding says
+	// changed for Go clients only; typeJudged the fields whose Go type
+	// change FIELD_TYPE_CHANGED judged otherwise (the wire changed, or Go
+	// clients keep compiling, as with an alias of the old name).
+	goOnlyFields, typeJudged map[*model.FieldDiff]bool
+	goOnlyTypes              map[*model.TypeDiff]bool
 }
 
 func (g *generator) add(k key, version, line string) {
-	if old, ok := g.entries[k]; ok && !NewerVersion(version, old.version) {
+	if old, ok := g.entries[k]; ok && model.CompareVersions(version, old.version) <= 0 {
 		return
 	}
 	g.entries[k] = entry{version: version, line: line}
@@ -85,10 +95,18 @@ func (g *generator) add(k key, version, line string) {
 // struct is noted by the leaf fields below it), newly deprecated fields
 // "noteworthy" (the replacement their Deprecated: paragraph names is
 // quoted). Go-only changes, which keep the wire format (renames, a type
-// swapped for one of the same wire shape, pointer-ness), are "breaking
-// developer"; every other line goes to the audience of its group and kind
-// (see Audience). Findings of process rules (versions, tombstones,
-// lifecycle) are not release notes.
+// swapped for one of the same wire shape, pointer-ness, a type's
+// declaration changed within its wire shape, a version package moved to
+// another import path), are "breaking developer": each change that a
+// finding says breaks Go clients and not the wire, whatever its severity
+// or suppression (a suppression accepts the change, Go clients still
+// break), and each such change that no finding judges; every other line
+// goes to the audience of its group and kind (see Audience). Lines about
+// fields and types removed, renamed or changed name them by their path at
+// base, the one their users know; lines about a new or removed field
+// carry the first sentence of its doc comment, and a removal the
+// replacement its Deprecated: paragraph named. Findings of process rules
+// (versions, tombstones, lifecycle) are not release notes.
 func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule, o Options) []Block {
 	incompatible := map[string]*rules.Rule{}
 	for _, r := range rs {
@@ -96,7 +114,9 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule, o Options) 
 			incompatible[r.ID] = r
 		}
 	}
-	g := &generator{entries: map[key]entry{}, diff: d, opts: o}
+	g := &generator{entries: map[key]entry{}, diff: d, opts: o,
+		goOnlyFields: map[*model.FieldDiff]bool{}, typeJudged: map[*model.FieldDiff]bool{}, goOnlyTypes: map[*model.TypeDiff]bool{}}
+	var pkgs []*model.PackageDiff
 	fields := map[string]*model.FieldDiff{}
 	typesByKey := map[string]*model.TypeDiff{}
 	for _, gd := range d.Groups {
@@ -104,23 +124,61 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule, o Options) 
 			if !pd.External() {
 				continue
 			}
-			if pd.Base == nil || pd.Head == nil {
-				// A version package added or removed as a whole is one
-				// note per audience, not one per kind and field.
-				g.versionChange(gd, pd)
-				continue
-			}
-			pp := newPaths(pd)
+			pkgs = append(pkgs, pd)
 			for _, td := range pd.Types {
 				typesByKey[pd.Pkg().ImportPath+"\x00"+td.Name()] = td
-				g.typeChange(gd, pd, pp, td)
 				if td.Base == nil || td.Head == nil {
-					continue // fields of new types come with the field that uses them
+					continue
 				}
 				for _, fd := range td.Fields {
 					fields[pd.Pkg().ImportPath+"\x00"+td.Name()+"\x00"+fd.Name()] = fd
-					g.fieldChange(gd, pd, pp, fd)
 				}
+			}
+		}
+	}
+	// What the findings say breaks only Go clients.
+	for i := range fs {
+		f := &fs[i]
+		if f.Type == "" {
+			continue
+		}
+		if f.Field == "" {
+			if td := typesByKey[f.Package+"\x00"+f.Type]; td != nil && f.Rule == rules.TypeUnderlyingChanged.ID && goOnlyMessage(f.Message) {
+				g.goOnlyTypes[td] = true
+			}
+			continue
+		}
+		fd := fields[f.Package+"\x00"+f.Type+"\x00"+f.Field]
+		switch {
+		case fd == nil:
+		case goOnlyMessage(f.Message):
+			g.goOnlyFields[fd] = true
+		case f.Rule == rules.FieldTypeChanged.ID && fd.Has(model.AttrGoType):
+			g.typeJudged[fd] = true
+		}
+	}
+	for _, pd := range pkgs {
+		gd := pd.Group
+		if pd.Base == nil || pd.Head == nil {
+			// A version package added or removed as a whole is one
+			// note per audience, not one per kind and field.
+			g.versionChange(gd, pd)
+			continue
+		}
+		g.packageMove(gd, pd)
+		pp := newPaths(pd)
+		for _, td := range pd.Types {
+			g.typeChange(gd, pd, pp, td)
+			switch {
+			case td.Base == nil || td.Head == nil:
+				continue // fields of new types come with the field that uses them
+			case td.Base.Alias || td.Head.Alias:
+				// An alias has the fields of the type it names, noted
+				// there; what it names is TYPE_UNDERLYING_CHANGED's.
+				continue
+			}
+			for _, fd := range td.Fields {
+				g.fieldChange(gd, pd, pp, fd)
 			}
 		}
 	}
@@ -132,7 +190,7 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule, o Options) 
 	for i := range fs {
 		f := &fs[i]
 		rule := incompatible[f.Rule]
-		if f.Suppressed != "" || f.Severity != finding.Error || f.Type == "" || rule == nil {
+		if f.Suppressed != "" || f.Severity != finding.Error || f.Type == "" || rule == nil || goOnlyMessage(f.Message) {
 			continue
 		}
 		if f.Field == "" {
@@ -153,23 +211,36 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule, o Options) 
 		pd := td.Pkg
 		gd := pd.Group
 		pp := newPaths(pd)
-		kind, rel := pp.field(td.Name(), fd.Head)
-		line := fmt.Sprintf("`%s`: field `%s` changed incompatibly: %s.", kind, rel, strings.Join(uniqueSorted(ds), "; "))
+		kind, rel := pp.oldField(td.BaseName(), fd.Base)
+		line := fmt.Sprintf("`%s`: field `%s` changed incompatibly: %s.", kind, rel, strings.Join(slices.Compact(slices.Sorted(slices.Values(ds))), "; "))
 		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name() + "." + fd.Name(), "changed"}, pd.Version, line)
 	}
 	for td, ds := range typeDetails {
 		pd := td.Pkg
 		gd := pd.Group
-		kind, rel := newPaths(pd).typ(td.Name())
-		subject := fmt.Sprintf("type `%s`", td.Name())
+		kind, rel := newPaths(pd).oldTyp(td.Base.Name)
+		subject := fmt.Sprintf("type `%s`", td.Base.Name)
 		if rel != "" {
 			subject += fmt.Sprintf(" (`%s`)", rel)
 		}
-		line := fmt.Sprintf("`%s`: %s changed incompatibly: %s.", kind, subject, strings.Join(uniqueSorted(ds), "; "))
+		line := fmt.Sprintf("`%s`: %s changed incompatibly: %s.", kind, subject, strings.Join(slices.Compact(slices.Sorted(slices.Values(ds))), "; "))
 		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name(), "changed"}, pd.Version, line)
 	}
 	return g.blocks()
 }
+
+// goOnlyMarker is how the rules' messages say that a change breaks Go
+// clients and not the wire: "(Go clients break, the wire does not)",
+// "(Go clients that import example.com/a/v1 break, the wire does not)",
+// "(Go code that sets the field breaks)" for a component configuration
+// whose files still load. A message that leaves the wire open ("Go
+// clients break; apicheck does not read the methods' code") is no such
+// message.
+var goOnlyMarker = regexp.MustCompile(`\((?:Go clients(?: that import [^ ()]+)? break, the wire does not|Go code that sets the field breaks)\)`)
+
+// goOnlyMessage reports whether a finding's message says its change
+// breaks Go clients only.
+func goOnlyMessage(msg string) bool { return goOnlyMarker.MatchString(msg) }
 
 // Audience is the audience of a note about a kind of a group: the first
 // configured entry (releaseNotes.audiences) that matches the group and
@@ -241,10 +312,19 @@ func changed(fd *model.FieldDiff) bool {
 	return false
 }
 
-// goOnly reports whether a paired field changed only for Go clients: its
-// Go type (keeping the wire shape) or its embedding changed, and nothing
-// but its Go name and deprecation besides.
+// goOnly reports whether a paired field changed only for Go clients: a
+// finding says so, or (for a change no finding tells apart) its Go type
+// (keeping the wire shape) or its embedding changed, and nothing but its
+// Go name and deprecation besides.
 func (g *generator) goOnly(fd *model.FieldDiff) bool {
+	return g.goOnlyFields[fd] || g.goOnlyShape(fd)
+}
+
+// goOnlyShape is goOnly by the field pair alone: its Go type changed
+// within the wire shape (unless FIELD_TYPE_CHANGED judged the change
+// otherwise) or its embedding did, and nothing but its Go name and
+// deprecation besides.
+func (g *generator) goOnlyShape(fd *model.FieldDiff) bool {
 	if !fd.Has(model.AttrGoType) && !fd.Has(model.AttrEmbedded) {
 		return false
 	}
@@ -255,7 +335,23 @@ func (g *generator) goOnly(fd *model.FieldDiff) bool {
 			return false
 		}
 	}
-	return !fd.Has(model.AttrGoType) || rules.WireShapeKept(g.diff, fd)
+	if !fd.Has(model.AttrGoType) {
+		return true
+	}
+	return !g.typeJudged[fd] && rules.WireShapeKept(g.diff, fd)
+}
+
+// packageMove notes a version package that kept its API group and
+// version but moved to another Go import path (its group moved to
+// another directory, or the version to another group's directory): the
+// wire is the same, Go code that imports the old path breaks.
+func (g *generator) packageMove(gd *model.GroupDiff, pd *model.PackageDiff) {
+	from, to := pd.Base.ImportPath, pd.Head.ImportPath
+	if from == to || from == "" || to == "" {
+		return
+	}
+	g.add(key{"breaking", "developer", gd.Dir, "@" + pd.Version, "package moved"}, pd.Version,
+		fmt.Sprintf("Go package `%s` (`%s`) moved to `%s` (the wire format is unchanged).", from, groupVersion(gd, pd), to))
 }
 
 // versionChange notes a version package that is new at head or gone at
@@ -319,21 +415,41 @@ func (g *generator) typeChange(gd *model.GroupDiff, pd *model.PackageDiff, pp pa
 				fmt.Sprintf("`%s`: kind was removed from `%s`.", t.Name, groupVersion(gd, pd)))
 			return
 		}
-		kind, rel := pp.typ(t.Name)
-		line := fmt.Sprintf("`%s`: type was removed.", kind)
+		kind, rel := pp.oldTyp(t.Name)
+		line := fmt.Sprintf("`%s`: type was removed", kind)
 		if kind != t.Name {
-			line = fmt.Sprintf("`%s`: type `%s` (`%s`) was removed.", kind, t.Name, rel)
+			line = fmt.Sprintf("`%s`: type `%s` (`%s`) was removed", kind, t.Name, rel)
 		}
-		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, t.Name, "type removed"}, pd.Version, line)
+		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, t.Name, "type removed"}, pd.Version, removedLine(line, t.Doc))
 	case td.Renamed:
-		kind, rel := pp.typ(td.Head.Name)
+		kind, rel := pp.oldTyp(td.Base.Name)
 		subject := fmt.Sprintf("Go type `%s`", td.Base.Name)
-		if kind != td.Head.Name {
+		if kind != td.Base.Name {
 			subject = fmt.Sprintf("`%s`: Go type `%s` (`%s`)", kind, td.Base.Name, rel)
 		}
 		g.add(key{"breaking", "developer", gd.Dir, td.Base.Name, "type renamed"}, pd.Version,
 			fmt.Sprintf("%s was renamed to `%s` in `%s` (the wire format is unchanged).", subject, td.Head.Name, groupVersion(gd, pd)))
+	case g.goOnlyTypes[td]:
+		kind, rel := pp.oldTyp(td.Base.Name)
+		if kind == td.Base.Name {
+			kind, rel = pp.user(pd.Base, td.Base.Name)
+		}
+		subject := fmt.Sprintf("Go type `%s`", td.Base.Name)
+		if kind != td.Base.Name {
+			subject = fmt.Sprintf("`%s`: Go type `%s` (`%s`)", kind, td.Base.Name, rel)
+		}
+		g.add(key{"breaking", "developer", gd.Dir, td.Base.Name, "declaration changed"}, pd.Version,
+			fmt.Sprintf("%s changed from `%s` to `%s` (the wire format is unchanged).", subject, declaration(td.Base), declaration(td.Head)))
 	}
+}
+
+// declaration is what a type is declared as: its underlying type
+// expression, or its kind ("struct", "interface") without one.
+func declaration(t *model.Type) string {
+	if t.Underlying != "" {
+		return t.Underlying
+	}
+	return string(t.Kind)
 }
 
 func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp paths, fd *model.FieldDiff) {
@@ -359,12 +475,15 @@ func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp p
 			if l.more > 0 {
 				line = fmt.Sprintf("`%s`: new %s `%s` with %d fields.", kind, what, l.path, l.more)
 			}
+			if s := firstSentence(l.field.Doc); s != "" {
+				line += " " + s
+			}
 			g.add(key{"feature", aud, gd.Dir, td.Name() + "." + l.goPath, "added"}, pd.Version, line)
 		}
 	case fd.Head == nil:
-		kind, rel := pp.field(td.Name(), f)
+		kind, rel := pp.oldField(td.BaseName(), f)
 		g.add(key{"breaking", g.audience(gd, kind), gd.Dir, td.Name() + "." + f.Name, "removed"}, pd.Version,
-			fmt.Sprintf("`%s`: field `%s` was removed.", kind, rel))
+			removedLine(fmt.Sprintf("`%s`: field `%s` was removed", kind, rel), f.Doc))
 	default:
 		kind, rel := pp.field(td.Name(), fd.Head)
 		if fd.Has(model.AttrDeprecated) {
@@ -380,14 +499,21 @@ func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp p
 					fmt.Sprintf("`%s`: field `%s` is no longer deprecated.", kind, rel))
 			}
 		}
+		// Go-only lines name the field as Go code knew it, at base.
+		kind, rel = pp.oldField(td.BaseName(), fd.Base)
 		if fd.Has(model.AttrGoName) && !fd.Has(model.AttrJSONName) {
 			g.add(key{"breaking", "developer", gd.Dir, td.Name() + "." + fd.Base.Name, "go renamed"}, pd.Version,
-				fmt.Sprintf("`%s`: Go field `%s.%s` (`%s`) was renamed to `%s` (the wire format is unchanged).", kind, td.Name(), fd.Base.Name, rel, fd.Head.Name))
+				fmt.Sprintf("`%s`: Go field `%s.%s` (`%s`) was renamed to `%s` (the wire format is unchanged).", kind, td.BaseName(), fd.Base.Name, rel, fd.Head.Name))
 		}
 		if g.goOnly(fd) {
-			goName := td.Name() + "." + fd.Head.Name
+			goName := td.BaseName() + "." + fd.Base.Name
+			from, to := fd.Base.Type, fd.Head.Type
+			if from == to && fd.Base.TypeID != fd.Head.TypeID {
+				// The same spelling names a type of another package.
+				from, to = fd.Base.TypeID, fd.Head.TypeID
+			}
 			line := fmt.Sprintf("`%s`: Go type of field `%s` (`%s`) changed from `%s` to `%s` (the wire format is unchanged).",
-				kind, goName, rel, fd.Base.Type, fd.Head.Type)
+				kind, goName, rel, from, to)
 			if !fd.Has(model.AttrGoType) {
 				how := "is now embedded"
 				if !fd.Head.Embedded {
@@ -398,6 +524,21 @@ func (g *generator) fieldChange(gd *model.GroupDiff, pd *model.PackageDiff, pp p
 			g.add(key{"breaking", "developer", gd.Dir, subject, "go type changed"}, pd.Version, line)
 		}
 	}
+}
+
+// removedLine ends the line about a removed field or type (stmt, without
+// its period) with the replacement its Deprecated: paragraph named and
+// the first sentence of its doc comment: "`Shoot`: field `.spec.foo` was
+// removed; use `.spec.bar` instead. Foo is the foo."
+func removedLine(stmt, doc string) string {
+	if r := replacement(doc); r != "" {
+		stmt += "; " + r
+	}
+	stmt += "."
+	if s := firstSentence(doc); s != "" {
+		stmt += " " + s
+	}
+	return stmt
 }
 
 // maxLeaves is how many leaf fields of a new struct are named one by one;
@@ -523,11 +664,22 @@ var replacementLead = regexp.MustCompile(`(?i)^(?:the\s+)?(?:new\s+)?(?:field\s+
 // `.spec.network` instead.". A replacement of several words is left alone
 // (it is prose), and so is a text that names none.
 func quoteReplacement(text string) string {
+	start, end, name, quoted := findReplacement(text)
+	if name == "" || quoted {
+		return text
+	}
+	return text[:start] + "`" + name + "`" + text[end:]
+}
+
+// findReplacement finds the name of the replacement a deprecation text
+// names: text[start:end] is the name as written (perhaps in quotes),
+// name the name itself, quoted whether the text already has it in
+// backticks. name is "" when the text names none.
+func findReplacement(text string) (start, end int, name string, quoted bool) {
 	for _, loc := range replacementRe.FindAllStringIndex(text, -1) {
 		verb := strings.ToLower(strings.Join(strings.Fields(text[loc[0]:loc[1]]), " "))
 		rest := text[loc[1]:]
-		end := sentenceEnd(rest)
-		phrase := rest[:end]
+		phrase := rest[:sentenceEnd(rest)]
 		if i := strings.Index(strings.ToLower(phrase), " instead"); i >= 0 {
 			phrase = phrase[:i]
 		} else if verb == "use" {
@@ -540,13 +692,85 @@ func quoteReplacement(text string) string {
 		case name == "" || strings.ContainsAny(name, " \t"):
 			continue // prose, not a name
 		case strings.Contains(name, "`"):
-			return text // already quoted
+			return loc[1] + len(lead), loc[1] + len(lead) + len(token), strings.Trim(name, "`"), true
 		}
-		start := loc[1] + len(lead)
-		return text[:start] + "`" + name + "`" + text[start+len(token):]
+		return loc[1] + len(lead), loc[1] + len(lead) + len(token), name, false
+	}
+	return 0, 0, "", false
+}
+
+// replacement is what a doc comment's deprecation notice says to use
+// instead, for the note about the removal: "use `spec.foo` instead" for
+// "Deprecated: use spec.foo instead", "please use spec.foo" and "in favor
+// of spec.foo" alike; "" when it names none.
+func replacement(doc string) string {
+	_, _, name, _ := findReplacement(deprecationText(doc))
+	if name == "" {
+		return ""
+	}
+	return "use `" + name + "` instead"
+}
+
+// firstSentence is the first sentence of a doc comment, on one line: of
+// its first paragraph, up to a period followed by a space or the end of
+// the paragraph, with the period. The marker lines (+optional, ...) are
+// no part of it, nor is a deprecation notice, tag lines such as
+// "<gateway:experimental>", or what follows a "---" line (Kubernetes'
+// generators leave that out of the API documentation). "" when the doc
+// comment has no such text.
+func firstSentence(doc string) string {
+	var para []string
+	for _, l := range strings.Split(doc, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "---" || scan.DeprecationLine(t):
+			return sentence(para)
+		case t == "" && len(para) > 0:
+			return sentence(para)
+		case t == "", strings.HasPrefix(t, "+"), strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">"):
+			continue
+		}
+		para = append(para, t)
+	}
+	return sentence(para)
+}
+
+// sentence is the first sentence of a paragraph's lines; an abbreviation
+// ("e.g.", "i.e.") ends none.
+func sentence(lines []string) string {
+	text := strings.Join(strings.Fields(strings.Join(lines, " ")), " ")
+	for off := 0; off < len(text); {
+		i := sentenceEnd(text[off:])
+		end := off + i
+		if end >= len(text) {
+			break
+		}
+		if text[end] == '.' && !abbreviation(text[:end+1]) {
+			return text[:end+1]
+		}
+		off = end + 1
+	}
+	if text != "" && !strings.HasSuffix(text, ".") {
+		text += "."
 	}
 	return text
 }
+
+// abbreviations end with a period that ends no sentence.
+var abbreviations = []string{"e.g.", "i.e.", "etc.", "vs.", "approx.", "incl."}
+
+// abbreviation reports whether text ends with an abbreviation.
+func abbreviation(text string) bool {
+	lower := strings.ToLower(text)
+	for _, a := range abbreviations {
+		if strings.HasSuffix(lower, a) && (len(lower) == len(a) || !isLetter(lower[len(lower)-len(a)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // sentenceEnd is the index where the sentence that starts s ends: at ". "
 // (a period before a space) or the end of s; a period inside a path such
@@ -574,17 +798,6 @@ func groupVersion(gd *model.GroupDiff, pd *model.PackageDiff) string {
 		return gd.Dir + "/" + pd.Version
 	}
 	return name + "/" + pd.Version
-}
-
-func uniqueSorted(s []string) []string {
-	sort.Strings(s)
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // paths gives JSON paths of the types of one package pair: head's paths
@@ -625,6 +838,36 @@ func (p paths) typ(name string) (kind, rel string) {
 	return kind, rest
 }
 
+// oldTyp is typ by base's paths first: where users knew a type that was
+// removed, renamed or changed.
+func (p paths) oldTyp(name string) (kind, rel string) {
+	return paths{head: p.base, base: p.head}.typ(name)
+}
+
+// oldField is field by base's paths first (typ is the type's name at
+// base): the path users knew a field by that was removed or renamed.
+func (p paths) oldField(typ string, f *model.Field) (kind, rel string) {
+	return paths{head: p.base, base: p.head}.field(typ, f)
+}
+
+// user is the kind and path of the first field of package p (in p's
+// order) whose type is the named type (a string or list type, which
+// APIPaths does not map); the type's name and "" when no field a kind
+// reaches uses it.
+func (p paths) user(pkg *model.Package, name string) (kind, rel string) {
+	for _, t := range pkg.Types {
+		if _, ok := p.base[t.Name]; !ok {
+			continue
+		}
+		for _, f := range t.Fields {
+			if model.LocalTypeName(f.Type) == name && !f.Inline() {
+				return p.oldField(t.Name, f)
+			}
+		}
+	}
+	return name, ""
+}
+
 // field returns the kind and the JSON path of a field below it.
 func (p paths) field(typ string, f *model.Field) (kind, rel string) {
 	kind, rel = p.typ(typ)
@@ -633,45 +876,6 @@ func (p paths) field(typ string, f *model.Field) (kind, rel string) {
 		name = f.Name
 	}
 	return kind, rel + "." + name
-}
-
-// NewerVersion reports whether API version a is newer than b by
-// Kubernetes' version priority (v2 > v1 > v1beta2 > v1beta1 > v1alpha1).
-// Names that do not look like versions compare as strings.
-func NewerVersion(a, b string) bool {
-	ka, oka := versionKey(a)
-	kb, okb := versionKey(b)
-	if !oka || !okb {
-		if oka != okb {
-			return oka
-		}
-		return a > b
-	}
-	for i := range ka {
-		if ka[i] != kb[i] {
-			return ka[i] > kb[i]
-		}
-	}
-	return false
-}
-
-var versionRe = regexp.MustCompile(`^v(\d+)(?:(alpha|beta)(\d+))?$`)
-
-func versionKey(v string) ([3]int, bool) {
-	m := versionRe.FindStringSubmatch(v)
-	if m == nil {
-		return [3]int{}, false
-	}
-	major, _ := strconv.Atoi(m[1])
-	stage := 3
-	switch m[2] {
-	case "alpha":
-		stage = 1
-	case "beta":
-		stage = 2
-	}
-	minor, _ := strconv.Atoi(m[3])
-	return [3]int{major, stage, minor}, true
 }
 
 func (g *generator) blocks() []Block {
@@ -702,11 +906,11 @@ func (g *generator) blocks() []Block {
 }
 
 // Render writes the blocks as Markdown, separated by blank lines, or the
-// NoChanges line when there are none.
+// None block when there are none.
 func Render(w io.Writer, blocks []Block) error {
 	var b strings.Builder
 	if len(blocks) == 0 {
-		b.WriteString(NoChanges + "\n")
+		b.WriteString(None)
 	}
 	for i, bl := range blocks {
 		if i > 0 {
