@@ -232,6 +232,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newAuditCmd(), newCheckCmd(), newDumpCmd(), newVersionCmd(), newInitCmd(), newReleaseNotesCmd())
 	root.AddCommand(newRulesCmd())
 	root.AddCommand(newFixCmd())
+	root.AddCommand(newDeprecationsCmd())
 	// "apicheck chekc": did you mean check? "--bas": did you mean --base?
 	root.SuggestionsMinimumDistance = 2
 	root.SetFlagErrorFunc(flagError)

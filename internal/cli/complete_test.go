@@ -51,7 +51,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"check", "--bas", "main"}, "unknown flag: --bas\nDid you mean --base?\nRun 'apicheck check --help' for usage."},
 		{[]string{"check", "--bas=main"}, "Did you mean --base?"},
 		{[]string{"audit", "--fromat", "json"}, "Did you mean --format?"},
-		{[]string{"check", "--rev", "main"}, "--rev is a flag of apicheck audit, apicheck dump, not of apicheck check"},
+		{[]string{"check", "--rev", "main"}, "--rev is a flag of apicheck audit, apicheck deprecations, apicheck dump, not of apicheck check"},
 		{[]string{"check", "-O", "x"}, "unknown shorthand flag: 'O' in -O\nDid you mean -o (--output)?"},
 		{[]string{"rules", "NEW_FILED_NOT_POINTER"}, `unknown rule "NEW_FILED_NOT_POINTER": did you mean NEW_FIELD_NOT_POINTER?`},
 	} {
