@@ -3,38 +3,60 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/quote"
 )
 
-// MaxAnnotations bounds the workflow commands the github format writes
-// (GitHub shows only the first few of a step anyway); the machine formats
-// (JSON, SARIF) always have every finding.
+// MaxAnnotations bounds the workflow commands the github format writes;
+// the machine formats (JSON, SARIF) always have every finding.
 const MaxAnnotations = 500
 
+// GitHubShownPerStep is how many annotations of each level (error,
+// warning, notice) GitHub shows for one step of a job (and 50 for the
+// whole job), in the order they were written; the others are in the
+// step's log only.
+const GitHubShownPerStep = 10
+
 // GitHub writes GitHub Actions workflow commands: one annotation per
-// unsuppressed finding,
+// field (or type, or API path) and line with unsuppressed findings,
 //
 //	::error file=PATH,line=N,col=N,title=RULE_ID::message
 //
 // (warning for warnings, notice for infos), the hint on the message's
-// following lines; then the run notes and the summary line as plain text.
-// Every text from the repository is escaped: in a command as GitHub's
-// runner unescapes it (ghData, ghProperty), in a note as by quote.Text;
-// so only apicheck's own annotations start a line with "::".
+// following lines. The findings of one field on one line are one
+// annotation at their highest severity, titled with every rule ID and
+// holding each rule's message and hint. Then come the run notes and the
+// summary line as plain text. A run whose base and head are one commit
+// starts with a notice saying that it compared nothing. Every text from
+// the repository is escaped: in a command as GitHub's runner unescapes
+// it (ghData, ghProperty), in a note as by quote.Text; so only
+// apicheck's own annotations start a line with "::".
 //
-// Of more than MaxAnnotations unsuppressed findings it annotates
-// MaxAnnotations, errors before warnings before infos (each in report
-// order), and a line says how many are not annotated.
+// Of more than MaxAnnotations annotations it writes MaxAnnotations,
+// errors before warnings before infos (each in report order), and a line
+// says how many findings are not annotated. GitHub shows only
+// GitHubShownPerStep annotations of each level of a step: when a level
+// has more, a line says how many are in the log only, and where all of
+// them are.
 func GitHub(w io.Writer, r *finding.Report) error {
 	var b strings.Builder
-	shown := annotated(r.Findings)
-	for i, f := range r.Findings {
+	if n := SameCommitNote(r); n != "" {
+		b.WriteString("::notice title=apicheck::" + ghData(n) + "\n")
+	}
+	groups := ghGroups(r.Findings)
+	shown := annotated(groups)
+	perLevel := map[string]int{}
+	notAnnotated := 0
+	for i, g := range groups {
 		if !shown[i] {
+			notAnnotated += len(g.findings)
 			continue
 		}
+		f := g.findings[0]
 		var props []string
 		if f.Path != "" {
 			props = append(props, "file="+ghProperty(f.Path))
@@ -45,41 +67,99 @@ func GitHub(w io.Writer, r *finding.Report) error {
 				}
 			}
 		}
-		props = append(props, "title="+ghProperty(f.Rule))
-		msg := f.Message
-		if f.Hint != "" {
-			msg += "\n" + f.Hint
+		var ids []string
+		for _, x := range g.findings {
+			if !slices.Contains(ids, x.Rule) {
+				ids = append(ids, x.Rule)
+			}
 		}
-		fmt.Fprintf(&b, "::%s %s::%s\n", ghLevel(f.Severity), strings.Join(props, ","), ghData(msg))
+		props = append(props, "title="+ghProperty(strings.Join(ids, ", ")))
+		var msg string
+		if len(g.findings) == 1 {
+			msg = f.Message
+			if f.Hint != "" {
+				msg += "\n" + f.Hint
+			}
+		} else {
+			var parts []string
+			for _, x := range g.findings {
+				p := fmt.Sprintf("%s (%s): %s", x.Rule, x.Severity, x.Message)
+				if x.Hint != "" {
+					p += "\n  " + strings.ReplaceAll(newlines.Replace(x.Hint), "\n", "\n  ")
+				}
+				parts = append(parts, p)
+			}
+			msg = strings.Join(parts, "\n")
+		}
+		level := ghLevel(g.severity)
+		perLevel[level]++
+		fmt.Fprintf(&b, "::%s %s::%s\n", level, strings.Join(props, ","), ghData(msg))
 	}
 	for _, n := range r.Notes {
 		// A line starting with "::" would be read as a command.
 		b.WriteString("apicheck note: " + quote.Text(oneLine(n)) + "\n")
 	}
-	active := 0
-	for _, f := range r.Findings {
-		if f.Suppressed == "" {
-			active++
+	if notAnnotated > 0 {
+		fmt.Fprintf(&b, "apicheck note: %d more findings are not annotated (the github format annotates %d, errors first; --format json or sarif has all)\n", notAnnotated, len(shown))
+	}
+	var hidden []string
+	for _, level := range []string{"error", "warning", "notice"} {
+		if n := perLevel[level]; n > GitHubShownPerStep {
+			hidden = append(hidden, fmt.Sprintf("%d of %d %s annotations", n-GitHubShownPerStep, n, level))
 		}
 	}
-	if more := active - len(shown); more > 0 {
-		fmt.Fprintf(&b, "apicheck note: %d more findings are not annotated (the github format annotates %d, errors first; --format json or sarif has all)\n", more, len(shown))
+	if len(hidden) > 0 {
+		fmt.Fprintf(&b, "apicheck note: GitHub shows the first %d annotations of each level of a step, so %s are in this log only; "+
+			"the Markdown report (the job summary) and the SARIF report have every finding\n", GitHubShownPerStep, strings.Join(hidden, " and "))
 	}
 	b.WriteString(SummaryLine(r) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// annotated picks the findings (by index) the github format annotates:
-// every unsuppressed one, or MaxAnnotations of them by severity.
-func annotated(fs []finding.Finding) map[int]bool {
+// ghGroup is the unsuppressed findings of one annotation, in report
+// order, and their highest severity.
+type ghGroup struct {
+	findings []finding.Finding
+	severity finding.Severity
+}
+
+// ghGroups groups the unsuppressed findings by path, line and what they
+// are about (package, type and field, else the API path); a finding
+// about neither, or without a path, is a group of its own.
+func ghGroups(fs []finding.Finding) []*ghGroup {
+	var out []*ghGroup
+	byKey := map[string]*ghGroup{}
+	for i, f := range fs {
+		if f.Suppressed != "" {
+			continue
+		}
+		k := "#" + strconv.Itoa(i)
+		if f.Path != "" && (f.Type != "" || f.Field != "" || f.APIPath != "") {
+			k = strings.Join([]string{f.Path, strconv.Itoa(f.Line), f.Package, f.Type, f.Field, f.APIPath}, "\x00")
+		}
+		g := byKey[k]
+		if g == nil {
+			g = &ghGroup{}
+			byKey[k] = g
+			out = append(out, g)
+		}
+		g.findings = append(g.findings, f)
+		g.severity = max(g.severity, f.Severity)
+	}
+	return out
+}
+
+// annotated picks the groups (by index) the github format annotates:
+// every one, or MaxAnnotations of them by severity.
+func annotated(gs []*ghGroup) map[int]bool {
 	out := map[int]bool{}
 	for _, sev := range []finding.Severity{finding.Error, finding.Warning, finding.Info} {
-		for i, f := range fs {
+		for i, g := range gs {
 			if len(out) == MaxAnnotations {
 				return out
 			}
-			if f.Suppressed == "" && (f.Severity == sev || sev == finding.Info && f.Severity != finding.Error && f.Severity != finding.Warning) {
+			if g.severity == sev || sev == finding.Info && g.severity != finding.Error && g.severity != finding.Warning {
 				out[i] = true
 			}
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -82,5 +83,93 @@ func TestGitHubEmpty(t *testing.T) {
 	}
 	if got := buf.String(); got != "0 errors, 0 warnings, 0 infos\n" {
 		t.Errorf("empty report: %q", got)
+	}
+}
+
+// TestGitHubOneAnnotationPerField: the findings of one field on one line
+// (a new field that is not optional, no pointer and has no omitempty)
+// are one annotation at their highest severity, titled with every rule
+// and holding every message and hint; other fields keep theirs.
+func TestGitHubOneAnnotationPerField(t *testing.T) {
+	r := prReport()
+	var buf bytes.Buffer
+	if err := GitHub(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var replicas []string
+	cmds := 0
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(l, "::") {
+			cmds++
+		}
+		if strings.Contains(l, "file=pkg/apis/core/v1beta1/types_shoot.go,line=42,") {
+			replicas = append(replicas, l)
+		}
+	}
+	// 10 unsuppressed findings about 6 fields and types.
+	if cmds != 6 {
+		t.Errorf("%d annotations, want 6 (one per field):\n%s", cmds, buf.String())
+	}
+	want := "::error file=pkg/apis/core/v1beta1/types_shoot.go,line=42,col=2," +
+		"title=NEW_FIELD_NOT_OPTIONAL%2C NEW_FIELD_NOT_POINTER%2C NEW_FIELD_NO_OMITEMPTY%2C PROTO_TAG_MISSING::" +
+		"NEW_FIELD_NOT_OPTIONAL (error): new field ShootSpec.Replicas is not marked // +optional%0A  add // +optional to the field's doc comment%0A" +
+		"NEW_FIELD_NOT_POINTER (error): new field ShootSpec.Replicas has a non-nillable type int32%0A  make it a pointer: Replicas *int32%0A" +
+		"NEW_FIELD_NO_OMITEMPTY (error): new field ShootSpec.Replicas has no omitempty in its json tag%0A  use `json:\"replicas,omitempty\"`%0A" +
+		"PROTO_TAG_MISSING (warning): new field ShootSpec.Replicas has no protobuf tag%0A  run make generate WHAT=protobuf; the next safe number is 5"
+	if len(replicas) != 1 || replicas[0] != want {
+		t.Errorf("ShootSpec.Replicas annotations:\n%s\nwant one:\n%s", strings.Join(replicas, "\n"), want)
+	}
+	// A warning alone keeps its level; the internal version's field is
+	// another field (another file) with an annotation of its own.
+	if !strings.Contains(buf.String(), "::error file=pkg/apis/core/types_shoot.go,line=12,col=2,title=VERSION_SKEW::") {
+		t.Errorf("the internal version's finding lost its annotation:\n%s", buf.String())
+	}
+}
+
+// TestGitHubPerStepLimit: GitHub shows 10 annotations of each level of a
+// step; past that, a line says how many are in the log only and where
+// every finding is.
+func TestGitHubPerStepLimit(t *testing.T) {
+	for _, c := range []struct {
+		errors, warnings int
+		note             string
+	}{
+		{10, 10, ""},
+		{23, 3, "apicheck note: GitHub shows the first 10 annotations of each level of a step, so 13 of 23 error annotations are in this log only; " +
+			"the Markdown report (the job summary) and the SARIF report have every finding\n"},
+		{11, 12, "so 1 of 11 error annotations and 2 of 12 warning annotations are in this log only"},
+	} {
+		r := &finding.Report{}
+		for i := range c.errors + c.warnings {
+			sev := finding.Error
+			if i >= c.errors {
+				sev = finding.Warning
+			}
+			r.Findings = append(r.Findings, finding.Finding{Rule: "R", Severity: sev, Path: fmt.Sprintf("f%03d.go", i), Line: 1, Type: "T", Field: "F", Message: "m"})
+		}
+		r.Finalize()
+		var b strings.Builder
+		if err := GitHub(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(b.String(), "GitHub shows the first")
+		if c.note == "" && got || c.note != "" && !strings.Contains(b.String(), c.note) {
+			t.Errorf("%d errors, %d warnings: want note %q in\n%s", c.errors, c.warnings, c.note, b.String())
+		}
+	}
+}
+
+// A run that compared a commit with itself says so, as a notice first.
+func TestGitHubSameCommit(t *testing.T) {
+	r := &finding.Report{Base: finding.Rev{Ref: "HEAD", Commit: testBaseSHA}, Head: finding.Rev{Ref: "WORKTREE", Commit: testBaseSHA}}
+	r.Finalize()
+	var b strings.Builder
+	if err := GitHub(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "::notice title=apicheck::nothing to compare: base and head are the same commit 0123456789ab (only uncommitted changes of the working tree are checked)\n" +
+		"0 errors, 0 warnings, 0 infos\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

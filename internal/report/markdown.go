@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"slices"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apicheck/apicheck/internal/finding"
 )
@@ -34,16 +35,21 @@ const (
 // Markdown writes the report as a pull-request comment, without links to
 // the repository's files (MarkdownWith sets a link base).
 //
-// The comment starts with MarkdownMarker and a summary line. Findings are
-// grouped by what they are about (package, type and field, or API path):
-// one table row per group with its highest severity, where it is, every
-// rule's message and the combined fix; hints that are code, related
-// positions and other positions of the group follow the table, per group.
-// Suppressed findings and run notes are in collapsed sections. The
-// comment never exceeds MarkdownLimit bytes: when findings do not fit,
-// groups with errors are kept before warnings before infos before
-// suppressed ones, kept groups stay in report order (finding.Sort), and a
-// line says how many findings were left out.
+// The comment starts with MarkdownMarker and a heading with the summary
+// line (or, when base and head are one commit, SameCommitNote), then the
+// compared revisions, the release used and the profile in one line each.
+// Findings are grouped by what they are about (package, type and field,
+// or API path): one table row per group, in three columns that fit a
+// comment's width, with its highest severity, where it is, and every
+// rule's message followed by the combined fix; hints that are code, the
+// suggested changes of its fixes (one per run of lines, see
+// groupSuggestions), related positions and other positions of the group
+// follow the table, per group. Suppressed findings and the other run
+// notes are in collapsed sections. The comment never exceeds
+// MarkdownLimit bytes: when findings do not fit, groups with errors are
+// kept before warnings before infos before suppressed ones, kept groups
+// stay in report order (finding.Sort), and a line says how many findings
+// were left out.
 func Markdown(w io.Writer, r *finding.Report) error {
 	return MarkdownWith(Options{})(w, r)
 }
@@ -95,9 +101,14 @@ func mdGroups(fs []finding.Finding) []*mdGroup {
 	return out
 }
 
+// The tables have three narrow columns, which fit a pull-request
+// comment (about 760 px wide): severity, where (the subject and the file
+// name with its line), and the findings' messages with their combined
+// fix (or reason). Messages wrap; names and positions are bounded by
+// mdCellRunMax (see cellName, cellPosition).
 const (
-	mdActiveHeader     = "\n| Severity | Where | What | Fix |\n| --- | --- | --- | --- |\n"
-	mdSuppressedHeader = "\n<details>\n<summary>Suppressed findings (%d)</summary>\n\n| Severity | Where | What | Reason |\n| --- | --- | --- | --- |\n"
+	mdActiveHeader     = "\n| Severity | Where | Finding and fix |\n| --- | --- | --- |\n"
+	mdSuppressedHeader = "\n<details>\n<summary>Suppressed findings (%d)</summary>\n\n| Severity | Where | Finding and reason |\n| --- | --- | --- |\n"
 	mdDetailsHeader    = "\n#### Details\n"
 	mdSectionEnd       = "\n</details>\n"
 )
@@ -106,7 +117,14 @@ func markdownReport(r *finding.Report, o Options, limit int) string {
 	l := newLinker(o, r)
 	var head strings.Builder
 	head.WriteString(MarkdownMarker + "\n")
-	head.WriteString("### apicheck: " + SummaryLine(r) + "\n\n")
+	if same := SameCommitNote(r); same != "" {
+		// A run that compared a commit with itself says so first: "0
+		// errors" would read as a pass.
+		head.WriteString("### apicheck: " + mdText(same, inText) + "\n\n")
+		head.WriteString(SummaryLine(r) + ".\n")
+	} else {
+		head.WriteString("### apicheck: " + SummaryLine(r) + "\n\n")
+	}
 	// Ref names come from the command line or the CI environment: no
 	// bound but ours keeps them from taking the comment.
 	fmt.Fprintf(&head, "Compared %s with %s.\n", mdCode(shorten(revLabel(r.Base), mdMessageMax), inText),
@@ -115,10 +133,14 @@ func markdownReport(r *finding.Report, o Options, limit int) string {
 		// Tag names come from the repository: escaped and bounded too.
 		fmt.Fprintf(&head, "%s.\n", mdLine(shorten(strings.ToUpper(u[:1])+u[1:], mdMessageMax)))
 	}
+	profile, otherNotes := profileLine(r.Notes)
+	if profile != "" {
+		head.WriteString(profile + "\n")
+	}
 	if len(r.Findings) == 0 {
 		head.WriteString("\nNo API compatibility findings.\n")
 	}
-	notes := mdNotes(r.Notes, limit/4)
+	notes := mdNotes(otherNotes, limit/4)
 
 	groups := mdGroups(r.Findings)
 	var active, suppressed []*mdGroup
@@ -147,13 +169,18 @@ func markdownReport(r *finding.Report, o Options, limit int) string {
 	sort.SliceStable(order, func(a, b int) bool { return rank(order[a]) > rank(order[b]) })
 	keep := map[*mdGroup]bool{}
 	left := 0
+	full := -1 // the rank of the first group that did not fit
 	for _, g := range order {
-		if cost := len(g.row) + len(g.details); cost <= budget {
+		if cost := len(g.row) + len(g.details); (full < 0 || rank(g) == full) && cost <= budget {
 			budget -= cost
 			keep[g] = true
 			continue
 		}
-		// Keep trying: a later, smaller group may still fit.
+		// Keep trying: a later, smaller group of the same rank may
+		// still fit, but none of a lower rank while one is left out.
+		if full < 0 {
+			full = rank(g)
+		}
 		left += len(g.findings)
 	}
 
@@ -231,6 +258,44 @@ func mdNotes(notes []string, budget int) string {
 	return b.String()
 }
 
+// profileNoteRe is the run note naming the profile that judged the
+// change: "profile gardener (detected; set profile in .apicheck.yaml to
+// choose another)", "profile kubernetes (configured)", either followed
+// by "; groups with their own profile: DIR: PROFILE, ..." and "; judged
+// under base's profiles (...), not head's own (...)".
+var profileNoteRe = regexp.MustCompile(`^profile (\S+) \((detected|configured)[;)]`)
+
+// profileLine says in one line which profile judged the change
+// ("Profile: `gardener` (detected)."), taking the profile note out of
+// the notes; what a profile is and how to choose one is for --help and
+// docs/profiles.md, not for every comment.
+func profileLine(notes []string) (line string, rest []string) {
+	for i, n := range notes {
+		m := profileNoteRe.FindStringSubmatch(n)
+		if m == nil || line != "" {
+			continue
+		}
+		how := []string{m[2]}
+		if _, groups, ok := strings.Cut(n, "; groups with their own profile: "); ok {
+			groups, _, _ = strings.Cut(groups, "; judged under ")
+			k := strings.Count(groups, ", ") + 1
+			how = append(how, plural(k, "group")+" with a profile of its own")
+			if k > 1 {
+				how[len(how)-1] = plural(k, "group") + " with profiles of their own"
+			}
+		}
+		if strings.Contains(n, "; judged under base's profiles") {
+			how = append(how, "judged under base's profiles")
+		}
+		line = "Profile: " + mdCode(shorten(m[1], mdMessageMax), inText) + " (" + strings.Join(how, "; ") + ")."
+		rest = append(append(rest, notes[:i]...), notes[i+1:]...)
+	}
+	if line == "" {
+		return "", notes
+	}
+	return line, rest
+}
+
 func mdSeverity(s finding.Severity) string {
 	switch s {
 	case finding.Error:
@@ -264,28 +329,27 @@ func mdSubject(f finding.Finding) string {
 	return name
 }
 
-// groupRow is a group's table row: severity, where, what, and the fix
-// (the reason, for suppressed findings).
+// groupRow is a group's table row: severity, where, and what with the
+// fix (the reason, for suppressed findings).
 func (l *linker) groupRow(g *mdGroup) string {
 	f0 := g.findings[0]
 	var where []string
 	if s := mdSubject(f0); s != "" {
-		where = append(where, mdCode(s, inCell))
+		where = append(where, cellName(s))
 	}
-	if loc := l.position(mdPos{path: f0.Path, line: f0.Line, rev: revHead}, inCell); loc != "" {
+	if loc, _ := l.cellPosition(mdPos{path: f0.Path, line: f0.Line, rev: revHead}); loc != "" {
 		where = append(where, loc)
 	}
 	var what []string
 	for _, f := range g.findings {
-		what = append(what, l.rule(f.Rule, inCell)+" "+mdProse(shorten(f.Message, mdMessageMax), inCell))
+		what = append(what, l.rule(f.Rule, inCell)+" "+mdProse(breakable(shorten(f.Message, mdMessageMax)), inCell))
 	}
-	var last string
 	if g.suppressed {
 		var reasons []string
 		for _, f := range g.findings {
-			reasons = appendNew(reasons, mdProse(shorten(f.Suppressed, mdMessageMax), inCell))
+			reasons = appendNew(reasons, mdProse(breakable(shorten(f.Suppressed, mdMessageMax)), inCell))
 		}
-		last = strings.Join(reasons, "<br>")
+		what = append(what, "**Suppressed:** "+strings.Join(reasons, "<br>"))
 	} else {
 		prose, code := groupFix(g)
 		var fix []string
@@ -294,22 +358,141 @@ func (l *linker) groupRow(g *mdGroup) string {
 				// "make it a pointer:" introduced the code below.
 				p = strings.TrimSuffix(p, ":") + " (code below)"
 			}
-			fix = append(fix, mdProse(shorten(p, mdMessageMax), inCell))
+			fix = append(fix, mdProse(breakable(shorten(p, mdMessageMax)), inCell))
 		}
-		if len(fix) > 1 {
+		switch {
+		case len(fix) == 1:
+			what = append(what, "**Fix:** "+fix[0])
+		case len(fix) > 1:
 			for i := range fix {
 				fix[i] = "• " + fix[i]
 			}
+			what = append(what, "**Fix:**<br>"+strings.Join(fix, "<br>"))
+		case code != "":
+			what = append(what, "**Fix:** see the code below")
 		}
-		switch {
-		case code != "" && len(prose) == 0:
-			fix = append(fix, "*see the code below*")
-		case code == "" && len(l.extraPositions(g)) > 0:
-			fix = append(fix, "*related positions below*")
+		if code == "" && len(l.extraPositions(g)) > 0 {
+			what = append(what, "*Related positions below.*")
 		}
-		last = strings.Join(fix, "<br>")
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s |\n", mdSeverity(g.severity), strings.Join(where, "<br>"), strings.Join(what, "<br>"), last)
+	return fmt.Sprintf("| %s | %s | %s |\n", mdSeverity(g.severity), strings.Join(where, "<br>"), strings.Join(what, "<br>"))
+}
+
+// mdCellRunMax bounds the names and positions of a table cell: a code
+// span does not wrap, and a longer one would widen its column beyond a
+// pull-request comment's width.
+const mdCellRunMax = 48
+
+// cellName renders a name ("v1beta1.ShootSpec.Replicas") for a cell: a
+// code span, split at dots into lines of at most mdCellRunMax
+// characters when it is longer (and a part without dots shortened).
+func cellName(s string) string {
+	if utf8.RuneCountInString(s) <= mdCellRunMax {
+		return mdCode(s, inCell)
+	}
+	var parts []string
+	cur := ""
+	for i, seg := range strings.SplitAfter(s, ".") {
+		if i > 0 && cur != "" && utf8.RuneCountInString(cur+seg) > mdCellRunMax {
+			parts = append(parts, cur)
+			cur = ""
+		}
+		cur += seg
+	}
+	parts = append(parts, cur)
+	for i, p := range parts {
+		parts[i] = mdCode(shorten(p, mdCellRunMax), inCell)
+	}
+	return strings.Join(parts, "<br>")
+}
+
+// cellPosition renders a file position for a cell: the file's name and
+// line linked to the full path, or without a link the path; either
+// shortened from the left to mdCellRunMax characters when longer
+// ("…/v1beta1/types.go:7"). shortened says that an unlinked cell does
+// not show the whole path (the group's details then do).
+func (l *linker) cellPosition(p mdPos) (loc string, shortened bool) {
+	if p.path == "" {
+		return "", false
+	}
+	u := l.file(p)
+	text := p.path
+	if u != "" {
+		text = path.Base(p.path)
+	}
+	if p.line > 0 {
+		text += ":" + strconv.Itoa(p.line)
+	}
+	if utf8.RuneCountInString(text) > mdCellRunMax {
+		segs := strings.Split(text, "/")
+		tail := segs[len(segs)-1]
+		for i := len(segs) - 2; i >= 0 && utf8.RuneCountInString("…/"+segs[i]+"/"+tail) <= mdCellRunMax; i-- {
+			tail = segs[i] + "/" + tail
+		}
+		if rs := []rune(tail); len(rs) > mdCellRunMax-1 {
+			tail = "…" + string(rs[len(rs)-(mdCellRunMax-1):])
+		} else {
+			tail = "…/" + tail
+		}
+		text, shortened = tail, u == ""
+	}
+	if u == "" {
+		return mdCode(text, inCell), shortened
+	}
+	return "[" + mdLinkText(text, inCell) + "](" + u + ")", false
+}
+
+// zwsp (U+200B ZERO WIDTH SPACE) lets a line break where it is.
+const zwsp = "\u200b"
+
+// breakable puts a zwsp into every word of prose (outside backticks)
+// that is longer than mdCellRunMax, after its dots and slashes and else
+// every mdCellRunMax characters, so that a long name in a message
+// ("ControllerInstallationSpec.SeedSelectorRequirements") wraps in its
+// cell instead of widening the column.
+func breakable(s string) string {
+	if utf8.RuneCountInString(s) <= mdCellRunMax {
+		return s
+	}
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 {
+		return s // unbalanced backticks: mdProse escapes it all
+	}
+	for i := 0; i < len(parts); i += 2 {
+		words := strings.Split(parts[i], " ")
+		for j, w := range words {
+			// A marker ("+kubebuilder:validation:...") is a code span of
+			// its own (mdProse): left whole.
+			if utf8.RuneCountInString(w) > mdCellRunMax && !markerStart(w) {
+				words[j] = breakWord(w)
+			}
+		}
+		parts[i] = strings.Join(words, " ")
+	}
+	return strings.Join(parts, "`")
+}
+
+func markerStart(w string) bool {
+	m := markerRe.FindStringIndex(w)
+	return m != nil && m[0] == 0
+}
+
+func breakWord(w string) string {
+	var b strings.Builder
+	run := 0
+	for _, r := range w {
+		if run == mdCellRunMax {
+			b.WriteString(zwsp)
+			run = 0
+		}
+		b.WriteRune(r)
+		run++
+		if (r == '.' || r == '/') && run > 1 {
+			b.WriteString(zwsp)
+			run = 0
+		}
+	}
+	return b.String()
 }
 
 // groupFix combines the hints of a group's findings: their prose, each
@@ -331,22 +514,6 @@ func groupFix(g *mdGroup) (prose []string, code string) {
 // mdSuggestionsMax bounds the suggested changes shown for one group.
 const mdSuggestionsMax = 5
 
-// groupSuggestions are the suggested changes of a group's fixes, each
-// once, in the findings' order.
-func groupSuggestions(g *mdGroup) []finding.Suggestion {
-	var out []finding.Suggestion
-	for _, f := range g.findings {
-		for _, fx := range f.Fixes {
-			for _, sg := range fx.Suggestions {
-				if !slices.Contains(out, sg) {
-					out = append(out, sg)
-				}
-			}
-		}
-	}
-	return out
-}
-
 func appendNew(list []string, s string) []string {
 	for _, x := range list {
 		if x == s {
@@ -357,19 +524,22 @@ func appendNew(list []string, s string) []string {
 }
 
 // groupDetails is what follows the table for a group (unsuppressed only):
-// the code of its fix in a fenced block, and its related and other
-// positions as a list; "" when it has none of these.
+// the code of its fix in a fenced block, its suggested changes (one per
+// run of lines, see groupSuggestions), and its related and other
+// positions as a list; "" when it has none of these and its row shows
+// its whole position.
 func (l *linker) groupDetails(g *mdGroup) string {
 	if g.suppressed {
 		return ""
 	}
 	_, code := groupFix(g)
 	positions := l.extraPositions(g)
-	suggestions := groupSuggestions(g)
-	if code == "" && len(positions) == 0 && len(suggestions) == 0 {
+	suggestions, unsuggested := groupSuggestions(g)
+	f0 := g.findings[0]
+	_, shortened := l.cellPosition(mdPos{path: f0.Path, line: f0.Line, rev: revHead})
+	if code == "" && len(positions) == 0 && len(suggestions) == 0 && len(unsuggested) == 0 && !shortened {
 		return ""
 	}
-	f0 := g.findings[0]
 	var b strings.Builder
 	b.WriteString("\n")
 	title := mdSubject(f0)
@@ -393,12 +563,16 @@ func (l *linker) groupDetails(g *mdGroup) string {
 			fmt.Fprintf(&b, "- … %d more suggested changes (see `apicheck fix --dry-run`)\n", len(suggestions)-i)
 			break
 		}
-		lines := fmt.Sprintf("line %d", sg.StartLine)
-		if sg.EndLine > sg.StartLine {
-			lines = fmt.Sprintf("lines %d–%d", sg.StartLine, sg.EndLine)
+		what := "(what `apicheck fix` writes)"
+		if len(sg.fixes) > 1 {
+			what = fmt.Sprintf("(what `apicheck fix` writes; it applies all %d fixes: %s)", len(sg.fixes), fixList(sg.fixes))
 		}
-		b.WriteString("- Suggested change, " + mdCode(sg.Path, inText) + " " + lines + " (what `apicheck fix` writes):\n\n")
+		b.WriteString("- Suggested change, " + mdCode(sg.Path, inText) + " " + lineRange(sg.StartLine, sg.EndLine) + " " + what + ":\n\n")
 		b.WriteString(mdFenceLang(shorten(sg.Text, mdCodeMax), "suggestion", "  "))
+	}
+	for _, u := range unsuggested {
+		fmt.Fprintf(&b, "- %d fixes change %s %s, and could not be combined into one suggested change here: "+
+			"`apicheck fix` applies them together (%s)\n", len(u.fixes), mdCode(u.path, inText), lineRange(u.start, u.end), fixList(u.fixes))
 	}
 	if len(positions) > 0 {
 		b.WriteString("- Related positions:\n")
@@ -411,6 +585,24 @@ func (l *linker) groupDetails(g *mdGroup) string {
 		}
 	}
 	return b.String()
+}
+
+// lineRange is "line 12" or "lines 20–22".
+func lineRange(start, end int) string {
+	if end > start {
+		return fmt.Sprintf("lines %d–%d", start, end)
+	}
+	return fmt.Sprintf("line %d", start)
+}
+
+// fixList lists fix descriptions (which name fields of the repository)
+// as escaped running text.
+func fixList(descs []string) string {
+	out := make([]string, len(descs))
+	for i, d := range descs {
+		out[i] = mdProse(shorten(d, mdMessageMax), inText)
+	}
+	return strings.Join(out, "; ")
 }
 
 // extraPositions are the positions a group's row does not show: the

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -85,14 +86,14 @@ func TestMarkdownHTML(t *testing.T) {
 		t.Errorf("the HTML does not start with the marker %s:\n%.200s", MarkdownMarker, out)
 	}
 
-	// One row per field (or type) with findings, four columns.
+	// One row per field (or type) with findings, three columns.
 	tables := htmlTable.FindAllStringSubmatch(out, -1)
 	if len(tables) != 2 {
 		t.Fatalf("%d tables, want 2 (findings, suppressed findings)", len(tables))
 	}
 	rows := cells(tables[0][1])
-	if got := strings.Join(rows[0], "|"); got != "Severity|Where|What|Fix" {
-		t.Errorf("header %q, want Severity|Where|What|Fix", got)
+	if got := strings.Join(rows[0], "|"); got != "Severity|Where|Finding and fix" {
+		t.Errorf("header %q, want Severity|Where|Finding and fix", got)
 	}
 	subjects := map[string][]finding.Finding{}
 	for _, f := range r.Findings {
@@ -105,8 +106,8 @@ func TestMarkdownHTML(t *testing.T) {
 		t.Errorf("%d rows, want one per field or type with findings: %d", len(rows)-1, len(subjects))
 	}
 	for _, row := range rows[1:] {
-		if len(row) != 4 {
-			t.Errorf("row with %d cells, want 4: %q", len(row), row)
+		if len(row) != 3 {
+			t.Errorf("row with %d cells, want 3: %q", len(row), row)
 			continue
 		}
 		// Where: the field's position at head, linked.
@@ -119,7 +120,7 @@ func TestMarkdownHTML(t *testing.T) {
 		if l := blobLink.FindStringSubmatch(href); l == nil || l[1] != testHeadSHA {
 			t.Errorf("Where link %q is not %s/blob/<head sha>/<path>#L<n>", href, testLinkBase)
 		}
-		// What: every rule ID links to its documentation.
+		// Finding and fix: every rule ID links to its documentation.
 		ids := regexp.MustCompile(`<a href="([^"]*)"><code>([A-Z_]+)</code></a>`).FindAllStringSubmatch(row[2], -1)
 		if len(ids) == 0 {
 			t.Errorf("What cell without a linked rule ID: %q", row[2])
@@ -137,8 +138,12 @@ func TestMarkdownHTML(t *testing.T) {
 			replicas = row
 		}
 	}
-	if replicas == nil || strings.Count(replicas[3], "<br>") != 3 ||
-		!strings.Contains(replicas[3], "add <code>// +optional</code>") || !strings.Contains(replicas[3], "omitempty") {
+	fix := ""
+	if replicas != nil {
+		_, fix, _ = strings.Cut(replicas[2], "<strong>Fix:</strong>")
+	}
+	if strings.Count(fix, "<br>• ") != 4 ||
+		!strings.Contains(fix, "add <code>// +optional</code>") || !strings.Contains(fix, "omitempty") {
 		t.Errorf("ShootSpec.Replicas: want one row with the four fixes, got %q", replicas)
 	}
 
@@ -179,9 +184,13 @@ func TestMarkdownHTML(t *testing.T) {
 
 	// Suppressed findings and notes are collapsed.
 	details := regexp.MustCompile(`(?s)<details>\s*<summary>([^<]*)</summary>(.*?)</details>`).FindAllStringSubmatch(out, -1)
-	if len(details) != 2 || details[0][1] != "Suppressed findings (1)" || details[1][1] != "Notes (2)" ||
-		!strings.Contains(details[0][2], "<table>") || strings.Count(details[1][2], "<li>") != 2 {
-		t.Errorf("collapsed sections %q, want suppressed findings (a table) and notes (a list of 2)", details)
+	if len(details) != 2 || details[0][1] != "Suppressed findings (1)" || details[1][1] != "Notes (1)" ||
+		!strings.Contains(details[0][2], "<table>") || strings.Count(details[1][2], "<li>") != 1 {
+		t.Errorf("collapsed sections %q, want suppressed findings (a table) and notes (a list of 1)", details)
+	}
+	// The profile note is one line under the heading, not a note.
+	if !strings.Contains(out, "Profile: <code>gardener</code> (configured).</p>") || strings.Contains(out, "<li>profile ") {
+		t.Errorf("the profile is not one line of the head:\n%.600s", out)
 	}
 }
 
@@ -209,4 +218,82 @@ func TestMarkdownHTMLEscapes(t *testing.T) {
 			t.Errorf("%s: %d HTML comments, want the marker only", name, n)
 		}
 	}
+}
+
+// TestMarkdownHTMLFitsCommentWidth checks the 760 px width assumptions
+// of the tables on every rendered golden report and on a report of long
+// names and paths: a pull-request comment is about 760 px wide, which
+// fits three narrow columns whose text wraps; a run of text without a
+// space (a code span, a path) does not wrap and widens its column, so no
+// cell holds one longer than 60 characters: long paths show their file
+// name (the link has the whole path) or are shortened from the left.
+func TestMarkdownHTMLFitsCommentWidth(t *testing.T) {
+	const maxRun = 60
+	cases := markdownCases()
+	cases["report.md"] = func(t *testing.T) string { return markdownWith(t, goldenReport(), Options{}) }
+	for _, o := range []Options{{}, {LinkBase: testLinkBase}} {
+		name := "long names and paths"
+		if o.LinkBase != "" {
+			name += ", linked"
+		}
+		cases[name] = func(t *testing.T) string { return markdownWith(t, longNamesReport(), o) }
+	}
+	for name, render := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := gfmHTML(t, render(t))
+			for _, table := range htmlTable.FindAllStringSubmatch(out, -1) {
+				for _, row := range cells(table[1]) {
+					if len(row) != 3 {
+						t.Errorf("a row of %d columns, want 3: %q", len(row), row)
+					}
+					for _, cell := range row {
+						if run := unbrokenRun(cell); utf8.RuneCountInString(run) > maxRun {
+							t.Errorf("a cell holds %q, %d characters without a break (at most %d fit a column): %q",
+								run, utf8.RuneCountInString(run), maxRun, cell)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// unbrokenRun is the longest run of a cell's rendered text (tags taken
+// out, <br> a break, entities resolved) without white space.
+func unbrokenRun(cell string) string {
+	text := htmlTag.ReplaceAllStringFunc(cell, func(tag string) string {
+		if strings.EqualFold(tag, "<br>") || strings.EqualFold(tag, "<br />") {
+			return " "
+		}
+		return ""
+	})
+	best := ""
+	// A zero-width space is a place to break the line.
+	for _, w := range strings.Fields(strings.ReplaceAll(html.UnescapeString(text), zwsp, " ")) {
+		if utf8.RuneCountInString(w) > utf8.RuneCountInString(best) {
+			best = w
+		}
+	}
+	return best
+}
+
+// longNamesReport has findings on deeply nested files and long type and
+// field names, as large repositories have.
+func longNamesReport() *finding.Report {
+	const dir = "pkg/apis/extensions/provider-configuration/v1alpha1/internal/generated"
+	r := &finding.Report{
+		Base: finding.Rev{Ref: "origin/main", Commit: testBaseSHA},
+		Head: finding.Rev{Ref: "WORKTREE", Commit: testHeadSHA},
+		Findings: []finding.Finding{
+			{Rule: "NEW_FIELD_NOT_POINTER", Severity: finding.Error, Path: dir + "/zz_types_controllerinstallation_registration.go", Line: 1234, Column: 2,
+				Package: "example.com/api/" + dir, Version: "v1alpha1", Type: "ControllerInstallationRegistrationSpec", Field: "SeedSelectorRequirementsOverride",
+				Message: "new field ControllerInstallationRegistrationSpec.SeedSelectorRequirementsOverride has a non-nillable type int32",
+				Hint:    "make it a pointer"},
+			{Rule: "FIELD_RENAMED", Severity: finding.Info, Path: dir + "/a_file_name_that_is_longer_than_any_column_could_hold_types.go", Line: 7, Column: 2,
+				Package: "example.com/api/" + dir, Version: "v1alpha1", Type: "T", Field: "F", Message: "Go field T.G was renamed to T.F",
+				Suppressed: "config: the rename is announced"},
+		},
+	}
+	r.Finalize()
+	return r
 }

@@ -270,12 +270,13 @@ func TestMarkdownGroupsFindingsPerField(t *testing.T) {
 	}
 	for _, id := range []string{"NEW_FIELD_NOT_POINTER", "NEW_FIELD_NOT_OPTIONAL", "NEW_FIELD_NO_OMITEMPTY", "PROTO_TAG_MISSING"} {
 		if !strings.Contains(cells[2], "[`"+id+"`]("+RuleDocURL(id)+")") {
-			t.Errorf("what cell lacks the linked rule %s: %s", id, cells[2])
+			t.Errorf("finding cell lacks the linked rule %s: %s", id, cells[2])
 		}
 	}
+	_, fixes, _ := strings.Cut(cells[2], "**Fix:**")
 	for _, fix := range []string{"make it a pointer (code below)", "add `// +optional` to the field's doc comment", "use `json:\"replicas,omitempty\"`", "make generate"} {
-		if !strings.Contains(cells[3], fix) {
-			t.Errorf("fix cell lacks %q: %s", fix, cells[3])
+		if !strings.Contains(fixes, fix) {
+			t.Errorf("the fix of the finding cell lacks %q: %s", fix, cells[2])
 		}
 	}
 	// The declaration of the fix is a copyable go block below the table.
@@ -300,7 +301,7 @@ func TestMarkdownGroupsFindingsPerField(t *testing.T) {
 	if !strings.HasPrefix(md, MarkdownMarker+"\n") {
 		t.Errorf("the marker is not the first line")
 	}
-	if !strings.Contains(md, "<details>\n<summary>Notes (2)</summary>") {
+	if !strings.Contains(md, "<details>\n<summary>Notes (1)</summary>") {
 		t.Errorf("notes are not collapsed")
 	}
 }
@@ -812,6 +813,168 @@ func TestMarkdownSuggestions(t *testing.T) {
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the Markdown lacks\n%s\nin:\n%s", want, md)
+		}
+	}
+}
+
+// replicasFixes are the fixes `apicheck check` plans for a new field
+// Replicas int32 `json:"replicas" protobuf:"varint,6,opt,name=replicas"`
+// at line 38 that is not optional, no pointer and has no omitempty: one
+// fix per finding, each suggesting line 38 on its own.
+func replicasFixes(path string) map[string]finding.Fix {
+	ins := func(line, col, off int, text string) finding.Edit {
+		return finding.Edit{Path: path, StartLine: line, StartCol: col, EndLine: line, EndCol: col, StartOffset: off, EndOffset: off, NewText: text}
+	}
+	sg := func(text string) []finding.Suggestion {
+		return []finding.Suggestion{{Path: path, StartLine: 38, EndLine: 38, Text: text}}
+	}
+	return map[string]finding.Fix{
+		"NEW_FIELD_NOT_OPTIONAL": {Description: "add // +optional to Replicas", Edits: []finding.Edit{ins(38, 1, 1510, "\t// +optional\n")},
+			Suggestions: sg("\t// +optional\n\tReplicas int32 `json:\"replicas\" protobuf:\"varint,6,opt,name=replicas\"`")},
+		"NEW_FIELD_NOT_POINTER": {Description: "make Replicas a pointer: *int32", Edits: []finding.Edit{ins(38, 11, 1520, "*")},
+			Suggestions: sg("\tReplicas *int32 `json:\"replicas\" protobuf:\"varint,6,opt,name=replicas\"`")},
+		"NEW_FIELD_NO_OMITEMPTY": {Description: "add omitempty to the json tag of Replicas: `json:\"replicas,omitempty\"`", Edits: []finding.Edit{ins(38, 32, 1541, ",omitempty")},
+			Suggestions: sg("\tReplicas int32 `json:\"replicas,omitempty\" protobuf:\"varint,6,opt,name=replicas\"`")},
+	}
+}
+
+// suggestionBlocks returns the ```suggestion blocks of a report.
+func suggestionBlocks(md string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)  ```suggestion\n(.*?)  ```\n").FindAllStringSubmatch(md, -1) {
+		out = append(out, strings.ReplaceAll(m[1], "\n  ", "\n"))
+	}
+	return out
+}
+
+// One suggested change per line: the fixes of a new field's findings
+// (four findings, three fixes of line 38) are one suggestion that makes
+// the field optional, a pointer and omitempty at once.
+func TestMarkdownSuggestionsCombined(t *testing.T) {
+	r := prReport()
+	fixes := replicasFixes("pkg/apis/core/v1beta1/types_shoot.go")
+	for i := range r.Findings {
+		if fx, ok := fixes[r.Findings[i].Rule]; ok {
+			r.Findings[i].Fixes = []finding.Fix{fx}
+		}
+	}
+	md := markdownWith(t, r, Options{LinkBase: testLinkBase})
+	blocks := suggestionBlocks(md)
+	want := "  \t// +optional\n\tReplicas *int32 `json:\"replicas,omitempty\" protobuf:\"varint,6,opt,name=replicas\"`\n"
+	if len(blocks) != 1 || blocks[0] != want {
+		t.Fatalf("suggestions %q, want one: %q\n%s", blocks, want, md)
+	}
+	line := "- Suggested change, `pkg/apis/core/v1beta1/types_shoot.go` line 38 (what `apicheck fix` writes; it applies all 3 fixes: " +
+		"add `// +optional` to Replicas; make Replicas a pointer: \\*int32; add omitempty to the json tag of Replicas: `json:\"replicas,omitempty\"`):\n"
+	if !strings.Contains(md, line) {
+		t.Errorf("the suggestion does not say what it applies; want\n%s\nin\n%s", line, md)
+	}
+	if probs := gfmProblems(md, []string{testLinkBase + "/blob/", RulesDocURL + "#"}); len(probs) > 0 {
+		t.Errorf("problems:\n%s", strings.Join(probs, "\n"))
+	}
+
+	// The same fix on several findings is one suggestion.
+	r = prReport()
+	for i := range r.Findings {
+		if r.Findings[i].Field == "Replicas" && r.Findings[i].Version == "v1beta1" {
+			r.Findings[i].Fixes = []finding.Fix{fixes["NEW_FIELD_NOT_POINTER"]}
+		}
+	}
+	if blocks := suggestionBlocks(markdownWith(t, r, Options{})); len(blocks) != 1 || !strings.Contains(blocks[0], "Replicas *int32 `json:\"replicas\"") {
+		t.Errorf("one fix on four findings: suggestions %q, want it once", blocks)
+	}
+}
+
+// Fixes of the same lines that cannot be combined exactly (gofmt
+// realigned what one of them changed) get no suggestion at all, rather
+// than several that conflict: a line says that apicheck fix applies them.
+func TestMarkdownSuggestionsNotCombined(t *testing.T) {
+	const path = "pkg/apis/core/v1beta1/types_shoot.go"
+	fixes := replicasFixes(path)
+	realigned := fixes["NEW_FIELD_NOT_POINTER"]
+	realigned.Suggestions = []finding.Suggestion{{Path: path, StartLine: 37, EndLine: 38,
+		Text: "\tName     string `json:\"name\"`\n\tReplicas *int32 `json:\"replicas\" protobuf:\"varint,6,opt,name=replicas\"`"}}
+	fixes["NEW_FIELD_NOT_POINTER"] = realigned
+	r := prReport()
+	for i := range r.Findings {
+		if fx, ok := fixes[r.Findings[i].Rule]; ok {
+			r.Findings[i].Fixes = []finding.Fix{fx}
+		}
+	}
+	md := markdownWith(t, r, Options{})
+	if blocks := suggestionBlocks(md); len(blocks) != 0 {
+		t.Errorf("suggestions %q, want none", blocks)
+	}
+	if !strings.Contains(md, "- 3 fixes change `"+path+"` lines 37–38, and could not be combined into one suggested change here: "+
+		"`apicheck fix` applies them together (add `// +optional` to Replicas; make Replicas a pointer: \\*int32; ") {
+		t.Errorf("no line says why there is no suggestion:\n%s", md)
+	}
+}
+
+// The profile note, hundreds of characters in a repository with many
+// groups, is one line of the comment's head.
+func TestMarkdownProfileLine(t *testing.T) {
+	var groups []string
+	for i := range 12 {
+		groups = append(groups, fmt.Sprintf("pkg/apis/extensions/group%02d: kubernetes", i))
+	}
+	long := "profile gardener (detected; set profile in .apicheck.yaml to choose another); groups with their own profile: " +
+		strings.Join(groups, ", ") + "; judged under base's profiles (.apicheck.yaml at base), not head's own (pkg/apis/core: kubernetes)"
+	if len(long) < 600 {
+		t.Fatalf("the note is %d characters", len(long))
+	}
+	for _, c := range []struct{ note, want string }{
+		{long, "Profile: `gardener` (detected; 12 groups with profiles of their own; judged under base's profiles).\n"},
+		{"profile gardener (detected; set profile in .apicheck.yaml to choose another)", "Profile: `gardener` (detected).\n"},
+		{"profile kubernetes (configured); groups with their own profile: pkg/apis/x: gardener", "Profile: `kubernetes` (configured; 1 group with a profile of its own).\n"},
+	} {
+		r := mdManyFindings(2)
+		r.Notes = []string{c.note}
+		r.Finalize()
+		md := markdownWith(t, r, Options{})
+		head, _, _ := strings.Cut(md, "\n| Severity |")
+		if !strings.Contains(head, c.want) {
+			t.Errorf("the head lacks %q:\n%s", c.want, head)
+		}
+		if strings.Contains(md, "set profile in") || strings.Contains(md, "Notes (") {
+			t.Errorf("the profile note is still a note:\n%s", md)
+		}
+	}
+}
+
+// A run whose base and head are one commit compared nothing: the
+// heading says so (the job summary is this report), never "0 errors"
+// alone, and so does the text report's first line.
+func TestMarkdownSameCommit(t *testing.T) {
+	for _, c := range []struct {
+		head finding.Rev
+		want string
+	}{
+		{finding.Rev{Ref: "HEAD", Commit: testBaseSHA}, "nothing to compare: base and head are the same commit 0123456789ab"},
+		{finding.Rev{Ref: "WORKTREE", Commit: testBaseSHA},
+			"nothing to compare: base and head are the same commit 0123456789ab (only uncommitted changes of the working tree are checked)"},
+	} {
+		r := &finding.Report{Base: finding.Rev{Ref: "HEAD", Commit: testBaseSHA}, Head: c.head}
+		r.Finalize()
+		md := markdownWith(t, r, Options{})
+		if lines := strings.Split(md, "\n"); lines[1] != "### apicheck: "+c.want {
+			t.Errorf("heading %q, want %q", lines[1], "### apicheck: "+c.want)
+		}
+		if !strings.Contains(md, "\n0 errors, 0 warnings, 0 infos.\n") {
+			t.Errorf("the counts are missing:\n%s", md)
+		}
+		var text strings.Builder
+		if err := Text(&text, r); err != nil {
+			t.Fatal(err)
+		}
+		if first, _, _ := strings.Cut(text.String(), "\n"); first != "apicheck: "+c.want {
+			t.Errorf("text report's first line %q, want %q", first, "apicheck: "+c.want)
+		}
+	}
+	// Different commits, or no commit: nothing said.
+	for _, r := range []*finding.Report{prReport(), {Base: finding.Rev{Ref: "main"}, Head: finding.Rev{Ref: "WORKTREE"}}} {
+		if n := SameCommitNote(r); n != "" {
+			t.Errorf("SameCommitNote(%v, %v) = %q", r.Base, r.Head, n)
 		}
 	}
 }

@@ -112,7 +112,11 @@ const MaxTextFindings = 500
 // GitHub Actions log.
 func Text(w io.Writer, r *finding.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "apicheck: comparing %s with %s", quote.Text(revLabel(r.Base)), quote.Text(revLabel(r.Head)))
+	if n := SameCommitNote(r); n != "" {
+		fmt.Fprintf(&b, "apicheck: %s", quote.Text(n))
+	} else {
+		fmt.Fprintf(&b, "apicheck: comparing %s with %s", quote.Text(revLabel(r.Base)), quote.Text(revLabel(r.Head)))
+	}
 	if r.Base.Reason != "" {
 		fmt.Fprintf(&b, " (no --base given: %s)", quote.Text(r.Base.Reason))
 	}
@@ -175,6 +179,26 @@ func Text(w io.Writer, r *finding.Report) error {
 func relatedText(rel finding.Related) string {
 	rel.Path = quote.Name(rel.Path)
 	return quote.Text(rel.String())
+}
+
+// worktreeRef is the head of a run that reads the working tree
+// (git.WorktreeRef).
+const worktreeRef = "WORKTREE"
+
+// SameCommitNote says that base and head are one commit, "" when they
+// are not: such a run compares nothing (with the working tree as head,
+// nothing but its uncommitted changes), and every report says so first
+// (the text report's first line, the Markdown report's heading, a notice
+// of the github format) instead of passing with 0 errors.
+func SameCommitNote(r *finding.Report) string {
+	if r.Base.Commit == "" || r.Base.Commit != r.Head.Commit {
+		return ""
+	}
+	n := "nothing to compare: base and head are the same commit " + short(r.Base.Commit)
+	if r.Head.Ref == worktreeRef {
+		n += " (only uncommitted changes of the working tree are checked)"
+	}
+	return n
 }
 
 // SummaryLine is e.g. "3 errors, 1 warning, 0 infos (2 suppressed)".
