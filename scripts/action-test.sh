@@ -11,8 +11,10 @@
 # exit-code mapping, what happens to the SARIF upload with a read-only
 # token, from a fork and for Dependabot, which binary runs (a verified
 # release, one whose checksum does not match, the build from source when
-# the ref has no release) and which revision's configuration is in effect
-# on which event.
+# the ref has no release), which revision's configuration is in effect
+# on which event, which base a push, a push that creates a branch and a
+# merge queue compare with, and the pull request comment (posted, updated,
+# none from a fork) through a stand-in for gh (APICHECK_GH).
 #
 # Usage: scripts/action-test.sh   (or: make action-test)
 set -euo pipefail
@@ -51,7 +53,7 @@ scenario() {
   shift
   echo "--- $name"
   if ! "$tmp/actionrun" -action action.yml -workspace "$tmp/repo" -runner-temp "$tmp/runner-temp" \
-    -base-sha "$base" -head-sha "$head" "$@" >"$tmp/out" 2>"$tmp/log"; then
+    -base-sha "$base" -head-sha "$head" -summary "$tmp/summary" "$@" >"$tmp/out" 2>"$tmp/log"; then
     echo "FAIL: $name: actionrun failed"
     cat "$tmp/log"
     failures=$((failures + 1))
@@ -92,11 +94,13 @@ expect_match() {
   fi
 }
 
+# Annotations: one per field with findings (five fields have errors) and
+# the last step's error.
 scenario "pull request with findings, SARIF uploaded" -input upload-sarif=true
 expect job=failure output.exit-code=1 step.cache=success/success "step.Save the build cache=skipped/skipped" \
   step.install=success/success step.check=success/success \
   step.sarif=success/success step.upload=success/success "step.Fail on findings=failure/failure" \
-  "summary.heading=### apicheck: 9 errors, 1 warning, 0 infos" uploads=1 annotations.error=10 \
+  "summary.heading=### apicheck: 9 errors, 1 warning, 0 infos" uploads=1 annotations.error=6 \
   "error=apicheck found API changes at or above fail-on (see the annotations and the job summary)"
 expect_match "^output\.sarif=$tmp/runner-temp/apicheck\.[A-Za-z0-9]+/apicheck\.sarif$"
 expect_match "^output\.markdown=$tmp/runner-temp/apicheck\.[A-Za-z0-9]+/apicheck\.md$"
@@ -133,6 +137,64 @@ scenario "merge queue: base's configuration" -event merge_group -input "base=$ba
 expect job=failure output.exit-code=1
 expect_log '^apicheck: --trusted-config base \(trusted-config: auto, event: merge_group\)$'
 
+scenario "push: compared with the commit before the push" -event push -before "$base"
+expect job=failure output.exit-code=1
+compared="Compared \`${base:0:12}\` with \`WORKTREE ("
+grep -Fq "$compared" "$tmp/summary" ||
+  { echo "FAIL: $name: the report does not compare with the commit before the push"; failures=$((failures + 1)); }
+
+git -C "$tmp/repo" update-ref refs/remotes/origin/main "$base"
+scenario "push creating a branch: compared with the merge-base of HEAD and the default branch" -event push -before 0000000000000000000000000000000000000000
+expect job=failure output.exit-code=1
+expect_log "^apicheck: the push created the branch \(no commit before it\): comparing with the merge-base of HEAD and origin/main, $base\$"
+git -C "$tmp/repo" update-ref -d refs/remotes/origin/main
+
+scenario "merge queue: compared with the queue's base" -event merge_group
+expect job=failure output.exit-code=1
+grep -Fq "$compared" "$tmp/summary" ||
+  { echo "FAIL: $name: the report does not compare with the merge queue's base"; failures=$((failures + 1)); }
+
+scenario "push of nothing new: the report says base and head are one commit" -event push -before "$head"
+expect job=success output.exit-code=0 \
+  "summary.heading=### apicheck: nothing to compare: base and head are the same commit ${head:0:12} (only uncommitted changes of the working tree are checked)" \
+  "notice=nothing to compare: base and head are the same commit ${head:0:12} (only uncommitted changes of the working tree are checked)"
+
+# The pull request comment, through a stand-in for gh that answers the
+# comment listing with $GH_EXISTING and keeps what it is sent.
+cat >"$tmp/gh" <<'GH'
+#!/bin/sh
+printf '%s\n' "$*" >> "$GH_DIR/log"
+body=""
+for a in "$@"; do case "$a" in body=@*) body="${a#body=@}" ;; esac; done
+case "$*" in
+  "api user "*) exit 1 ;;
+  "api --paginate "*) if [ -n "${GH_EXISTING:-}" ]; then echo "$GH_EXISTING"; fi ;;
+  "api --method PATCH "*) cp "$body" "$GH_DIR/patched" ;;
+  "api --method POST "*) cp "$body" "$GH_DIR/posted"; echo "https://github.com/example/api/pull/7#issuecomment-1" ;;
+  *) exit 1 ;;
+esac
+GH
+chmod +x "$tmp/gh"
+export APICHECK_GH="$tmp/gh" GH_DIR="$tmp/gh-dir"
+for existing in "" 4711; do
+  rm -rf "$GH_DIR" && mkdir "$GH_DIR"
+  if [ -z "$existing" ]; then what="posted"; else what="patched"; fi
+  GH_EXISTING="$existing" scenario "comment: true, $what" -input comment=true
+  expect job=failure output.exit-code=1 step.comment=success/success
+  if ! [ -f "$GH_DIR/$what" ] || ! head -n 1 "$GH_DIR/$what" | grep -Fxq '<!-- apicheck -->'; then
+    echo "FAIL: $name: the report was not $what"
+    failures=$((failures + 1))
+  fi
+done
+rm -rf "$GH_DIR" && mkdir "$GH_DIR"
+scenario "comment: true from a fork: no comment, the summary says why" -input comment=true -head-repo someone/fork
+expect step.comment=success/success
+expect_match '^notice=No pull request comment: a pull request from a fork gets a read-only token, which cannot write comments'
+grep -Fq '**apicheck did not comment on the pull request:** a pull request from a fork gets a read-only token' "$tmp/summary" ||
+  { echo "FAIL: $name: the job summary does not say why there is no comment"; failures=$((failures + 1)); }
+[ ! -s "$GH_DIR/log" ] || { echo "FAIL: $name: gh ran for a fork"; failures=$((failures + 1)); }
+unset APICHECK_GH GH_DIR
+
 scenario "pull request with trusted-config head: head's configuration" -input trusted-config=head
 expect job=failure output.exit-code=1
 expect_log '^apicheck: --trusted-config head \(trusted-config: head, event: pull_request\)$'
@@ -158,7 +220,7 @@ expect job=failure step.upload=failure/success "step.Fail on findings=failure/fa
 
 scenario "clean change" -input "base=$head"
 expect job=success output.exit-code=0 annotations.error=0 step.sarif=skipped/skipped "step.Fail on findings=skipped/skipped" \
-  "summary.heading=### apicheck: 0 errors, 0 warnings, 0 infos"
+  "summary.heading=### apicheck: nothing to compare: base and head are the same commit ${head:0:12} (only uncommitted changes of the working tree are checked)"
 
 scenario "usage error: exit 2, nothing published" -input "args=--config does-not-exist.yaml" -input trusted-config=head -input upload-sarif=true
 expect job=failure output.exit-code=2 output.sarif= output.markdown= summary.bytes=0 uploads=0 \

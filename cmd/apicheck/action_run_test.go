@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -53,7 +54,9 @@ type actionJob struct {
 	releases   string // the releases, <tag>/<files> (default: none); never GitHub's
 	headRepo   string // the pull request's head repository (default: the repository)
 	actor      string
-	readOnly   bool // the token cannot upload SARIF
+	readOnly   bool     // the token cannot upload SARIF
+	before     string   // a push event's github.event.before
+	env        []string // more variables of the job's environment
 	runnerTemp string
 
 	mu      sync.Mutex
@@ -102,12 +105,18 @@ func (j *actionJob) run(t *testing.T, fx *gitfixture.Fixture) *actionrun.Result 
 	if releases == "" {
 		releases = filepath.Join(dir, "no-releases")
 	}
-	payload := map[string]any{}
-	if event == "pull_request" || event == "pull_request_target" {
+	payload := map[string]any{"repository": map[string]any{"full_name": actionRepository, "default_branch": "main"}}
+	switch event {
+	case "pull_request", "pull_request_target":
 		payload["pull_request"] = map[string]any{
-			"base": map[string]any{"sha": fx.Commits["base"]},
-			"head": map[string]any{"sha": fx.Commits["head"], "repo": map[string]any{"full_name": headRepo}},
+			"number": 7,
+			"base":   map[string]any{"sha": fx.Commits["base"]},
+			"head":   map[string]any{"sha": fx.Commits["head"], "repo": map[string]any{"full_name": headRepo}},
 		}
+	case "merge_group":
+		payload["merge_group"] = map[string]any{"base_sha": fx.Commits["base"], "head_sha": fx.Commits["head"]}
+	case "push":
+		payload["before"], payload["after"] = j.before, fx.Commits["head"]
 	}
 	env := append(os.Environ(), hermetic.UserDirs(t)...)
 	env = append(env,
@@ -115,6 +124,7 @@ func (j *actionJob) run(t *testing.T, fx *gitfixture.Fixture) *actionrun.Result 
 		"FAKE_GO_BINARY="+binary, "FAKE_GO_LOG="+goLog,
 		"APICHECK_RELEASE_BASE_URL="+releases,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	env = append(env, j.env...)
 	var log strings.Builder
 	res, err := actionrun.Run(a, actionrun.Config{
 		ActionDir:  actionDir,
@@ -129,6 +139,7 @@ func (j *actionJob) run(t *testing.T, fx *gitfixture.Fixture) *actionrun.Result 
 			"action_repository": "apicheck/apicheck",
 			"server_url":        "https://github.com",
 			"sha":               fx.Commits["head"],
+			"token":             "job-token",
 			"event":             payload,
 		},
 		Env: env,
@@ -225,7 +236,10 @@ func annotationsAtHead(t *testing.T, fx *gitfixture.Fixture, res *actionrun.Resu
 		if a.Step != "Run apicheck" {
 			continue
 		}
-		rules[a.Props["title"]] = true
+		// One annotation per field: its title lists the rules.
+		for _, id := range strings.Split(a.Props["title"], ", ") {
+			rules[id] = true
+		}
 		data, err := os.ReadFile(filepath.Join(fx.Dir, filepath.FromSlash(a.Props["file"])))
 		if err != nil {
 			t.Errorf("annotation %+v: %v", a, err)
@@ -674,4 +688,195 @@ func hasAnnotation(res *actionrun.Result, level, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestActionBase: the default base is the pull request's base, the merge
+// queue's base or the commit before the push; a push that creates a
+// branch is compared with the merge-base of HEAD and the default branch;
+// a base that is head's own commit compares nothing, and the report (the
+// job summary) says so in its heading.
+func TestActionBase(t *testing.T) {
+	t.Parallel()
+	fx := example(t)
+	short := func(sha string) string { return sha[:12] }
+
+	t.Run("push: the commit before the push", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{event: "push", before: fx.Commits["base"]}
+		res := j.run(t, fx)
+		if res.Outputs["exit-code"] != "1" || !strings.Contains(res.Summary, "Compared `"+short(fx.Commits["base"])+"` with `WORKTREE (") {
+			t.Errorf("exit-code %q, summary %.300q; want the findings against the commit before the push", res.Outputs["exit-code"], res.Summary)
+		}
+	})
+
+	t.Run("merge queue: the queue's base", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{event: "merge_group"}
+		res := j.run(t, fx)
+		if res.Outputs["exit-code"] != "1" || !strings.Contains(res.Summary, "Compared `"+short(fx.Commits["base"])+"` with `WORKTREE (") {
+			t.Errorf("exit-code %q, summary %.300q; want the findings against the merge queue's base", res.Outputs["exit-code"], res.Summary)
+		}
+	})
+
+	t.Run("push creating a branch: the merge-base with the default branch", func(t *testing.T) {
+		t.Parallel()
+		bx := example(t)
+		bx.Git("update-ref", "refs/remotes/origin/main", bx.Commits["base"])
+		j := &actionJob{event: "push", before: strings.Repeat("0", 40)}
+		res := j.run(t, bx)
+		if res.Outputs["exit-code"] != "1" || !strings.Contains(res.Summary, "Compared `"+short(bx.Commits["base"])+"` with `WORKTREE (") {
+			t.Errorf("exit-code %q, summary %.300q; want the findings against the merge-base with main", res.Outputs["exit-code"], res.Summary)
+		}
+		if want := "apicheck: the push created the branch (no commit before it): comparing with the merge-base of HEAD and origin/main, " + bx.Commits["base"] + "\n"; !strings.Contains(j.log, want) {
+			t.Errorf("the job log lacks %q", want)
+		}
+	})
+
+	t.Run("base and head the same commit: the report says so", func(t *testing.T) {
+		t.Parallel()
+		j := &actionJob{event: "push", before: fx.Commits["head"]}
+		res := j.run(t, fx)
+		want := "nothing to compare: base and head are the same commit " + short(fx.Commits["head"])
+		if res.Outputs["exit-code"] != "0" || !strings.HasPrefix(res.Summary, "<!-- apicheck -->\n### apicheck: "+want) {
+			t.Errorf("exit-code %q, summary %.300q; want a heading %q", res.Outputs["exit-code"], res.Summary, want)
+		}
+		if !hasNotice(res, want) {
+			t.Errorf("no notice %q: %+v", want, res.Annotated("notice"))
+		}
+	})
+}
+
+// ghStub stands in for the GitHub CLI (APICHECK_GH): it logs each call
+// with the token it got, answers the listing of the pull request's
+// comments with $GH_EXISTING and keeps the bodies it is sent; nothing
+// reaches the network.
+const ghStub = `#!/bin/sh
+printf '%s|GH_TOKEN=%s\n' "$*" "$GH_TOKEN" >> "$GH_DIR/log"
+body=""
+for a in "$@"; do case "$a" in body=@*) body="${a#body=@}" ;; esac; done
+case "$*" in
+  "api user "*) echo "HTTP 403: Resource not accessible by integration" >&2; exit 1 ;;
+  "api --paginate "*) if [ -n "${GH_EXISTING:-}" ]; then echo "$GH_EXISTING"; fi ;;
+  "api --method PATCH "*) cp "$body" "$GH_DIR/patched" ;;
+  "api --method POST "*) cp "$body" "$GH_DIR/posted"; echo "https://github.com/gardener/gardenlike/pull/7#issuecomment-1" ;;
+  *) echo "gh stub: unexpected: $*" >&2; exit 1 ;;
+esac
+`
+
+// TestActionComment: with comment: true the action posts the Markdown
+// report as the pull request's comment, or updates the one an earlier run
+// posted (the one starting with the marker); a fork's pull request gets
+// a read-only token, so the report is in the job summary only, which
+// says why.
+func TestActionComment(t *testing.T) {
+	t.Parallel()
+	fx := example(t)
+	stub := func(t *testing.T, existing string) (dir string, env []string) {
+		dir = t.TempDir()
+		gh := filepath.Join(dir, "gh")
+		if err := os.WriteFile(gh, []byte(ghStub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir, []string{"APICHECK_GH=" + gh, "GH_DIR=" + dir, "GH_EXISTING=" + existing}
+	}
+	read := func(dir, name string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		return string(b)
+	}
+
+	t.Run("no earlier comment: the report is posted", func(t *testing.T) {
+		t.Parallel()
+		dir, env := stub(t, "")
+		j := &actionJob{inputs: map[string]string{"comment": "true"}, env: env}
+		res := j.run(t, fx)
+		if s := res.Step("comment"); s.Outcome != "success" || !res.Failed || res.Outputs["exit-code"] != "1" {
+			t.Errorf("comment step %s, job failed %v, exit-code %q; want a comment and the job failing on the findings", s.Outcome, res.Failed, res.Outputs["exit-code"])
+		}
+		md, _ := os.ReadFile(res.Outputs["markdown"])
+		if posted := read(dir, "posted"); posted == "" || posted != string(md) || !strings.HasPrefix(posted, "<!-- apicheck -->\n") {
+			t.Errorf("posted %.200q, want the Markdown report", posted)
+		}
+		log := read(dir, "log")
+		if !strings.Contains(log, "api --method POST repos/gardener/gardenlike/issues/7/comments -F body=@"+res.Outputs["markdown"]+" --jq .html_url|GH_TOKEN=job-token\n") ||
+			read(dir, "patched") != "" {
+			t.Errorf("gh calls:\n%s", log)
+		}
+		if !strings.Contains(j.log, "apicheck: commented on pull request #7: https://github.com/gardener/gardenlike/pull/7#issuecomment-1\n") {
+			t.Errorf("the job log does not say where the comment is")
+		}
+	})
+
+	t.Run("the marker's comment exists: it is updated", func(t *testing.T) {
+		t.Parallel()
+		dir, env := stub(t, "4711")
+		j := &actionJob{inputs: map[string]string{"comment": "true", "github-token": "pat"}, env: env}
+		res := j.run(t, fx)
+		md, _ := os.ReadFile(res.Outputs["markdown"])
+		if patched := read(dir, "patched"); patched != string(md) || read(dir, "posted") != "" {
+			t.Errorf("patched %.100q, posted %.100q; want the comment updated", patched, read(dir, "posted"))
+		}
+		log := read(dir, "log")
+		for _, want := range []string{
+			`api --paginate repos/gardener/gardenlike/issues/7/comments --jq .[] | select(.user.login == "github-actions[bot]" and (.body | startswith("<!-- apicheck -->"))) | .id|GH_TOKEN=pat` + "\n",
+			"api --method PATCH repos/gardener/gardenlike/issues/comments/4711 -F body=@" + res.Outputs["markdown"] + " --silent|GH_TOKEN=pat\n",
+		} {
+			if !strings.Contains(log, want) {
+				t.Errorf("gh calls lack %q:\n%s", want, log)
+			}
+		}
+	})
+
+	t.Run("fork: the job summary says why there is no comment", func(t *testing.T) {
+		t.Parallel()
+		dir, env := stub(t, "")
+		j := &actionJob{inputs: map[string]string{"comment": "true"}, headRepo: "someone/gardenlike", env: env}
+		res := j.run(t, fx)
+		if log := read(dir, "log"); log != "" {
+			t.Errorf("gh ran for a fork:\n%s", log)
+		}
+		const why = "a pull request from a fork gets a read-only token, which cannot write comments"
+		if !strings.HasPrefix(res.Summary, "<!-- apicheck -->\n### apicheck: ") || !strings.Contains(res.Summary, "**apicheck did not comment on the pull request:** "+why) {
+			t.Errorf("summary %q: want the report and why there is no comment", res.Summary)
+		}
+		if !hasNotice(res, why) || res.Step("comment").Outcome != "success" {
+			t.Errorf("notices %+v, comment step %s", res.Annotated("notice"), res.Step("comment").Outcome)
+		}
+	})
+}
+
+// TestMarkdownSuggestionsOnePerLine: in the example's report every line
+// has at most one suggested change (GitHub applies one per line), and the
+// new field Replicas, which is no pointer, not optional and has no
+// omitempty, gets one suggestion with all three fixes: what apicheck fix
+// writes.
+func TestMarkdownSuggestionsOnePerLine(t *testing.T) {
+	t.Parallel()
+	fx := example(t)
+	r := run(t, fx.Dir, nil, "check", "--base", fx.Commits["base"], "--head", fx.Commits["head"], "--format", "markdown")
+	if r.code != 1 {
+		t.Fatalf("exit code %d, want 1; stderr: %s", r.code, r.stderr)
+	}
+	re := regexp.MustCompile("(?s)- Suggested change, `([^`]+)` lines? (\\d+)(?:–(\\d+))? [^\n]*:\n\n  ```suggestion\n(.*?)  ```\n")
+	lines := map[string]int{}
+	var replicas []string
+	for _, m := range re.FindAllStringSubmatch(r.stdout, -1) {
+		start, _ := strconv.Atoi(m[2])
+		end := start
+		if m[3] != "" {
+			end, _ = strconv.Atoi(m[3])
+		}
+		for l := start; l <= end; l++ {
+			key := fmt.Sprintf("%s:%d", m[1], l)
+			if lines[key]++; lines[key] > 1 {
+				t.Errorf("two suggested changes for %s", key)
+			}
+		}
+		if strings.Contains(m[4], "Replicas") {
+			replicas = append(replicas, m[4])
+		}
+	}
+	want := "  \t// +optional\n  \tReplicas *int32 `json:\"replicas,omitempty\" protobuf:\"varint,6,opt,name=replicas\"`\n"
+	if len(replicas) != 1 || replicas[0] != want {
+		t.Errorf("suggestions for Replicas %q, want one: %q\n%s", replicas, want, r.stdout)
+	}
 }

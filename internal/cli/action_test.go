@@ -34,10 +34,10 @@ func TestActionYAML(t *testing.T) {
 	if a.Runs.Using != "composite" {
 		t.Errorf("runs.using = %q, want composite", a.Runs.Using)
 	}
-	if got := a.Inputs["base"].Default; got != "${{ github.event.pull_request.base.sha }}" {
+	if got := a.Inputs["base"].Default; got != "${{ github.event.pull_request.base.sha || github.event.merge_group.base_sha || github.event.before }}" {
 		t.Errorf("base default = %q", got)
 	}
-	for _, in := range []string{"base", "version", "fail-on", "args", "upload-sarif"} {
+	for _, in := range []string{"base", "version", "fail-on", "args", "upload-sarif", "comment", "github-token"} {
 		if _, ok := a.Inputs[in]; !ok {
 			t.Errorf("input %q missing", in)
 		}
@@ -49,6 +49,12 @@ func TestActionYAML(t *testing.T) {
 	}
 	if v := a.Inputs["upload-sarif"].Default; v != "false" {
 		t.Errorf("upload-sarif default %q: want false (SARIF is optional)", v)
+	}
+	if v := a.Inputs["comment"].Default; v != "false" {
+		t.Errorf("comment default %q: want false (a comment needs pull-requests: write)", v)
+	}
+	if v := a.Inputs["github-token"].Default; v != "${{ github.token }}" {
+		t.Errorf("github-token default %q: want the job's token", v)
 	}
 	if got := a.Outputs["exit-code"].Value; got != "${{ steps.check.outputs.exit-code }}" {
 		t.Errorf("exit-code output = %q", got)
@@ -385,6 +391,25 @@ func (e *actionEnv) run(t *testing.T, bash string, s *actionStep, env ...string)
 	}
 }
 
+// runOutput runs a step's script like run and returns what it printed.
+func (e *actionEnv) runOutput(t *testing.T, bash string, s *actionStep, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", s.Run)
+	cmd.Dir = e.work
+	cmd.Env = append(os.Environ(),
+		"PATH="+e.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"BASE=", "FAIL_ON=error", "ARGS=", "TRUSTED_CONFIG=auto", "EVENT_NAME=pull_request",
+		"RUNNER_TEMP="+e.runnerTemp,
+		"GITHUB_OUTPUT="+e.output, "GITHUB_STEP_SUMMARY="+e.summaryF, "APICHECK_ARGS="+e.argsFile,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the step failed (it must not fail the job): %v\n%s", err, out)
+	}
+	return string(out)
+}
+
 func (e *actionEnv) rawOutputs(t *testing.T) string {
 	b, err := os.ReadFile(e.output)
 	if err != nil && !os.IsNotExist(err) {
@@ -496,5 +521,198 @@ func TestActionSARIFDecision(t *testing.T) {
 		if c.notice == "" && len(out) > 0 || c.notice != "" && (!notice || !strings.Contains(string(out), c.notice)) {
 			t.Errorf("%s: output %q, want notice %q", c.name, out, c.notice)
 		}
+	}
+}
+
+// TestActionBaseDefault: the base input's default is the pull request's
+// base on pull request events, the merge queue's base on merge_group
+// events and the commit before the push on push events; other events
+// leave it empty (apicheck chooses).
+func TestActionBaseDefault(t *testing.T) {
+	t.Parallel()
+	a := loadAction(t)
+	for _, c := range []struct {
+		name    string
+		payload map[string]any
+		want    string
+	}{
+		{"pull_request", map[string]any{"pull_request": map[string]any{"base": map[string]any{"sha": "b1"}}, "before": "p0"}, "b1"},
+		{"merge_group", map[string]any{"merge_group": map[string]any{"base_sha": "q1", "head_sha": "q2"}}, "q1"},
+		{"push", map[string]any{"before": "p0", "after": "p1"}, "p0"},
+		{"push creating a branch", map[string]any{"before": strings.Repeat("0", 40), "after": "p1"}, strings.Repeat("0", 40)},
+		{"workflow_dispatch", map[string]any{}, ""},
+	} {
+		ctx := &actionrun.Context{Values: map[string]any{"github": map[string]any{"event": c.payload}}}
+		got, err := actionrun.Interpolate(a.Inputs["base"].Default, ctx)
+		if err != nil || got != c.want {
+			t.Errorf("%s: base = %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}
+
+// TestActionNewBranchBase: a push that creates a branch has no commit
+// before it (all zeros); the check step compares with the merge-base of
+// HEAD and the default branch, and warns when the clone has none.
+func TestActionNewBranchBase(t *testing.T) {
+	t.Parallel()
+	bash := lookBash(t)
+	checkStep, _ := actionSteps(t, loadAction(t))
+	zeros := strings.Repeat("0", 40)
+	commit := func(dir, msg string) string {
+		runGit(t, dir, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", msg)
+		out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for _, c := range []struct {
+		name          string
+		defaultBranch string
+		remote        bool // the clone has origin/main
+		wantBase      func(fork string) string
+		wantLog       string
+	}{
+		{"merge-base with the default branch", "main", true, func(fork string) string { return fork },
+			"apicheck: the push created the branch (no commit before it): comparing with the merge-base of HEAD and origin/main, "},
+		{"no default branch in the clone", "main", false, func(string) string { return "" },
+			"::warning title=apicheck::The push created the branch (no commit before it), and no merge-base of HEAD and the default branch (main) is in the clone"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			env := newActionEnv(t, writeReports+"\nexit 0")
+			runGit(t, env.work, "init", "-q", "-b", "main")
+			fork := commit(env.work, "on main")
+			runGit(t, env.work, "checkout", "-q", "-b", "feature")
+			commit(env.work, "on feature")
+			if c.remote {
+				runGit(t, env.work, "update-ref", "refs/remotes/origin/main", fork)
+			}
+			out := env.runOutput(t, bash, checkStep, "BASE="+zeros, "EVENT_NAME=push", "DEFAULT_BRANCH="+c.defaultBranch)
+			args, _ := os.ReadFile(env.argsFile)
+			if want := "check\n--base\n" + c.wantBase(fork) + "\n"; !strings.HasPrefix(string(args), want) {
+				t.Errorf("apicheck arguments %q, want them to start with %q", args, want)
+			}
+			if !strings.Contains(out, c.wantLog) {
+				t.Errorf("the step's output lacks %q:\n%s", c.wantLog, out)
+			}
+		})
+	}
+}
+
+// ghStub stands in for the GitHub CLI in the comment step: it logs each
+// call (arguments, GH_TOKEN) to $GH_LOG, answers the comment listing with
+// $GH_EXISTING (the ids of earlier apicheck comments), keeps the bodies
+// it is sent under $GH_DIR, and fails every call with $GH_FAIL set.
+const ghStub = `#!/bin/sh
+printf '%s|GH_TOKEN=%s\n' "$*" "$GH_TOKEN" >> "$GH_LOG"
+if [ -n "${GH_FAIL:-}" ]; then echo "$GH_FAIL" >&2; exit 1; fi
+body=""
+for a in "$@"; do case "$a" in body=@*) body="${a#body=@}" ;; esac; done
+case "$*" in
+  "api user "*) echo "HTTP 403: Resource not accessible by integration" >&2; exit 1 ;;
+  "api --paginate "*) if [ -n "${GH_EXISTING:-}" ]; then printf '%s\n' $GH_EXISTING; fi ;;
+  "api --method PATCH "*) cp "$body" "$GH_DIR/patched" ;;
+  "api --method POST "*) cp "$body" "$GH_DIR/posted"; echo "https://github.com/o/r/pull/7#issuecomment-99" ;;
+  *) echo "gh stub: unexpected: $*" >&2; exit 1 ;;
+esac
+`
+
+// TestActionCommentStep runs the comment step with a stand-in for gh:
+// it updates the comment an earlier run wrote (found by the marker), else
+// posts one; on a fork's pull request, which gets a read-only token, and
+// when GitHub refuses, it writes no comment and says why in a notice and
+// in the job summary; never does it fail the job. Nothing reaches the
+// network.
+func TestActionCommentStep(t *testing.T) {
+	t.Parallel()
+	bash := lookBash(t)
+	var step *actionStep
+	for _, s := range loadAction(t).Runs.Steps {
+		if s.ID == "comment" {
+			step = s
+		}
+	}
+	if step == nil {
+		t.Fatal("action.yml has no comment step")
+	}
+	if step.If != "inputs.comment == 'true' && steps.check.outputs.markdown != ''" || step.Env["GH_TOKEN"] != "${{ inputs.github-token }}" ||
+		step.Env["MARKDOWN"] != "${{ steps.check.outputs.markdown }}" || step.Env["PR_NUMBER"] != "${{ github.event.pull_request.number }}" {
+		t.Errorf("comment step: if %q, env %v", step.If, step.Env)
+	}
+	const report = "<!-- apicheck -->\n### apicheck: 1 error, 0 warnings, 0 infos\n"
+	for _, c := range []struct {
+		name            string
+		env             []string
+		wantCalls       []string // prefixes of the gh calls, in order
+		posted, patched bool
+		notice          string // in the output and the summary
+	}{
+		{"no earlier comment: posted", nil,
+			[]string{"api user ", "api --paginate repos/o/r/issues/7/comments --jq .[] | select(.user.login == \"github-actions[bot]\" and (.body | startswith(\"<!-- apicheck -->\"))) | .id|GH_TOKEN=tok",
+				"api --method POST repos/o/r/issues/7/comments -F body=@"}, true, false, ""},
+		{"the marker's comment: updated", []string{"GH_EXISTING=4711 4712"},
+			[]string{"api user ", "api --paginate ", "api --method PATCH repos/o/r/issues/comments/4711 -F body=@"}, false, true, ""},
+		{"fork: the summary says why", []string{"HEAD_REPO=someone/r"}, nil, false, false,
+			"a pull request from a fork gets a read-only token, which cannot write comments"},
+		{"Dependabot: the summary says why", []string{"ACTOR=dependabot[bot]"}, nil, false, false,
+			"Dependabot's pull requests get a read-only token"},
+		{"refused: the summary says why", []string{"GH_FAIL=HTTP 403: Resource not accessible by integration"},
+			[]string{"api user ", "api --paginate "}, false, false,
+			"reading the pull request's comments failed (HTTP 403: Resource not accessible by integration); the job needs permissions: pull-requests: write."},
+		{"a push: no pull request", []string{"PR_NUMBER=", "EVENT_NAME=push"}, nil, false, false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			env := newActionEnv(t, "exit 0")
+			dir := t.TempDir()
+			gh := filepath.Join(dir, "gh")
+			if err := os.WriteFile(gh, []byte(ghStub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			md := filepath.Join(env.runnerTemp, "apicheck.md")
+			if err := os.WriteFile(md, []byte(report), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(env.summaryF, []byte(report), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ghLog := filepath.Join(dir, "gh.log")
+			vars := append([]string{"APICHECK_GH=" + gh, "GH_LOG=" + ghLog, "GH_DIR=" + dir, "MARKDOWN=" + md, "GH_TOKEN=tok",
+				"SERVER_URL=https://github.com", "REPOSITORY=o/r", "EVENT_NAME=pull_request", "PR_NUMBER=7", "HEAD_REPO=o/r", "ACTOR=alice"}, c.env...)
+			out := env.runOutput(t, bash, step, vars...)
+			logged, _ := os.ReadFile(ghLog)
+			calls := strings.Split(strings.TrimSuffix(string(logged), "\n"), "\n")
+			if len(logged) == 0 {
+				calls = nil
+			}
+			if len(calls) != len(c.wantCalls) {
+				t.Fatalf("gh calls:\n%s\nwant %d:\n%s\noutput:\n%s", logged, len(c.wantCalls), strings.Join(c.wantCalls, "\n"), out)
+			}
+			for i, w := range c.wantCalls {
+				if !strings.HasPrefix(calls[i], w) || !strings.HasSuffix(calls[i], "|GH_TOKEN=tok") {
+					t.Errorf("gh call %d: %q, want %q...|GH_TOKEN=tok", i, calls[i], w)
+				}
+			}
+			for name, want := range map[string]bool{"posted": c.posted, "patched": c.patched} {
+				body, err := os.ReadFile(filepath.Join(dir, name))
+				if want && string(body) != report || !want && err == nil {
+					t.Errorf("%s: %q, %v; want it %v", name, body, err, want)
+				}
+			}
+			summary := env.summary(t)
+			if c.notice == "" {
+				if strings.Contains(out, "::notice") || summary != report {
+					t.Errorf("a notice, or a summary changed:\n%s\nsummary:\n%s", out, summary)
+				}
+				return
+			}
+			if !strings.Contains(out, "::notice title=apicheck::No pull request comment: "+c.notice) {
+				t.Errorf("no notice %q:\n%s", c.notice, out)
+			}
+			if !strings.HasPrefix(summary, report) || !strings.Contains(summary, "**apicheck did not comment on the pull request:** "+c.notice) {
+				t.Errorf("the summary does not say why:\n%s", summary)
+			}
+		})
 	}
 }

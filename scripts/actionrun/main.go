@@ -1,6 +1,7 @@
 // Command actionrun runs a composite action's steps on this machine the
 // way a GitHub runner runs them (see internal/actionrun), for a pull
-// request event (or the -event given), and prints what happened as "key=value" lines that a
+// request event (or the -event given: a push carries -before, a merge
+// queue -base-sha), and prints what happened as "key=value" lines that a
 // script can check with grep; the job log goes to standard error.
 // actions/setup-go is stood in for by the go command on PATH,
 // actions/cache/restore by links to this machine's Go caches, and
@@ -8,11 +9,12 @@
 // (or, with -token read-only, by the failure GitHub gives a read-only
 // token). The action's release downloads read APICHECK_RELEASE_BASE_URL
 // from the environment, which scripts/action-test.sh, its user, points
-// at a directory of releases on this machine.
+// at a directory of releases on this machine; its pull request comment
+// runs APICHECK_GH, which the script points at a stand-in for gh.
 //
 // Usage:
 //
-//	actionrun -workspace DIR -base-sha SHA -head-sha SHA [-input k=v]... [flags]
+//	actionrun -workspace DIR -base-sha SHA -head-sha SHA [-input k=v]... [-summary FILE] [flags]
 //	actionrun -lint [-action action.yml]
 //
 // Output lines: job=success|failure; step.ID=outcome/conclusion for
@@ -61,6 +63,10 @@ func main() {
 	actionRepository := flag.String("action-repository", "apicheck/apicheck", "github.action_repository")
 	serverURL := flag.String("server-url", "https://github.com", "github.server_url")
 	event := flag.String("event", "pull_request", "github.event_name (pull_request and pull_request_target carry the pull request)")
+	before := flag.String("before", "", "a push event's commit before the push (all zeros: the push created the branch)")
+	defaultBranch := flag.String("default-branch", "main", "the repository's default branch (github.event.repository.default_branch)")
+	prNumber := flag.Int("pr-number", 7, "the pull request's number")
+	summaryFile := flag.String("summary", "", "a file to write the job summary to")
 	token := flag.String("token", "write", "the token's permission for upload-sarif: write or read-only")
 	flag.Var(in, "input", "an input of the action, NAME=VALUE (repeatable)")
 	flag.Parse()
@@ -97,15 +103,18 @@ func main() {
 	if *headRepo == "" {
 		*headRepo = *repository
 	}
-	payload := map[string]any{}
+	payload := map[string]any{"repository": map[string]any{"full_name": *repository, "default_branch": *defaultBranch}}
 	switch *event {
 	case "pull_request", "pull_request_target":
 		payload["pull_request"] = map[string]any{
-			"base": map[string]any{"sha": *baseSHA},
-			"head": map[string]any{"sha": *headSHA, "repo": map[string]any{"full_name": *headRepo}},
+			"number": *prNumber,
+			"base":   map[string]any{"sha": *baseSHA},
+			"head":   map[string]any{"sha": *headSHA, "repo": map[string]any{"full_name": *headRepo}},
 		}
 	case "merge_group":
 		payload["merge_group"] = map[string]any{"base_sha": *baseSHA, "head_sha": *headSHA}
+	case "push":
+		payload["before"], payload["after"] = *before, *headSHA
 	}
 	uploads := 0
 	res, err := actionrun.Run(a, actionrun.Config{
@@ -121,6 +130,7 @@ func main() {
 			"action_repository": *actionRepository,
 			"server_url":        *serverURL,
 			"sha":               *headSHA,
+			"token":             "local-token",
 			"event":             payload,
 		},
 		Log: os.Stderr,
@@ -151,6 +161,11 @@ func main() {
 	})
 	if err != nil {
 		fail(err)
+	}
+	if *summaryFile != "" {
+		if err := os.WriteFile(*summaryFile, []byte(res.Summary), 0o644); err != nil {
+			fail(err)
+		}
 	}
 
 	job := "success"
