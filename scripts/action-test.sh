@@ -156,8 +156,8 @@ grep -Fq "$compared" "$tmp/summary" ||
 
 scenario "push of nothing new: the report says base and head are one commit" -event push -before "$head"
 expect job=success output.exit-code=0 \
-  "summary.heading=### apicheck: nothing to compare: base and head are the same commit ${head:0:12} (only uncommitted changes of the working tree are checked)" \
-  "notice=nothing to compare: base and head are the same commit ${head:0:12} (only uncommitted changes of the working tree are checked)"
+  "summary.heading=### apicheck: comparing ${head:0:12} with the working tree at that commit: only its uncommitted changes are checked" \
+  "notice=comparing ${head:0:12} with the working tree at that commit: only its uncommitted changes are checked"
 
 # The pull request comment, through a stand-in for gh that answers the
 # comment listing with $GH_EXISTING and keeps what it is sent.
@@ -220,7 +220,7 @@ expect job=failure step.upload=failure/success "step.Fail on findings=failure/fa
 
 scenario "clean change" -input "base=$head"
 expect job=success output.exit-code=0 annotations.error=0 step.sarif=skipped/skipped "step.Fail on findings=skipped/skipped" \
-  "summary.heading=### apicheck: nothing to compare: base and head are the same commit ${head:0:12} (only uncommitted changes of the working tree are checked)"
+  "summary.heading=### apicheck: comparing ${head:0:12} with the working tree at that commit: only its uncommitted changes are checked"
 
 scenario "usage error: exit 2, nothing published" -input "args=--config does-not-exist.yaml" -input trusted-config=head -input upload-sarif=true
 expect job=failure output.exit-code=2 output.sarif= output.markdown= summary.bytes=0 uploads=0 \

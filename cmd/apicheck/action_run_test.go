@@ -736,7 +736,7 @@ func TestActionBase(t *testing.T) {
 		t.Parallel()
 		j := &actionJob{event: "push", before: fx.Commits["head"]}
 		res := j.run(t, fx)
-		want := "nothing to compare: base and head are the same commit " + short(fx.Commits["head"])
+		want := "comparing " + short(fx.Commits["head"]) + " with the working tree at that commit: only its uncommitted changes are checked"
 		if res.Outputs["exit-code"] != "0" || !strings.HasPrefix(res.Summary, "<!-- apicheck -->\n### apicheck: "+want) {
 			t.Errorf("exit-code %q, summary %.300q; want a heading %q", res.Outputs["exit-code"], res.Summary, want)
 		}

@@ -161,15 +161,27 @@ func TestGitHubPerStepLimit(t *testing.T) {
 
 // A run that compared a commit with itself says so, as a notice first.
 func TestGitHubSameCommit(t *testing.T) {
-	r := &finding.Report{Base: finding.Rev{Ref: "HEAD", Commit: testBaseSHA}, Head: finding.Rev{Ref: "WORKTREE", Commit: testBaseSHA}}
+	r := &finding.Report{Base: finding.Rev{Ref: "main", Commit: testBaseSHA}, Head: finding.Rev{Ref: "HEAD", Commit: testBaseSHA}}
 	r.Finalize()
 	var b strings.Builder
 	if err := GitHub(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	want := "::notice title=apicheck::nothing to compare: base and head are the same commit 0123456789ab (only uncommitted changes of the working tree are checked)\n" +
+	want := "::notice title=apicheck::nothing to compare: base and head are the same commit 0123456789ab\n" +
 		"0 errors, 0 warnings, 0 infos\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// The working tree at the base commit: its uncommitted changes are
+	// compared, which the notice says (never "nothing to compare").
+	r = &finding.Report{Base: finding.Rev{Ref: "HEAD", Commit: testBaseSHA}, Head: finding.Rev{Ref: "WORKTREE", Commit: testBaseSHA}}
+	r.Finalize()
+	b.Reset()
+	if err := GitHub(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want = "::notice title=apicheck::comparing 0123456789ab with the working tree at that commit: only its uncommitted changes are checked\n"
+	if !strings.HasPrefix(b.String(), want) {
+		t.Errorf("got\n%s\nwant it to start\n%s", b.String(), want)
 	}
 }

@@ -952,7 +952,7 @@ func TestMarkdownSameCommit(t *testing.T) {
 	}{
 		{finding.Rev{Ref: "HEAD", Commit: testBaseSHA}, "nothing to compare: base and head are the same commit 0123456789ab"},
 		{finding.Rev{Ref: "WORKTREE", Commit: testBaseSHA},
-			"nothing to compare: base and head are the same commit 0123456789ab (only uncommitted changes of the working tree are checked)"},
+			"comparing 0123456789ab with the working tree at that commit: only its uncommitted changes are checked"},
 	} {
 		r := &finding.Report{Base: finding.Rev{Ref: "HEAD", Commit: testBaseSHA}, Head: c.head}
 		r.Finalize()

@@ -185,7 +185,8 @@ func relatedText(rel finding.Related) string {
 // (git.WorktreeRef).
 const worktreeRef = "WORKTREE"
 
-// SameCommitNote says that base and head are one commit, "" when they
+// SameCommitNote says that base and head are one commit (or that head is
+// the working tree at base's commit), "" when they
 // are not: such a run compares nothing (with the working tree as head,
 // nothing but its uncommitted changes), and every report says so first
 // (the text report's first line, the Markdown report's heading, a notice
@@ -194,11 +195,12 @@ func SameCommitNote(r *finding.Report) string {
 	if r.Base.Commit == "" || r.Base.Commit != r.Head.Commit {
 		return ""
 	}
-	n := "nothing to compare: base and head are the same commit " + short(r.Base.Commit)
 	if r.Head.Ref == worktreeRef {
-		n += " (only uncommitted changes of the working tree are checked)"
+		// A contributor's uncommitted changes, or (a clean checkout in
+		// CI) nothing at all: say which comparison it was.
+		return "comparing " + short(r.Base.Commit) + " with the working tree at that commit: only its uncommitted changes are checked"
 	}
-	return n
+	return "nothing to compare: base and head are the same commit " + short(r.Base.Commit)
 }
 
 // SummaryLine is e.g. "3 errors, 1 warning, 0 infos (2 suppressed)".
