@@ -113,8 +113,9 @@ type DeploymentSpec struct {
 
 // A kubebuilder project, detected as crd: kube-api-linter's conventions
 // accept a value whose validation rules out the zero value, the newest
-// version may get fields alone, and a removed field with its usages is no
-// two-step violation (the CRD and its controller ship together).
+// version may get fields alone, and a field removed from a served version
+// is an error, with its usages at base a warning (the CRD and its
+// controller ship together: no two-step removal).
 func TestCRDProject(t *testing.T) {
 	rep := checkJSON(t, `
 -- base/go.mod --
@@ -178,7 +179,9 @@ type WidgetSpec struct {
 package controller
 `)
 	// Legacy was removed from v1 only: skew (removals reach every version).
-	want := "error VERSION_SKEW api/v1/types.go WidgetSpec.Legacy"
+	want := "error FIELD_REMOVED_FROM_SERVED_VERSION api/v1/types.go WidgetSpec.Legacy\n" +
+		"warning FIELD_REMOVED_STILL_USED api/v1/types.go WidgetSpec.Legacy\n" +
+		"error VERSION_SKEW api/v1/types.go WidgetSpec.Legacy"
 	if got := rep.lines(); got != want {
 		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
 	}
@@ -275,7 +278,8 @@ type ShootSpec struct {
 `)
 	want := strings.Join([]string{
 		"error NEW_FIELD_NOT_POINTER pkg/apis/core/v1beta1/types_shoot.go ShootSpec.Hibernated",
-		"warning NEW_FIELD_NOT_OPTIONAL pkg/apis/core/v1beta1/types_shoot.go ShootSpec.ExposureClassName",
+		// The checklist asks for +optional even where omitempty makes it optional.
+		"error NEW_FIELD_NOT_OPTIONAL pkg/apis/core/v1beta1/types_shoot.go ShootSpec.ExposureClassName",
 		"warning PROTO_TAG_MISSING pkg/apis/core/v1beta1/types_shoot.go ShootSpec.ExposureClassName",
 		// Gardener serves v1alpha1 APIs that must stay compatible.
 		"error NEW_FIELD_NOT_POINTER pkg/apis/seedmanagement/v1alpha1/types.go ManagedSeedSpec.Paused",
@@ -293,8 +297,10 @@ type ShootSpec struct {
 // (pkg/apis/foo: WorkerConfig, WorkerStatus, without ObjectMeta, written by
 // users into Shoots) is judged by the gardener profile, the controller's
 // component configuration (pkg/apis/config) by the relaxed componentconfig
-// sub-profile: the same new field and the same removal of a used field are
-// errors in one and info in the other.
+// sub-profile: the same new field is an error in one and a warning (the
+// checklist applies, but a convention break is no client break) in the
+// other, the same removal of a used field an error in one and info in the
+// other.
 func TestGardenerExtensionLayout(t *testing.T) {
 	rep := checkJSON(t, `
 -- base/go.mod --
@@ -437,9 +443,12 @@ type ETCD struct {
 `)
 	want := strings.Join([]string{
 		"info FIELD_REMOVED_STILL_USED pkg/apis/config/v1alpha1/types.go ControllerConfiguration.HealthCheckConfig",
-		"info NEW_FIELD_NOT_OPTIONAL pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
-		"info NEW_FIELD_NOT_POINTER pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
-		"info NEW_FIELD_NO_OMITEMPTY pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
+		// Removed without deprecation and without a release note: the
+		// checklist allows that with a `breaking operator` note.
+		"warning RELEASE_NOTE_MISSING pkg/apis/config/v1alpha1/types.go ControllerConfiguration.HealthCheckConfig",
+		"warning NEW_FIELD_NOT_OPTIONAL pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
+		"warning NEW_FIELD_NOT_POINTER pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
+		"warning NEW_FIELD_NO_OMITEMPTY pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
 		"info VERSION_SKEW pkg/apis/config/v1alpha1/types.go ETCD.Replicas",
 		"error NEW_FIELD_NOT_OPTIONAL pkg/apis/foo/v1alpha1/types_worker.go WorkerConfig.CPUCredits",
 		"error NEW_FIELD_NOT_POINTER pkg/apis/foo/v1alpha1/types_worker.go WorkerConfig.CPUCredits",

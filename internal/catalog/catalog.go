@@ -24,6 +24,7 @@ func All() []*rules.Rule {
 		rules.ProtoTagMissing,
 		rules.ProtoTagMalformed,
 		// Removal and tombstones
+		rules.FieldRemovedFromServedVersion,
 		rules.FieldRemovedWithoutTombstone,
 		rules.TombstoneRemoved,
 		rules.TombstoneChanged,
@@ -61,5 +62,7 @@ func All() []*rules.Rule {
 		// Meta
 		rules.UnclassifiedChange,
 		rules.SuppressionAdded,
+		rules.GeneratedCodeStale,
+		rules.ReleaseNoteMissing,
 	}
 }

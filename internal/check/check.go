@@ -1,11 +1,14 @@
 // Package check is apicheck's pipeline. `apicheck check` runs
 //
-//	snapshot → config → options → scan → diff → rules → suppress → finalize → fixes
+//	snapshot → config → options → parts → scan → contract → diff → rules → suppress → fixes → finalize
 //
-// each step a function of the previous steps' output (see Run); a large
-// tree runs scan through fixes part by part (stream.go). The CLI
-// turns flags into a Request and a Result into reports and an exit code;
-// it knows nothing about the steps.
+// each step a function of the previous steps' output (see run). Step
+// "parts" splits the tree into the parts it is judged in: the whole tree,
+// one part, unless Request.Stream lets a large tree be judged part by
+// part (stream.go). The steps from scan to fixes run once per part, and
+// finalize writes the report from what the parts found. The CLI turns
+// flags into a Request and a Result into reports and an exit code; it
+// knows nothing about the steps.
 package check
 
 import (
@@ -21,15 +24,16 @@ import (
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/config"
-	"github.com/apicheck/apicheck/internal/crd"
+	"github.com/apicheck/apicheck/internal/contract"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/fix"
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/glob"
+	"github.com/apicheck/apicheck/internal/kal"
 	"github.com/apicheck/apicheck/internal/lifecycle"
-	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
-	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
+	"github.com/apicheck/apicheck/internal/releasenote"
 	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/scan"
 	"github.com/apicheck/apicheck/internal/suppress"
@@ -66,7 +70,7 @@ type Request struct {
 	// too (the rules with AuditHistory, e.g. protobuf numbers that an
 	// earlier release gave a different field).
 	History bool
-	// Stream lets Run judge a large tree part by part (see stream), which
+	// Stream lets Run judge a large tree part by part (see planParts), which
 	// bounds its memory by a part's models; the Result then has no Diff
 	// and models without packages. Release notes need the whole diff.
 	Stream bool
@@ -82,6 +86,9 @@ type Request struct {
 	// runtime's setting, so its peak memory stays bounded. 0 leaves it
 	// alone (tests, and a GOGC set by the user).
 	GCPercent int
+	// ReleaseNote is the pull request's release note (check
+	// --release-note); nil when none was given.
+	ReleaseNote *releasenote.Note
 }
 
 func (q Request) ctx() context.Context {
@@ -183,6 +190,9 @@ type Result struct {
 	Fixes *fix.Plan
 
 	configNotes []string // statements about the configurations read
+	// linter is the kube-api-linter configuration of the trusted
+	// revision (readLinter), for the engine's options.
+	linter *kal.Config
 }
 
 // Close releases the snapshots.
@@ -212,7 +222,9 @@ func Run(req Request) (*Result, error) {
 	return finish(req, res, out, err)
 }
 
-func run(res *Result, req Request) (_ *Result, err error) {
+// run is `apicheck check`'s pipeline: the steps of the package doc, in
+// their order, the steps from scan to fixes once per part of the tree.
+func run(res *Result, req Request) (*Result, error) {
 	if err := openSnapshots(res, req); err != nil { // snapshot
 		return nil, err
 	}
@@ -223,61 +235,79 @@ func run(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	res.Options = OptionsFor(res.Config, req) // options
-	if req.GCPercent > 0 && res.smallTree(partSize(req)) {
-		debug.SetGCPercent(req.GCPercent)
-	}
-	// The release history needs the commits and tags, not the models:
-	// it is found while the revisions are scanned.
-	hist := lifecycle.NewHistory(lifecycle.Input{
-		Repo: res.Repo, Base: res.Base, Head: res.Head,
-		Scan: res.Options.Scan, Options: res.Options.Lifecycle,
-	})
+	res.Options.Engine.Linter = res.linter    // the trusted revision's kube-api-linter configuration
+	setGCPercent(res, req)
+	hist := releaseHistory(res)
 	defer hist.Close()
-	if res.Base.Commit() != res.Head.Commit() {
-		hist.ReleaseAhead()
+	t, err := planParts(res, req, hist) // parts
+	if err != nil {
+		return nil, err
 	}
-	if ok, err := stream(res, req, hist); err != nil || ok { // scan … rules … finalize, part by part
+	err = t.each(func(i int, p *part) error {
+		models, reuse, err := scanPart(res, p.dirs) // scan
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return res, nil
-	}
-	if err := scanBoth(res); err != nil { // scan
-		return nil, err
-	}
-	if err := req.stopped(); err != nil {
-		return nil, err
-	}
-	hist.Scanned(res.BaseModel, res.HeadModel)
-	res.Diff = model.Compare(res.BaseModel, res.HeadModel) // diff
-	an := analyses(res, hist)
-	defer an.Usages.Close()    // before the history it reads
-	out, err := judge(res, an) // rules
-	if err != nil {
-		return nil, err
-	}
-	report := newReport(res, req, out)
-	report.Releases = releasesUsed(an.Release)
-	report.Notes = append(report.Notes, releaseNotes(an.Release)...)
-	markers, err := suppressFindings(res, report) // suppress
-	if err != nil {
-		return nil, err
-	}
-	found, err := judgeSuppressions(res, req, an, out, markers, report.Findings) // rules about suppressions
-	if err != nil {
-		return nil, err
-	}
-	report.Findings = append(report.Findings, found.Findings...)
-	report.Notes = append(report.Notes, found.Notes...)
-	report.Finalize() // finalize
-	res.Report = report
-	res.Fixes = fix.New(fix.Input{ // fixes
-		Findings: report.Findings, Diff: res.Diff, Head: res.Head, History: an.Release,
+		if !t.fits(i, p, models) {
+			return errTied
+		}
+		if err := contracts(models, reuse); err != nil { // contract
+			return err
+		}
+		pres := t.diff(p, models) // diff
+		an := t.analyses(pres)
+		defer an.Usages.Close()
+		out, err := judge(pres, an) // rules
+		if err != nil {
+			return err
+		}
+		rep := &finding.Report{Findings: out.Findings}
+		markers, err := suppressFindings(pres, rep) // suppress
+		if err != nil {
+			return err
+		}
+		found, err := t.judgeSuppressions(pres, an, out, markers, rep.Findings) // rules about suppressions
+		if err != nil {
+			return err
+		}
+		p.findings = append(rep.Findings, found.Findings...)
+		p.judged, p.suppressions, p.unused = out, found, markers.Unused
+		t.planFixes(p, pres) // fixes
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	if err := t.replan(); err != nil { // fixes, with the tombstone styles of the whole head
+		return nil, err
+	}
+	t.finalize() // finalize
 	if err := req.stopped(); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// setGCPercent sets the garbage collector's percentage the request gives
+// (Request.GCPercent) when the tree is small for sure.
+func setGCPercent(res *Result, req Request) {
+	if req.GCPercent > 0 && res.smallTree(partSize(req)) {
+		debug.SetGCPercent(req.GCPercent)
+	}
+}
+
+// releaseHistory prepares the release history of the comparison. It
+// needs the commits and tags, not the models: it is found while the
+// revisions are scanned.
+func releaseHistory(res *Result) *lifecycle.History {
+	hist := lifecycle.NewHistory(lifecycle.Input{
+		Repo: res.Repo, Base: res.Base, Head: res.Head,
+		Scan: res.Options.Scan, Options: res.Options.Lifecycle,
+	})
+	if res.Base.Commit() != res.Head.Commit() {
+		hist.ReleaseAhead()
+	}
+	return hist
 }
 
 // smallTree reports a tree that is small for sure: groups discovered
@@ -329,7 +359,10 @@ func releaseNotes(h *lifecycle.History) []string {
 
 // Audit is `apicheck audit`: the single-revision invariants (rules with
 // Audit set) over every struct of one revision (req.Head), judged against
-// an empty base so that existing violations are reported too.
+// an empty base so that existing violations are reported too. It runs
+// snapshot → config → options → scan → contract → diff → rules →
+// suppress → finalize on the one revision, the whole tree, with the
+// steps of check that a revision on its own has.
 //
 // An interrupted audit returns an error and no Result, as Run does.
 func Audit(req Request) (*Result, error) {
@@ -349,16 +382,17 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	res.Options = OptionsFor(res.Config, req) // options
-	if req.GCPercent > 0 && res.smallTree(partSize(req)) {
-		debug.SetGCPercent(req.GCPercent)
-	}
+	setGCPercent(res, req)
 	for _, r := range res.Options.Rules {
 		if !r.Audit && !(req.History && r.AuditHistory) {
 			res.Options.Engine.Disabled[r.ID] = true
 		}
 	}
-	if res.HeadModel, err = scan.Scan(res.Head, res.Options.Scan); err != nil { // scan
+	if res.HeadModel, err = scan.Build(res.Head, res.Options.Scan); err != nil { // scan
 		return nil, fmt.Errorf("scanning %s: %w", describe(res.Head), err)
+	}
+	if err := contract.Normalize(res.HeadModel); err != nil { // contract
+		return nil, err
 	}
 	if err := req.stopped(); err != nil {
 		return nil, err
@@ -517,41 +551,6 @@ func refError(repo *git.Repo, err error) error {
 	return err
 }
 
-// scanBoth scans base and head in parallel (step "scan").
-func scanBoth(res *Result) error {
-	snaps := []git.Snapshot{res.Base, res.Head}
-	// A group head did not change is built once (base's), a file both
-	// build is parsed once.
-	opts := [2]scan.Options{res.Options.Scan, res.Options.Scan}
-	if !res.ConfigTrusted && res.BaseConfig != nil && res.BaseConfig != res.Config {
-		// Base's groups keep the profiles base's configuration gives
-		// them, so that a profile head's configuration sets shows as a
-		// difference (SUPPRESSION_ADDED); the rules judge head's.
-		opts[0] = withProfiles(opts[0], res.BaseConfig)
-	}
-	r := scan.NewReuse()
-	opts[0].Record, opts[1].Reuse = r, r
-	// Side by side whatever the number of cores: with a Reuse each scan
-	// waits on the other.
-	var models [2]*model.Model
-	err := par.Together(2, func(i int) error {
-		m, err := scan.Scan(snaps[i], opts[i])
-		if err != nil {
-			return fmt.Errorf("scanning %s %s: %w", [2]string{"base", "head"}[i], describe(snaps[i]), err)
-		}
-		models[i] = m
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	res.BaseModel, res.HeadModel = models[0], models[1]
-	if res.ConfigTrusted {
-		trustProfiles(res.BaseModel, res.HeadModel, res.HeadConfig)
-	}
-	return nil
-}
-
 // withProfiles is o with the repository and group profiles of cfg.
 func withProfiles(o scan.Options, cfg *config.Config) scan.Options {
 	o.Profile = model.Profile(cfg.Profile)
@@ -620,18 +619,6 @@ func configuredProfile(cfg *config.Config, dir string) model.Profile {
 		}
 	}
 	return model.Profile(cfg.Profile)
-}
-
-// analyses prepares the inputs beyond the diff; each runs lazily, when a
-// rule that requires it first asks.
-func analyses(res *Result, hist *lifecycle.History) rules.Analyses {
-	return rules.Analyses{
-		Release: hist,
-		Usages:  usage.New(hist, slices.Collect(res.Diff.RemovedFields())),
-		Shoot:   shoot.NewStages(hist),
-		// Read only when a rule asks (a removed version or kind).
-		Manifests: &rules.Manifests{Base: crd.New(res.Base), Head: crd.New(res.Head)},
-	}
 }
 
 // judge runs the rules (step "rules"), all but those that judge the
@@ -714,7 +701,7 @@ func judgeSuppressions(res *Result, req Request, an rules.Analyses, out *rules.R
 	eng := rules.Options{
 		Disabled: map[string]bool{},
 		Severity: map[string]finding.Severity{},
-		Analyses: rules.Analyses{Suppressions: &rules.Suppressions{Added: suppress.Added(cmp), NotInEffect: why}},
+		Analyses: rules.Analyses{Suppressions: &rules.Suppressions{Added: suppress.Added(cmp), NotInEffect: why}, ReleaseNote: releaseNoteInput(res, req, findings)},
 		Context:  res.Options.Engine.Context,
 	}
 	for id, name := range trusted.SeverityOverrides() {
@@ -886,7 +873,7 @@ func skewFindings(res *Result, an rules.Analyses, findings []finding.Finding) (s
 func disabledFindings(res *Result, an rules.Analyses) ([]finding.Finding, error) {
 	before := res.BaseConfig.DisabledRules()
 	now := res.Options.Engine.Disabled
-	eng := rules.Options{Disabled: map[string]bool{}, Analyses: an, VersionSkew: res.Options.Engine.VersionSkew, Context: res.Options.Engine.Context}
+	eng := rules.Options{Disabled: map[string]bool{}, Analyses: an, VersionSkew: res.Options.Engine.VersionSkew, Linter: res.Options.Engine.Linter, Context: res.Options.Engine.Context}
 	some := false
 	for _, r := range res.Options.Rules {
 		if now[r.ID] && !before[r.ID] && !r.Needs(rules.InputSuppressions) {
@@ -943,6 +930,7 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 		Notes:    out.Notes,
 		Rules:    rules.Docs(req.catalogue()),
 	}
+	r.ReleaseNote = releaseNoteOf(req.ReleaseNote)
 	if n := base.ChoiceNote(); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
@@ -1021,6 +1009,10 @@ func profileNote(res *Result) string {
 	how := "detected; set profile in .apicheck.yaml to choose another"
 	if res.Config != nil && res.Config.Profile != "" {
 		how = "configured"
+	} else if m.ProfileReason != "" {
+		// What decided it: "detected; CRD manifests in config/crd/bases
+		// serve the kinds; set profile ...".
+		how = "detected; " + m.ProfileReason + "; set profile in .apicheck.yaml to choose another"
 	}
 	note := fmt.Sprintf("profile %s (%s)", m.Profile, how)
 	var other []string
@@ -1060,7 +1052,7 @@ func excludeNotes(res *Result) []string {
 	for _, g := range res.Config.Exclude {
 		matched := false
 		for d := range dirs {
-			if config.MatchGlob(g.Pattern, d) {
+			if glob.Match(g.Pattern, d) {
 				matched = true
 				break
 			}

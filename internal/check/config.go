@@ -11,6 +11,7 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/kal"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/notes"
 	"github.com/apicheck/apicheck/internal/quote"
@@ -163,7 +164,29 @@ func loadConfigs(res *Result, req Request) error {
 		res.configNotes = append(res.configNotes, "configuration read from "+res.ConfigSource+
 			": suppressions the change adds to "+name+" or inline do not apply in this run")
 	}
+	readLinter(res)
 	return nil
+}
+
+// readLinter reads the repository's kube-api-linter configuration
+// (kal.Files) from the revision whose configuration the run trusts: base's
+// when the configuration in effect does not come from the change
+// (ConfigTrusted), so that a change cannot relax the conventions it is
+// judged by, else head's. A file that cannot be read becomes a note.
+func readLinter(res *Result) {
+	snap, rev := res.Head, "head"
+	if res.ConfigTrusted {
+		snap, rev = res.Base, "base"
+	}
+	cfg, err := kal.Read(snap)
+	if err != nil {
+		res.configNotes = append(res.configNotes, fmt.Sprintf("the kube-api-linter configuration of the %s revision was not read (%v): the crd profile judges new fields without it", rev, oneLine(err)))
+		return
+	}
+	if cfg != nil {
+		cfg.Rev = rev
+	}
+	res.linter = cfg
 }
 
 // readConfig decodes a configuration file of a revision; the defaults

@@ -25,6 +25,7 @@ import (
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/par"
 	"github.com/apicheck/apicheck/internal/quote"
+	"github.com/apicheck/apicheck/internal/releasenote"
 	"github.com/apicheck/apicheck/internal/report"
 	"github.com/apicheck/apicheck/internal/rules"
 )
@@ -263,6 +264,7 @@ type checkFlags struct {
 	fix                                      bool     // check --fix (fix_cmd.go)
 	history                                  bool     // audit --history
 	partFiles                                int      // check --part-files (hidden)
+	releaseNote                              string   // check --release-note FILE (- for stdin)
 }
 
 func newCheckCmd() *cobra.Command {
@@ -299,6 +301,8 @@ func newCheckCmd() *cobra.Command {
 	// survey that compares reports judged in parts with whole ones.
 	fl.IntVar(&f.partFiles, "part-files", 0, "judge a tree of more than twice this many API Go files (base and head) part by part (0: 1000; -1: never)")
 	_ = fl.MarkHidden("part-files")
+	fl.StringVar(&f.releaseNote, "release-note", "", "the pull request's release note: Markdown with Gardener's release-note blocks, "+
+		"e.g. the pull request's description (FILE, or - for standard input); RELEASE_NOTE_MISSING judges it")
 	addOutputFlags(cmd, &f)
 	return cmd
 }
@@ -376,6 +380,10 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 		return err
 	}
 	outputs.configure(opts)
+	note, err := readReleaseNote(cmd, f.releaseNote)
+	if err != nil {
+		return err
+	}
 	res, err := runner(check.Request{
 		Context:       cmd.Context(),
 		Dir:           dirOrCwd(f.repo),
@@ -391,6 +399,7 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 		Stream:      !f.fix,
 		StreamFiles: f.partFiles,
 		GCPercent:   gcPercent(),
+		ReleaseNote: note,
 	})
 	if err != nil {
 		return failure(err)
@@ -421,6 +430,18 @@ func runAndReport(cmd *cobra.Command, f checkFlags, runner func(check.Request) (
 		return &exitError{code: ExitFindings}
 	}
 	return nil
+}
+
+// readReleaseNote reads check --release-note (nil without it).
+func readReleaseNote(cmd *cobra.Command, path string) (*releasenote.Note, error) {
+	if path == "" {
+		return nil, nil
+	}
+	note, err := releasenote.Read(path, cmd.InOrStdin())
+	if err != nil {
+		return nil, usageErr("--release-note: %v", err)
+	}
+	return note, nil
 }
 
 // auditRuleIDs are the rules `apicheck audit` runs, or with history

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/apicheck/apicheck/internal/glob"
 )
 
 // The raw types mirror the file; the strict decoder (KnownFields) fills
@@ -302,7 +304,7 @@ func kindName(n *yaml.Node) string {
 	return "an unsupported value"
 }
 
-// globs is a list of path patterns (CompileGlob; a trailing "/" is
+// globs is a list of path patterns (glob.Compile; a trailing "/" is
 // dropped); a single pattern is accepted too.
 type globs struct {
 	leaf
@@ -342,7 +344,7 @@ func (g *globs) decode(n *yaml.Node, allowDefault bool) error {
 		if !allowDefault {
 			s = strings.TrimSuffix(s, "/")
 		}
-		if _, err := CompileGlob(s); err != nil {
+		if _, err := glob.Compile(s); err != nil {
 			g.fail(el, sub, "%v", err)
 			continue
 		}

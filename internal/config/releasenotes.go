@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/apicheck/apicheck/internal/glob"
 )
 
 // ReleaseNotes configures the release-note stubs.
@@ -18,7 +20,7 @@ type ReleaseNotes struct {
 // patterns; an empty one matches everything, and at least one is set.
 type Audience struct {
 	// Group matches the API group: a pattern with a '/' is a directory
-	// glob (as exclude, see MatchGlob: it matches the directory and
+	// glob (as exclude, see glob.Match: it matches the directory and
 	// everything below), any other a path.Match pattern of the API group
 	// name, e.g. "*.gardener.cloud".
 	Group string
@@ -36,7 +38,7 @@ type Audience struct {
 func (a Audience) Matches(name, dir, kind string) bool {
 	if a.Group != "" {
 		if strings.Contains(a.Group, "/") {
-			if !MatchGlob(a.Group, dir) {
+			if !glob.Match(a.Group, dir) {
 				return false
 			}
 		} else if ok, _ := path.Match(a.Group, name); !ok || name == "" {
@@ -81,7 +83,7 @@ func (v *validator) releaseNotes(s *strict[rawReleaseNotes]) {
 		if r.Group.set() {
 			var err error
 			if strings.Contains(a.Group, "/") {
-				_, err = CompileGlob(strings.TrimSuffix(a.Group, "/"))
+				_, err = glob.Compile(strings.TrimSuffix(a.Group, "/"))
 			} else {
 				_, err = path.Match(a.Group, "")
 				if err != nil {

@@ -84,22 +84,3 @@ func globToRegexp(g string) string {
 	b.WriteString("$")
 	return b.String()
 }
-
-// MatchGlob reports whether a directory (a slash path) is excluded by a
-// pattern of the exclude key (CompileGlob syntax): the pattern matches the
-// directory or one of its parents, so a matched directory covers
-// everything below it. An invalid pattern matches nothing (the
-// configuration rejects such patterns when it is read).
-func MatchGlob(pattern, dir string) bool {
-	g, err := CompileGlob(strings.TrimSuffix(pattern, "/"))
-	if err != nil {
-		return false
-	}
-	parts := strings.Split(dir, "/")
-	for i := len(parts); i > 0; i-- {
-		if g.MatchSegments(parts[:i]) {
-			return true
-		}
-	}
-	return false
-}

@@ -19,11 +19,38 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/par"
 )
 
-// NormalizePackages fills the Contract of every field of pkgs (a scan
-// passes the packages it built; those it took from another scan have
-// theirs).
+// Normalize fills the Contract of every field of the models' packages,
+// their groups' and the shared ones (the contract step of a scan): the
+// models side by side, each package once. A group one model took from an
+// earlier one (scan.Reuse) is the same package, filled in with the
+// earlier model. A panic is an error (par.Do).
+func Normalize(models ...*model.Model) error {
+	seen := map[*model.Package]bool{}
+	own := make([][]*model.Package, len(models))
+	for i, m := range models {
+		add := func(ps []*model.Package) {
+			for _, p := range ps {
+				if !seen[p] {
+					seen[p] = true
+					own[i] = append(own[i], p)
+				}
+			}
+		}
+		for _, g := range m.Groups {
+			add(g.Packages())
+		}
+		add(m.Shared)
+	}
+	return par.Do(len(models), func(i int) error {
+		NormalizePackages(own[i])
+		return nil
+	})
+}
+
+// NormalizePackages fills the Contract of every field of pkgs.
 func NormalizePackages(pkgs []*model.Package) {
 	for _, p := range pkgs {
 		for _, t := range p.Types {

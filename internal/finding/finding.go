@@ -376,6 +376,9 @@ type Report struct {
 	// Rules documents the rules of the catalogue the run used, for the
 	// formats that describe rules (SARIF); not part of the JSON report.
 	Rules []RuleDoc `json:"-"`
+	// ReleaseNote is the release note the run was given (check
+	// --release-note); nil when none.
+	ReleaseNote *ReleaseNote `json:"releaseNote,omitempty"`
 }
 
 // Finalize sorts, de-duplicates, fingerprints and counts the findings.

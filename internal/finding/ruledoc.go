@@ -18,6 +18,9 @@ type RuleDoc struct {
 	// Requires names the analyses beyond the diff the rule needs
 	// (release history, usages, Shoot stage code).
 	Requires []string `json:"requires,omitempty"`
+	// Checklist is the key of the checklist item (Checklist) the rule's
+	// findings are about; CheckNone for a rule about none.
+	Checklist string `json:"checklist,omitempty"`
 }
 
 // LookupRule finds a rule's documentation by ID.

@@ -109,7 +109,11 @@ func TestLayoutReleaseBranches(t *testing.T) {
 			Parents: []string{"c7"}, Branches: []string{"head"}},
 	)
 	res := runLayout(t, dir, "")
-	wantFindings(t, res, "PROTO_NUMBER_PREVIOUSLY_USED "+layoutTypes+":24 ClusterSpec.Purpose")
+	// The repository is detected as a CRD project (no Gardener module), where
+	// removing a field from a served beta version is an error however it was
+	// deprecated.
+	wantFindings(t, res, "PROTO_NUMBER_PREVIOUSLY_USED "+layoutTypes+":24 ClusterSpec.Purpose",
+		"FIELD_REMOVED_FROM_SERVED_VERSION "+layoutTypes+":21 ClusterSpec.Legacy")
 	if !hasMessage(res, "PROTO_NUMBER_PREVIOUSLY_USED", "which ClusterSpec.Old carried at release v1.2.0") {
 		t.Errorf("the finding does not name v1.2.0:\n%s", dump(res))
 	}
@@ -143,7 +147,8 @@ func TestLayoutKubernetes(t *testing.T) {
 		gitfixture.Commit{Step: "c5", Files: map[string]string{layoutTypes: shootSpec("Region=1", "Seed=2", "Legacy#=3")}, Parents: []string{"c4"}, Branches: []string{"head"}},
 	)
 	res := runLayout(t, dir, "")
-	wantFindings(t, res, "FIELD_REMOVED_NOT_DEPRECATED "+layoutTypes+":21 ClusterSpec.Legacy")
+	wantFindings(t, res, "FIELD_REMOVED_NOT_DEPRECATED "+layoutTypes+":21 ClusterSpec.Legacy",
+		"FIELD_REMOVED_FROM_SERVED_VERSION "+layoutTypes+":21 ClusterSpec.Legacy")
 	if !hasMessage(res, "FIELD_REMOVED_NOT_DEPRECATED", "release v0.2.0 did not mark it deprecated") {
 		t.Errorf("the finding does not name v0.2.0:\n%s", dump(res))
 	}
@@ -166,7 +171,8 @@ func TestLayoutNoRelease(t *testing.T) {
 		{"v2.*", "no release tag matching v2.* exists (set releases.tagPattern in .apicheck.yaml)"},
 	} {
 		res := runLayout(t, dir, c.pattern)
-		wantFindings(t, res)
+		// The removal is judged without a release all the same.
+		wantFindings(t, res, "FIELD_REMOVED_FROM_SERVED_VERSION "+layoutTypes+":18 ClusterSpec.Legacy")
 		if !hasNote(res, c.note) {
 			t.Errorf("pattern %q: no note says %q:\n%s", c.pattern, c.note, dump(res))
 		}

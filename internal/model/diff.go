@@ -815,14 +815,25 @@ func (p *fieldPairing) pairEmbeddedByProto() {
 // struct it embeds inline (step 6; prometheus-operator v0.88.0 moved
 // HTTPConfig's members into an inline HTTPConfigWithoutTLS): the same
 // member on the wire, and Go still promotes it. Paired with the member,
-// which the embedded struct declares.
+// which the embedded struct declares. An inline embedded field moved so
+// pairs with the embedded field of the same type that the struct
+// declares (PromotedEmbedded).
 func (p *fieldPairing) pairPromoted() {
 	td := p.td
 	if td.Pkg == nil || td.Pkg.Head == nil || td.Head == nil {
 		return
 	}
 	for _, b := range p.bf {
-		if p.usedB[b] || b.Embedded || b.Proto != nil || p.tombstoned[b.Name] {
+		if p.usedB[b] || b.Proto != nil || p.tombstoned[b.Name] {
+			continue
+		}
+		if b.Embedded {
+			// An inline embedded type moved into a struct head embeds
+			// inline (a spec's corev1.ResourceRequirements into a shared
+			// struct of the package): its members are where they were.
+			if h := PromotedEmbedded(td.Pkg.Head, td.Head, b); h != nil && !p.usedH[h] && h.Proto == nil {
+				p.pair(b, h)
+			}
 			continue
 		}
 		h := PromotedMember(td.Pkg.Head, td.Head, func(f *Field) bool { return f.Name == b.Name })
@@ -1086,6 +1097,47 @@ func PromotedMember(p *Package, t *Type, match func(*Field) bool) *Field {
 				continue
 			}
 			if i := slices.IndexFunc(e.Fields, func(m *Field) bool { return !m.Embedded && match(m) }); i >= 0 {
+				found = append(found, e.Fields[i])
+				continue
+			}
+			walk(e, depth+1)
+		}
+	}
+	walk(t, 1)
+	if len(found) != 1 {
+		return nil
+	}
+	return found[0]
+}
+
+// PromotedEmbedded returns the inline embedded field of the type of
+// inline embedded field f (by identity, else as written) that struct t of
+// package p has through the structs of p it embeds inline, at any depth
+// up to four: Go and encoding/json promote its members to t's level. nil
+// when t embeds the type itself, when f is no inline embedding, or when
+// none or several of the embedded structs have one.
+func PromotedEmbedded(p *Package, t *Type, f *Field) *Field {
+	if p == nil || t == nil || !f.Embedded || !f.Inline() {
+		return nil
+	}
+	same := func(m *Field) bool {
+		return m.Embedded && m.Inline() && m.JSON.Name != "-" && fieldTypeKey(m) == fieldTypeKey(f)
+	}
+	if slices.ContainsFunc(t.Fields, same) {
+		return nil
+	}
+	var found []*Field
+	var walk func(t *Type, depth int)
+	walk = func(t *Type, depth int) {
+		if depth > 4 {
+			return
+		}
+		for _, m := range t.Fields {
+			e := localStruct(p, m)
+			if !m.Embedded || !m.Inline() || e == nil || e == t {
+				continue
+			}
+			if i := slices.IndexFunc(e.Fields, same); i >= 0 {
 				found = append(found, e.Fields[i])
 				continue
 			}

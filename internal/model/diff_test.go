@@ -322,3 +322,98 @@ func TestShareTypes(t *testing.T) {
 		t.Errorf("shared %d types, want 1 (Mode): a type at another position keeps its own", n)
 	}
 }
+
+// A spec that moves its members and its inline corev1.ResourceRequirements
+// into a struct of the package it embeds inline: the embedded type pairs
+// with the one the struct declares, a member the struct declares is still
+// promoted, and a member that left is no member of corev1's type (inlined
+// at base too, so its members were the same); a type head newly inlines
+// whose members are unknown may hold it.
+func TestNestedInlineFlattening(t *testing.T) {
+	rr := func() *Field {
+		return &Field{Name: "ResourceRequirements", Embedded: true, Type: "corev1.ResourceRequirements",
+			TypeID: "k8s.io/api/core/v1.ResourceRequirements", JSON: JSONTag{Present: true, Inline: true}}
+	}
+	inline := func(name string) *Field {
+		return &Field{Name: name, Embedded: true, Type: name, TypeID: name, JSON: JSONTag{Present: true, Inline: true}}
+	}
+	model := func(types ...*Type) *Model {
+		return &Model{Groups: []*Group{{Dir: "g", Versions: []*Package{{Dir: "g/v1", Version: "v1", Types: types}}}}}
+	}
+	base := model(&Type{Name: "Spec", Kind: KindStruct, Fields: []*Field{field("Replicas", "replicas", 0, "*int32"), field("Engine", "engine", 0, "string"), rr()}})
+	head := model(
+		&Type{Name: "Common", Kind: KindStruct, Fields: []*Field{field("Replicas", "replicas", 0, "*int32"), rr()}},
+		&Type{Name: "Spec", Kind: KindStruct, Fields: []*Field{inline("Common")}},
+	)
+	d := Compare(base, head)
+	var spec *TypeDiff
+	for _, td := range d.Groups[0].Packages[0].Types {
+		if td.Name() == "Spec" {
+			spec = td
+		}
+	}
+	var got []string
+	for _, fd := range spec.Fields {
+		b, h := "-", "-"
+		if fd.Base != nil {
+			b = fd.Base.Name
+		}
+		if fd.Head != nil {
+			h = fd.Head.Name
+		}
+		got = append(got, b+">"+h)
+	}
+	if diff := cmp.Diff([]string{"Replicas>Replicas", "ResourceRequirements>ResourceRequirements", "->Common", "Engine>-"}, got); diff != "" {
+		t.Errorf("pairs (-want +got):\n%s", diff)
+	}
+	if !spec.StillInlines(spec.Base.Field("ResourceRequirements")) {
+		t.Error("StillInlines(ResourceRequirements) = false: Common inlines it")
+	}
+	if yes, maybe := spec.StillPromoted("replicas"); !yes || maybe != "" {
+		t.Errorf("StillPromoted(replicas) = %v, %q; want true", yes, maybe)
+	}
+	if yes, maybe := spec.StillPromoted("engine"); yes || maybe != "" {
+		t.Errorf("StillPromoted(engine) = %v, %q; want false, \"\" (corev1's type was inlined at base too)", yes, maybe)
+	}
+	// An unresolved type that base did not inline may hold the member.
+	head.Groups[0].Versions[0].Types[0].Fields = append(head.Groups[0].Versions[0].Types[0].Fields,
+		&Field{Name: "Extra", Embedded: true, Type: "ext.Extra", TypeID: "example.com/ext.Extra"})
+	d = Compare(base, head)
+	for _, td := range d.Groups[0].Packages[0].Types {
+		if td.Name() == "Spec" {
+			if yes, maybe := td.StillPromoted("engine"); yes || maybe != "ext.Extra" {
+				t.Errorf("with ext.Extra inlined: StillPromoted(engine) = %v, %q; want false, \"ext.Extra\"", yes, maybe)
+			}
+		}
+	}
+}
+
+// A package that left the repository may have moved to a module head
+// requires: one that holds its import path, or one of the repository
+// module's owner named after a directory on the package's path.
+func TestMovedToModule(t *testing.T) {
+	m := &Model{
+		Modules:  []string{"github.com/kyverno/kyverno", "github.com/kyverno/kyverno/sdk"},
+		Requires: []string{"github.com/kyverno/api", "github.com/kyverno/kyverno/api", "github.com/other/api/v2", "k8s.io/api"},
+	}
+	for _, c := range []struct {
+		ip, module string
+		samePath   bool
+	}{
+		{"github.com/kyverno/kyverno/api/kyverno/v1", "github.com/kyverno/kyverno/api", true},
+		{"github.com/kyverno/kyverno/pkg/api/policies/v1alpha1", "github.com/kyverno/api", false},
+		{"github.com/kyverno/kyverno/sdk/api/v1", "github.com/kyverno/kyverno/api", false}, // a sibling of the sdk module
+		{"github.com/kyverno/kyverno/pkg/apis/v1", "", false},                              // no "api" directory on its path
+		{"example.com/elsewhere/api/v1", "", false},
+	} {
+		mod, same, ok := m.MovedToModule(c.ip)
+		if mod != c.module || same != c.samePath || ok != (c.module != "") {
+			t.Errorf("MovedToModule(%s) = %q, %v, %v; want %q, %v", c.ip, mod, same, ok, c.module, c.samePath)
+		}
+	}
+	// Another owner's module of the same name is no destination.
+	m = &Model{Modules: []string{"github.com/acme/operator"}, Requires: []string{"github.com/other/api"}}
+	if mod, _, ok := m.MovedToModule("github.com/acme/operator/api/v1"); ok {
+		t.Errorf("MovedToModule to another owner's module %s", mod)
+	}
+}

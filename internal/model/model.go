@@ -79,6 +79,9 @@ type Model struct {
 	// Profile is the repository's profile (configured or detected); each
 	// group has its own, which defaults to this one.
 	Profile Profile `json:"profile,omitempty"`
+	// ProfileReason says what decided a detected profile ("CRD manifests
+	// in config/crd/bases serve the kinds"); "" when it was configured.
+	ProfileReason string `json:"profileReason,omitempty"`
 	// Groups are sorted by Dir.
 	Groups []*Group `json:"groups"`
 	// Shared are the packages of the repository outside the API groups
@@ -90,6 +93,79 @@ type Model struct {
 	// Notes are statements of the scanner about what it did not read
 	// (e.g. a struct above the field limit), sorted.
 	Notes []string `json:"notes,omitempty"`
+	// Modules are the module paths of the repository's go.mod files, and
+	// Requires the modules they require or replace that are not the
+	// repository's (a replacement's old path: `replace x => ../x` names a
+	// module of another checkout), each sorted: where a package that left
+	// the repository may have gone (MovedToModule).
+	Modules  []string `json:"modules,omitempty"`
+	Requires []string `json:"requires,omitempty"`
+}
+
+// MovedToModule names the module of Requires that the package at
+// importPath (one that m's repository does not hold) may have moved to:
+// a module whose path is a prefix of importPath (samePath: the import
+// path still resolves, served by that module now, as when a nested
+// module left the repository), or, failing that, a module of the same
+// owner as the repository's module that held the package (the same path
+// but for its last element) whose last element (without a major version
+// suffix) names a directory on the package's path inside that module
+// (github.com/kyverno/kyverno/api/kyverno/v1 and github.com/kyverno/api,
+// github.com/operator-framework/operator-lifecycle-manager/pkg/api/apis/operators/v1alpha1
+// and github.com/operator-framework/api): its Go types left for another
+// module, so Go imports of it break while the API may be served as it
+// was. ok is false when no required module fits.
+func (m *Model) MovedToModule(importPath string) (module string, samePath, ok bool) {
+	for _, r := range m.Requires {
+		if strings.HasPrefix(importPath, r+"/") && len(r) > len(module) {
+			module = r
+		}
+	}
+	if module != "" {
+		return module, true, true
+	}
+	own := ""
+	for _, o := range m.Modules {
+		if strings.HasPrefix(importPath, o+"/") && len(o) > len(own) {
+			own = o
+		}
+	}
+	if own == "" {
+		return "", false, false
+	}
+	dirs := strings.Split(strings.TrimPrefix(importPath, own+"/"), "/")
+	dirs = dirs[:len(dirs)-1] // the version directory names no module
+	owner := pathDir(withoutMajor(own))
+	for _, r := range m.Requires {
+		base := withoutMajor(r)
+		if pathDir(base) != owner {
+			continue
+		}
+		if slices.Contains(dirs, base[strings.LastIndexByte(base, '/')+1:]) {
+			return r, false, true
+		}
+	}
+	return "", false, false
+}
+
+// withoutMajor drops a module path's major version suffix (/v2).
+func withoutMajor(mod string) string {
+	i := strings.LastIndexByte(mod, '/')
+	if i < 0 {
+		return mod
+	}
+	if v := mod[i+1:]; len(v) > 1 && v[0] == 'v' && strings.Trim(v[1:], "0123456789") == "" {
+		return mod[:i]
+	}
+	return mod
+}
+
+// pathDir is the path without its last element ("" for a single one).
+func pathDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
 }
 
 // Group is one API group: an optional internal package plus its versions.
@@ -136,8 +212,16 @@ type Package struct {
 	// Deprecated is true when every kind of the version is marked
 	// deprecated (+k8s:prerelease-lifecycle-gen:deprecated or a
 	// "Deprecated:" paragraph).
-	Deprecated bool   `json:"deprecated,omitempty"`
-	GroupName  string `json:"groupName,omitempty"`
+	Deprecated bool `json:"deprecated,omitempty"`
+	// GroupName is the API group the version declares: its +groupName
+	// marker, else the value of its Go declaration (const GroupName, the
+	// Group of SchemeGroupVersion or GroupVersion, an apiVersion constant
+	// "group/version"), evaluated as Go evaluates constant expressions.
+	GroupName string `json:"groupName,omitempty"`
+	// GroupNameUnknown is the Go expression of the group name that could
+	// not be evaluated (a constant of a package outside the repository);
+	// GroupName is "" then, and the group is paired by directory only.
+	GroupNameUnknown string `json:"groupNameUnknown,omitempty"`
 	// Types are sorted by name.
 	Types []*Type `json:"types"`
 	// Files are the repository-relative Go files scanned, sorted.
@@ -412,6 +496,18 @@ type Field struct {
 	// parent's level (its members, and theirs when it inlines more), when
 	// the embedded type could be resolved; nil otherwise.
 	Promoted []string `json:"promoted,omitempty"`
+	// PromotedKnown are, when Promoted is nil, the json names the scanner
+	// resolved of an inline embedded struct some of whose own inline
+	// members it could not resolve (a shared struct that inlines
+	// corev1.ResourceRequirements, k8s.io/api not in the module cache);
+	// PromotedUnknown are the identities of those (the embedded type
+	// itself when it could not be resolved at all).
+	PromotedKnown   []string `json:"promotedKnown,omitempty"`
+	PromotedUnknown []string `json:"promotedUnknown,omitempty"`
+	// InlinedTypes are the identities (qualified with their package) of
+	// the types an inline embedded struct embeds inline in turn, at any
+	// depth: their members are at the parent's level too.
+	InlinedTypes []string `json:"inlinedTypes,omitempty"`
 	// Deprecated is true when the doc comment has a "Deprecated:" paragraph.
 	Deprecated bool `json:"deprecated,omitempty"`
 	// Alpha is true for a field its markers or doc comment call alpha

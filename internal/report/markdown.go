@@ -141,6 +141,7 @@ func markdownReport(r *finding.Report, o Options, limit int) string {
 		head.WriteString("\nNo API compatibility findings.\n")
 	}
 	notes := mdNotes(otherNotes, limit/4)
+	checklist := l.checklist(r)
 
 	groups := mdGroups(r.Findings)
 	var active, suppressed []*mdGroup
@@ -157,7 +158,7 @@ func markdownReport(r *finding.Report, o Options, limit int) string {
 
 	// Choose groups by priority until the budget is spent. The budget
 	// reserves the section frames and the longest possible final line.
-	budget := limit - head.Len() - len(notes) - len(mdActiveHeader) - len(mdDetailsHeader) -
+	budget := limit - head.Len() - len(notes) - len(checklist) - len(mdActiveHeader) - len(mdDetailsHeader) -
 		len(fmt.Sprintf(mdSuppressedHeader, nSuppressed)) - len(mdSectionEnd) - len(leftOutLine(len(r.Findings)))
 	order := append(append([]*mdGroup(nil), active...), suppressed...)
 	rank := func(g *mdGroup) int {
@@ -206,6 +207,7 @@ func markdownReport(r *finding.Report, o Options, limit int) string {
 	if left > 0 {
 		b.WriteString(leftOutLine(left))
 	}
+	b.WriteString(checklist)
 	if kept := keptOf(suppressed, keep); len(kept) > 0 {
 		fmt.Fprintf(&b, mdSuppressedHeader, nSuppressed)
 		for _, g := range kept {
@@ -352,11 +354,15 @@ func (l *linker) groupRow(g *mdGroup) string {
 		what = append(what, "**Suppressed:** "+strings.Join(reasons, "<br>"))
 	} else {
 		prose, code := groupFix(g)
+		note := groupNoteBlocks(g)
 		var fix []string
 		for _, p := range prose {
-			if code != "" && strings.HasSuffix(p, ":") {
+			switch {
+			case code != "" && strings.HasSuffix(p, ":"):
 				// "make it a pointer:" introduced the code below.
 				p = strings.TrimSuffix(p, ":") + " (code below)"
+			case note != "" && strings.HasSuffix(p, ":"):
+				p = strings.TrimSuffix(p, ":") + " (release note below)"
 			}
 			fix = append(fix, mdProse(breakable(shorten(p, mdMessageMax)), inCell))
 		}
@@ -500,7 +506,8 @@ func breakWord(w string) string {
 func groupFix(g *mdGroup) (prose []string, code string) {
 	var blocks []string
 	for _, f := range g.findings {
-		p, c := splitHint(f.Hint)
+		h, _ := hintNoteBlocks(f.Hint)
+		p, c := splitHint(h)
 		for _, s := range p {
 			prose = appendNew(prose, s)
 		}
@@ -533,11 +540,12 @@ func (l *linker) groupDetails(g *mdGroup) string {
 		return ""
 	}
 	_, code := groupFix(g)
+	note := groupNoteBlocks(g)
 	positions := l.extraPositions(g)
 	suggestions, unsuggested := groupSuggestions(g)
 	f0 := g.findings[0]
 	_, shortened := l.cellPosition(mdPos{path: f0.Path, line: f0.Line, rev: revHead})
-	if code == "" && len(positions) == 0 && len(suggestions) == 0 && len(unsuggested) == 0 && !shortened {
+	if code == "" && note == "" && len(positions) == 0 && len(suggestions) == 0 && len(unsuggested) == 0 && !shortened {
 		return ""
 	}
 	var b strings.Builder
@@ -557,6 +565,10 @@ func (l *linker) groupDetails(g *mdGroup) string {
 	if code != "" {
 		b.WriteString("- Fix:\n\n")
 		b.WriteString(mdFence(shorten(code, mdCodeMax), "  "))
+	}
+	if note != "" {
+		b.WriteString("- Release note to add to the pull request's description:\n\n")
+		b.WriteString(mdFenceLang(shorten(note, mdCodeMax), "markdown", "  "))
 	}
 	for i, sg := range suggestions {
 		if i == mdSuggestionsMax {

@@ -171,6 +171,10 @@ func markdownCases() map[string]func(t *testing.T) string {
 		"markdown-pr.md":       func(t *testing.T) string { return markdownWith(t, prReport(), Options{}) },
 		"markdown-pr-links.md": func(t *testing.T) string { return markdownWith(t, prReport(), Options{LinkBase: testLinkBase}) },
 		"markdown-hostile.md":  func(t *testing.T) string { return markdownWith(t, hostileReport(), Options{LinkBase: testLinkBase}) },
+		// The catalogue known: the checklist, and a release note to add.
+		"markdown-pr-checklist.md": func(t *testing.T) string {
+			return markdownWith(t, checklistReport(), Options{LinkBase: testLinkBase})
+		},
 		// Many findings under a small limit: errors first, the rest counted.
 		"markdown-capped.md": func(t *testing.T) string {
 			return markdownReport(mdManyFindings(200), Options{LinkBase: testLinkBase}, 9000)

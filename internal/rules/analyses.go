@@ -4,9 +4,13 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/crd"
+	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/gencode"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
 	"github.com/apicheck/apicheck/internal/lifecycle/usage"
+	"github.com/apicheck/apicheck/internal/model"
+	"github.com/apicheck/apicheck/internal/releasenote"
 	"github.com/apicheck/apicheck/internal/suppress"
 )
 
@@ -35,6 +39,15 @@ const (
 	// versions of a kind the API server serves. Rules use them when the
 	// run has them (Rule.Uses), and judge without them otherwise.
 	InputManifests Input = "CRD manifests"
+	// InputGenerated is the code the generators wrote at base and head
+	// (generated.proto, zz_generated.*.go, OpenAPI definitions), read as
+	// text.
+	InputGenerated Input = "generated code"
+	// InputReleaseNote is the pull request's release note (check
+	// --release-note) with the release-note stub of the change, drafted
+	// from the findings as the report has them. Rules read it when the
+	// run has it (Rule.Uses).
+	InputReleaseNote Input = "release note"
 )
 
 // Analyses are the typed inputs of the rules that need more than the
@@ -48,6 +61,11 @@ type Analyses struct {
 	Suppressions *Suppressions
 	// Manifests are the CRD manifests at base and at head.
 	Manifests *Manifests
+	// Generated is the generated code at base and at head.
+	Generated *Generated
+	// ReleaseNote is the release note and the change's stub (nil: the
+	// run has neither).
+	ReleaseNote *ReleaseNote
 	// Unavailable says why the absent analyses are absent, e.g. "audit
 	// reads a single revision".
 	Unavailable string
@@ -73,6 +91,10 @@ func (a Analyses) missing(ins []Input) string {
 			ok = a.Suppressions != nil
 		case InputManifests:
 			ok = a.Manifests != nil
+		case InputGenerated:
+			ok = a.Generated != nil
+		case InputReleaseNote:
+			ok = a.ReleaseNote != nil
 		}
 		if !ok {
 			absent = append(absent, string(in))
@@ -90,6 +112,27 @@ func (a Analyses) missing(ins []Input) string {
 
 // Manifests are the CRD manifests of the two revisions.
 type Manifests struct{ Base, Head *crd.Manifests }
+
+// Generated is the generated code of the two revisions. Worktree says
+// that head is the working tree, where a change may not have run the
+// generators yet.
+type Generated struct {
+	Base, Head *gencode.Files
+	Worktree   bool
+}
+
+// ReleaseNote is the input of RELEASE_NOTE_MISSING.
+type ReleaseNote struct {
+	// Note is the pull request's release note; nil when the run was
+	// given none.
+	Note *releasenote.Note
+	// Findings are the findings of the other rules, as the report has
+	// them (suppressed ones marked).
+	Findings []finding.Finding
+	// Draft drafts the blocks `apicheck release-notes` writes for the
+	// groups of d, from Findings.
+	Draft func(d *model.Diff) []releasenote.Block
+}
 
 // Suppressions are the input of SUPPRESSION_ADDED: what the change adds,
 // with what each hides in this run.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/apicheck/apicheck/internal/kal"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -20,6 +21,9 @@ type Context struct {
 	rule        *Rule
 	analyses    Analyses
 	versionSkew string
+	// linter is the repository's kube-api-linter configuration (nil:
+	// none), which newFieldPolicy applies under the crd profile.
+	linter *kal.Config
 	// findings are what the rules reported, for the severity policy.
 	findings []reported
 	judged   map[model.Attr]bool
@@ -35,6 +39,9 @@ type Context struct {
 	reached [2]map[string]bool
 	// typeRefs are the type references of base's and head's models.
 	typeRefs [2]*typeRefs
+	// ran are the rules that judged this run: their Check ran, or the
+	// configuration disabled them (see judges).
+	ran      map[string]bool
 	runNotes []string
 	skips    map[string][]string // why -> rule IDs, in run order
 	skipWhy  []string            // the reasons in order of first appearance
@@ -56,6 +63,22 @@ func (c *Context) Rule() *Rule { return c.rule }
 
 // Judged reports whether some rule of the catalogue judges an attribute.
 func (c *Context) Judged(a model.Attr) bool { return c.judged[a] }
+
+// judges reports whether rule r judged the groups of profile p in this
+// run: it is on in p, and its Check ran without skipping the run, or the
+// configuration disabled it (disabling a rule never turns what it judges
+// into UNCLASSIFIED_CHANGE).
+func (c *Context) judges(r *Rule, p model.Profile) bool {
+	if r.Relax[p] == Off || !c.ran[r.ID] {
+		return false
+	}
+	for _, ids := range c.skips {
+		if slices.Contains(ids, r.ID) {
+			return false
+		}
+	}
+	return true
+}
 
 // CannotJudge records that a rule could not decide something about a
 // field (e.g. its type could not be resolved); the meta rule reports it.

@@ -60,6 +60,21 @@ func (c *Context) Suppressions() *Suppressions {
 	return c.analyses.Suppressions
 }
 
+// Generated is the generated code at base and head, nil when the run has
+// none (the rule must declare InputGenerated in Requires or Uses).
+func (c *Context) Generated() *Generated {
+	c.require(InputGenerated)
+	return c.analyses.Generated
+}
+
+// ReleaseNote is the pull request's release note with the change's stub,
+// nil when the run has neither (the rule must declare InputReleaseNote
+// in Requires or Uses).
+func (c *Context) ReleaseNote() *ReleaseNote {
+	c.require(InputReleaseNote)
+	return c.analyses.ReleaseNote
+}
+
 // Policy is the policy of the group a package diff belongs to.
 func (c *Context) Policy(pd *model.PackageDiff) Policy { return PolicyOf(pd.Group.Profile()) }
 

@@ -37,7 +37,8 @@
 //     between a model's types), type_mentions.go, crd_serving.go (which
 //     versions CRD manifests serve), list_semantics.go,
 //     protobuf_numbers.go, validation_changes.go, removed_usages.go,
-//     shoot_stages.go and messages.go. Two hold what one rule alone uses,
+//     shoot_stages.go and messages.go. checklist.go is the one table of
+//     the checklist item each rule's findings are about. Two hold what one rule alone uses,
 //     apart from its file to keep that readable: integer_types.go
 //     (FIELD_TYPE_CHANGED) and kind_reach.go (VERSION_SKEW).
 //

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/kal"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
@@ -30,6 +31,10 @@ type Options struct {
 	// VersionSkew overrides the profiles' VERSION_SKEW policy ("all" or
 	// "newest"; "" keeps them).
 	VersionSkew string
+	// Linter is the repository's kube-api-linter configuration, read from
+	// the revision the run trusts (nil without one): the crd profile
+	// follows the conventions it enables for new fields.
+	Linter *kal.Config
 	// Context ends the run early (a signal): once it is done, Run runs
 	// no further rule and returns an error wrapping its error, never the
 	// findings and notes of a run whose analyses the end cut short. Nil
@@ -136,10 +141,13 @@ func renderNotes(whys []string, skips map[string][]string, rank map[string]int, 
 // interrupted (Options.Context done, or an analysis that failed because
 // of it) returns an error wrapping the context's error and no result.
 func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
-	c := &Context{Diff: d, analyses: opts.Analyses, versionSkew: opts.VersionSkew, judged: map[model.Attr]bool{}}
+	c := &Context{Diff: d, analyses: opts.Analyses, versionSkew: opts.VersionSkew, linter: opts.Linter, judged: map[model.Attr]bool{}, ran: map[string]bool{}}
 	for _, r := range rs {
 		for _, a := range r.Judges {
 			c.judged[a] = true
+		}
+		if opts.Disabled[r.ID] {
+			c.ran[r.ID] = true
 		}
 	}
 	var first, last []*Rule
@@ -191,6 +199,7 @@ func Run(d *model.Diff, rs []*Rule, opts Options) (*Result, error) {
 		c.Diff = r.relevant(d)
 		err := safeCheck(r, c)
 		c.Diff = d
+		c.ran[r.ID] = true
 		if err != nil {
 			return nil, err
 		}

@@ -118,3 +118,45 @@ func TestMergeNotes(t *testing.T) {
 		t.Errorf("MergeNotes =\n%q\nwant\n%q", got, want)
 	}
 }
+
+// removalDiff is a diff whose one external struct lost its field A, in a
+// group of profile p.
+func removalDiff(p model.Profile) *model.Diff {
+	mk := func(fields ...*model.Field) *model.Model {
+		t := &model.Type{Name: "Spec", Kind: model.KindStruct, Fields: fields, Pos: model.Pos{File: "api/v1/types.go", Line: 4, Col: 6}}
+		pkg := &model.Package{Dir: "api/v1", ImportPath: "example.com/api/v1", Name: "v1", Version: "v1", Maturity: model.GA,
+			Types: []*model.Type{t}, Files: []string{"api/v1/types.go"}}
+		return &model.Model{Groups: []*model.Group{{Dir: "api", Profile: p, Versions: []*model.Package{pkg}}}}
+	}
+	a := &model.Field{Name: "A", Type: "*string", Nillable: model.Nillable,
+		JSON: model.JSONTag{Present: true, Name: "a", OmitEmpty: true}, Markers: model.Markers{{Key: "optional"}},
+		Pos: model.Pos{File: "api/v1/types.go", Line: 5, Col: 2}}
+	return model.Compare(mk(a), mk())
+}
+
+// A removed field that no rule judging removals judged (off in its
+// profile, or skipped for want of an analysis) is UNCLASSIFIED_CHANGE,
+// never silent; a disabled rule still counts as judging it.
+func TestUnjudgedRemoval(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		profile  model.Profile
+		rules    []*Rule
+		disabled map[string]bool
+		want     string
+	}{
+		{"judging rule skipped", model.ProfileGardener, []*Rule{FieldRemovedStillUsed, UnclassifiedChange}, nil, "UNCLASSIFIED_CHANGE"},
+		{"judging rule disabled", model.ProfileGardener, []*Rule{FieldRemovedStillUsed, UnclassifiedChange}, map[string]bool{FieldRemovedStillUsed.ID: true}, ""},
+		{"judging rule off in the profile", model.ProfileCRD, []*Rule{FieldRemovalNotReleased, UnclassifiedChange}, nil, "UNCLASSIFIED_CHANGE"},
+		{"judging rule reports", model.ProfileCRD, []*Rule{FieldRemovedFromServedVersion, UnclassifiedChange}, nil, "FIELD_REMOVED_FROM_SERVED_VERSION"},
+		{"no rule judges removals", model.ProfileGardener, []*Rule{UnclassifiedChange}, nil, "UNCLASSIFIED_CHANGE"},
+	} {
+		res, err := Run(removalDiff(c.profile), c.rules, Options{Disabled: c.disabled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(ruleIDs(res.Findings), " "); got != c.want {
+			t.Errorf("%s: findings = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -1,7 +1,12 @@
 package rules
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/apicheck/apicheck/internal/crd"
 	"github.com/apicheck/apicheck/internal/finding"
@@ -21,10 +26,13 @@ var FieldDefaultChanged = &Rule{
 	Summary: "The default (`+default=`, `+kubebuilder:default=`, `+k8s:default=`) of an existing field was added, removed or changed. " +
 		"A zero-value default added to a field that cannot be nil is no change. Info where the CRD manifests are hand-written (see " +
 		"NEW_FIELD_NOT_OPTIONAL) and gave the field the new default already (or, for a removed marker, still give the old one): " +
-		"the API server applies what the manifests say.",
+		"the API server applies what the manifests say. One default change is one finding: an object default (of a struct-valued field, " +
+		"`+default={replicas: 2}`) whose every difference is a member's default changed to the same value is not reported apart; the " +
+		"member's finding names it.",
 	Why: "Defaults are applied when objects are read from storage: changing one silently changes existing objects.",
 	Fix: "Keep the default; if it must change, handle it through a new field or version.",
 	Check: func(c *Context) {
+		var found []defaultChange
 		for fd := range c.Diff.PairedFields() {
 			if !fd.Has(model.AttrDefault) {
 				continue
@@ -40,8 +48,8 @@ var FieldDefaultChanged = &Rule{
 				if c.Policy(fd.Type.Pkg).DefaultsAreDocumentation {
 					// Built-in types are defaulted in Go code; the marker
 					// usually documents a default that was applied already.
-					c.Field(fd, Report{Severity: finding.Info, Message: msg + " (a default marker on a built-in type documents Go defaulting; confirm the defaulter applied it before)",
-						Hint: "fine when the defaulting code already set this value"})
+					found = append(found, defaultChange{fd, Report{Severity: finding.Info, Message: msg + " (a default marker on a built-in type documents Go defaulting; confirm the defaulter applied it before)",
+						Hint: "fine when the defaulting code already set this value"}})
 					continue
 				}
 			case hd == nil:
@@ -55,9 +63,151 @@ var FieldDefaultChanged = &Rule{
 			r := Report{Message: msg, Hint: "changing a default changes existing stored objects when they are read; keep it or add a new field"}
 			same, differs := manifestDefault(c, fd)
 			r.Message += differs
-			c.Field(fd, c.relaxTo(r, finding.Info, func() (string, error) { return same, nil }))
+			found = append(found, defaultChange{fd, c.relaxTo(r, finding.Info, func() (string, error) { return same, nil })})
+		}
+		for _, d := range oneFindingPerDefault(c, found) {
+			c.Field(d.fd, d.r)
 		}
 	},
+}
+
+// defaultChange is a default change FIELD_DEFAULT_CHANGED found, and what
+// it says of it.
+type defaultChange struct {
+	fd *model.FieldDiff
+	r  Report
+}
+
+// oneFindingPerDefault drops the change of an object default (a default
+// of a struct-valued field: +default={replicas: 2}) that restates what
+// the defaults of the struct's own members changed: one default change is
+// one finding, the member's, which names the object default beside it.
+// An object default that changes anything its members' defaults do not
+// is reported as it is.
+func oneFindingPerDefault(c *Context, found []defaultChange) []defaultChange {
+	byMember := map[string]int{}
+	for i, d := range found {
+		if p := d.fd.Type.Pkg.Head; p != nil {
+			byMember[qualified(p.ImportPath, d.fd.Type.Head.Name)+"\x00"+d.fd.Head.WireName()] = i
+		}
+	}
+	drop := map[int]bool{}
+	for i, d := range found {
+		members, ok := restatedByMembers(c, d.fd, found, byMember)
+		if !ok {
+			continue
+		}
+		drop[i] = true
+		for _, m := range members {
+			found[m].r.Related = append(slices.Clip(found[m].r.Related),
+				related(fmt.Sprintf("object default of %s.%s, changed with it", d.fd.Type.Name(), d.fd.Name()), c.fieldPos(d.fd)))
+		}
+	}
+	var out []defaultChange
+	for i, d := range found {
+		if !drop[i] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// restatedByMembers reports whether every difference between the object
+// defaults of struct-valued field fd at base and at head (a missing
+// default counts as the empty object) is the default of a member of the
+// struct (or, for a nested object, of a member's member) changed to the
+// same value by a change of found (indexed by byMember); members are
+// those changes, by index.
+func restatedByMembers(c *Context, fd *model.FieldDiff, found []defaultChange, byMember map[string]int) (members []int, ok bool) {
+	b, okb := objectDefault(fd.Base)
+	h, okh := objectDefault(fd.Head)
+	if !okb || !okh || fd.Type.Pkg.Head == nil {
+		return nil, false
+	}
+	seen := map[int]bool{}
+	var walk func(typeID string, b, h map[string]any, depth int) bool
+	walk = func(typeID string, b, h map[string]any, depth int) bool {
+		t := c.refs(1).types[typeID]
+		if t == nil || t.Kind != model.KindStruct || depth > 8 {
+			return false
+		}
+		for _, key := range slices.Sorted(maps.Keys(mergeKeys(b, h))) {
+			bv, inB := b[key]
+			hv, inH := h[key]
+			if inB == inH && reflect.DeepEqual(bv, hv) {
+				continue
+			}
+			if i, ok := byMember[typeID+"\x00"+key]; ok && memberDefaultIs(found[i].fd.Head, hv, inH) {
+				if !seen[i] {
+					seen[i] = true
+					members = append(members, i)
+				}
+				continue
+			}
+			bm, _ := bv.(map[string]any)
+			hm, _ := hv.(map[string]any)
+			f := memberByWire(t, key)
+			if bm == nil && inB || hm == nil && inH || f == nil {
+				return false
+			}
+			pkg := typeID[:strings.LastIndex(typeID, ".")]
+			if !walk(qualified(pkg, wireID(f.TypeID)), bm, hm, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(qualified(fd.Type.Pkg.Head.ImportPath, wireID(fd.Head.TypeID)), b, h, 0) || len(members) == 0 {
+		return nil, false
+	}
+	return members, true
+}
+
+// objectDefault is field f's default as a JSON object: the empty object
+// without a default; ok is false for a default that is no object.
+func objectDefault(f *model.Field) (map[string]any, bool) {
+	d := contractOf(f).DefaultJSON
+	if contractOf(f).Default == nil {
+		return map[string]any{}, true
+	}
+	var m map[string]any
+	if d == "" || json.Unmarshal([]byte(d), &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// memberDefaultIs reports whether member f's default is v (no default,
+// when present is false).
+func memberDefaultIs(f *model.Field, v any, present bool) bool {
+	d := contractOf(f).DefaultJSON
+	if !present {
+		return contractOf(f).Default == nil
+	}
+	var x any
+	return d != "" && json.Unmarshal([]byte(d), &x) == nil && reflect.DeepEqual(x, v)
+}
+
+// memberByWire is the member of struct t with that json name.
+func memberByWire(t *model.Type, name string) *model.Field {
+	for _, f := range t.Fields {
+		if !f.Inline() && f.WireName() == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// mergeKeys is the union of two objects' keys.
+func mergeKeys(a, b map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
 }
 
 // manifestDefault compares a default that field fd's markers add at

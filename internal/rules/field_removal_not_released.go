@@ -6,7 +6,6 @@ import (
 
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/lifecycle"
-	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -44,7 +43,7 @@ var FieldRemovalNotReleased = &Rule{
 			return
 		}
 		usageNote(c, u)
-		for _, fds := range usage.Groups(fields) {
+		for _, fds := range removalGroups(fields) {
 			// Usages still at base are FIELD_REMOVED_STILL_USED's finding.
 			if atBase.Of(fds[0]).Len() > 0 {
 				continue

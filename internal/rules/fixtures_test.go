@@ -4,16 +4,19 @@ import (
 	"flag"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
 
 	"github.com/apicheck/apicheck/internal/catalog"
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/releasenote"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 	"github.com/apicheck/apicheck/internal/testutil/rulefixture"
 )
@@ -37,7 +40,7 @@ var update = flag.Bool("update", false, "rewrite the want: sections of testdata/
 // history cache of its own. It is the one place the harness calls the
 // pipeline: when the pipeline's API changes, change this function and
 // nothing else.
-func analyze(t *testing.T, dir, base, head string, opts rulefixture.Options) *finding.Report {
+func analyze(t *testing.T, dir, base, head string, opts rulefixture.Options, note *releasenote.Note) *finding.Report {
 	t.Helper()
 	req := check.Request{
 		Dir:           dir,
@@ -45,6 +48,7 @@ func analyze(t *testing.T, dir, base, head string, opts rulefixture.Options) *fi
 		Head:          head,
 		TrustedConfig: opts.TrustedConfig,
 		Lifecycle:     lifecycle.Options{TypeInfo: opts.TypeInfo, CacheDir: t.TempDir()},
+		ReleaseNote:   note,
 	}
 	run := check.Run
 	if opts.Audit != "" {
@@ -90,12 +94,32 @@ func TestFixtures(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			fx := gitfixture.FromTxtarCommits(t, c.History())
+			history := txtar.Parse(c.History())
+			worktree := slices.ContainsFunc(history.Files, func(f txtar.File) bool {
+				return strings.HasPrefix(f.Name, gitfixture.WorktreeStep+"/")
+			})
+			var fx *gitfixture.Fixture
+			if worktree {
+				fx = gitfixture.FromTxtar(t, c.History())
+			} else {
+				fx = gitfixture.FromTxtarCommits(t, c.History())
+			}
 			base, head := fx.Commits[rulefixture.BaseStep], fx.Commits[rulefixture.HeadStep]
 			if base == "" || head == "" {
 				t.Fatalf("%s: the history needs a %q and a %q step (has %v)", c.File, rulefixture.BaseStep, rulefixture.HeadStep, fx.Steps)
 			}
-			report := analyze(t, fx.Dir, base, head, c.Options)
+			if worktree {
+				head = "" // the working tree
+			}
+			var note *releasenote.Note
+			if p := c.Options.ReleaseNote; p != "" {
+				i := slices.IndexFunc(history.Files, func(f txtar.File) bool { return f.Name == rulefixture.HeadStep+"/"+p })
+				if i < 0 {
+					t.Fatalf("%s: options: release-note=%s: the head step has no such file", c.File, p)
+				}
+				note = releasenote.Parse(string(history.Files[i].Data))
+			}
+			report := analyze(t, fx.Dir, base, head, c.Options, note)
 			if *update {
 				if err := c.Update(report); err != nil {
 					t.Fatal(err)

@@ -17,14 +17,15 @@ var NewFieldNoOmitempty = &Rule{
 	Alpha:               finding.Info,
 	Category:            CatNewFields,
 	Severity:            finding.Error,
-	Relax:               relaxedToInfo,
+	Relax:               conventionInFiles,
 	Summary: "A field added to an existing API struct has no `omitempty` in its json tag (a warning under the crd profile " +
 		"for a member of a kind's status whose zero value is not null: only the controller that ships with the CRD writes it; for an " +
 		"optional struct value whose empty object validates, which encoding/json sends with or without omitempty (see NEW_FIELD_NOT_POINTER); for a field " +
 		"whose default the API server fills in under the crd profile when what Go clients send for it unset is that default (its zero value) or null (a pointer, " +
 		"which the server replaces with the default); for an optional field that Go writes as null when unset (a nil pointer, slice or map) and that is neither " +
 		"nullable nor defaulted, under the crd profile: the API server prunes that null before it validates; and where " +
-		"the API server validates nothing, see NEW_FIELD_NOT_OPTIONAL).",
+		"the API server validates nothing, see NEW_FIELD_NOT_OPTIONAL). At most a warning in a component configuration (Gardener's checklist " +
+		"applies there too, but a convention break is no client break).",
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
 	Fix:    "Add `,omitempty` to the json tag (or `,omitzero`).",

@@ -17,11 +17,15 @@ var NewFieldNotOptional = &Rule{
 	Alpha:               finding.Info,
 	Category:            CatNewFields,
 	Severity:            finding.Error,
-	Relax:               relaxedToInfo,
-	Summary: "A field added to an existing API struct has no `+optional` marker (a warning when omitempty, or controller-gen's " +
-		"package default +kubebuilder:validation:Optional, makes it optional in the schema; info then under the kubernetes profile, where the schema is the contract and the marker documentation; " +
-		"a warning under the crd profile when the field has a default, which the API server fills in before it validates, " +
-		"whether or not it is marked required). Info for a field of a custom resource where the API server validates nothing: a struct " +
+	Relax:               conventionInFiles,
+	Summary: "A field added to an existing API struct has no `+optional` marker. When omitempty, or controller-gen's " +
+		"package default +kubebuilder:validation:Optional, already makes it optional in the schema, it is still an error under the gardener profile " +
+		"(the checklist asks for pointer, +optional and omitempty), and info under the kubernetes and crd profiles, where the schema is the contract and the marker " +
+		"documentation (kube-openapi and controller-gen read omitempty as optional); under the crd profile a warning where the repository's kube-api-linter " +
+		"configuration (.golangci-kal.yml, or kubeapilinter's settings in .golangci.yml) runs optionalorrequired on the field's file. At most a warning in a " +
+		"component configuration (the checklist applies there too, but a convention break is no client break). " +
+		"A warning under the crd profile when the field has a default, which the API server fills in before it validates, " +
+		"whether or not it is marked required. Info for a field of a custom resource where the API server validates nothing: a struct " +
 		"reached only through fields marked `+kubebuilder:validation:Schemaless`, or a version whose CRD manifests at head give no kind of " +
 		"the package a schema for spec (apiextensions.k8s.io/v1beta1 without validation, or spec keeping unknown fields). Info too " +
 		"where the CRD manifests are hand-written (no controller-gen annotation, and no +kubebuilder marker in the Go packages) and " +
@@ -73,13 +77,23 @@ var NewFieldNotOptional = &Rule{
 				if !f.Omits() {
 					why = "its package's +kubebuilder:validation:Optional makes it optional in the schema"
 				}
+				pol := c.newFieldPolicy(fd)
 				r := Report{
-					Severity: finding.Warning,
+					Severity: pol.OptionalMarker,
 					Message:  fmt.Sprintf("new field %s.%s has no // +optional marker (%s)", fd.Type.Name(), f.Name, why),
 					Hint:     "add // +optional to the field's doc comment",
 				}
-				if !c.Policy(fd.Type.Pkg).OptionalMarker {
-					r.Severity = finding.Info
+				switch {
+				case pol.Checklist:
+					r.Message += "; the checklist asks for it all the same: a new field is a pointer with // +optional and omitempty"
+				case pol.Linter != nil && pol.Linter.OptionalOrRequired:
+					r.Message += "; kube-api-linter's optionalorrequired, which " + pol.Linter.File + " enables, asks for the marker"
+				case r.Severity == finding.Info && pol.SchemaValidates:
+					r.Message += "; controller-gen reads it as optional: the marker would document it, the schema is unchanged"
+					if pol.Linter != nil {
+						r.Message += " (" + pol.Linter.File + " does not run kube-api-linter's optionalorrequired on this file)"
+					}
+				case r.Severity == finding.Info:
 					r.Message += "; the marker would document it, the contract is unchanged"
 				}
 				emit(r)

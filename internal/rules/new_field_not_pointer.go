@@ -20,7 +20,7 @@ var NewFieldNotPointer = &Rule{
 	Alpha:               finding.Info,
 	Category:            CatNewFields,
 	Severity:            finding.Error,
-	Relax:               relaxedToInfo,
+	Relax:               conventionInFiles,
 	Summary: "A field added to an existing API struct has a non-nillable type (the new-field rules skip a struct that joins the API " +
 		"with the change: no kind reached it at base, one does at head; its fields are as new as a new type's). The kubernetes profile accepts an optional " +
 		"string, number or bool with omitempty (its zero value means unset); the crd profile accepts a value whose " +
@@ -32,7 +32,11 @@ var NewFieldNotPointer = &Rule{
 		"corev1's ResourceRequirements, Affinity, SecurityContext and PodSecurityContext, whose empty object means unset), " +
 		"and, under the crd profile, a field whose default is its zero value (the API server fills it in for clients that do not send it), " +
 		"as a warning (the wire is safe; the pointer is the convention); so is a field of a custom resource " +
-		"where the API server validates nothing (no schema: see NEW_FIELD_NOT_OPTIONAL).",
+		"where the API server validates nothing (no schema: see NEW_FIELD_NOT_OPTIONAL). Where the repository's kube-api-linter configuration " +
+		"(.golangci-kal.yml, or kubeapilinter's settings in .golangci.yml) runs optionalfields on the field's file, the crd profile follows its " +
+		"pointers.preference: Always (its default) makes a value that validation or omitzero lets pass a warning too; where the configuration does not run " +
+		"optionalfields there, the warnings about that convention are info. At most a warning in a component configuration (Gardener's checklist " +
+		"applies there too, but a convention break is no client break).",
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
 		"the object write the zero value back.",
@@ -63,8 +67,9 @@ var NewFieldNotPointer = &Rule{
 			f := fd.Head
 			switch f.Nillable {
 			case model.NotNillable:
-				pol := c.Policy(fd.Type.Pkg)
-				if acceptedValue(pol, f) {
+				pol := c.newFieldPolicy(fd)
+				accepted, valueOK := acceptedValue(pol, f)
+				if accepted && (valueOK == "" || pol.Linter == nil || !pol.Linter.PointersAlways) {
 					continue
 				}
 				why := ""
@@ -75,7 +80,15 @@ var NewFieldNotPointer = &Rule{
 					Message: fmt.Sprintf("new field %s.%s has non-nillable type %s%s", fd.Type.Name(), f.Name, f.Type, why),
 					Hint:    fmt.Sprintf("make it a pointer: %s *%s", f.Name, f.Type),
 				}
-				if pol.ScalarValuesConvention && optionalScalar(f) {
+				convention := true // a warning below: the wire is safe, the pointer is the convention
+				if accepted {
+					// kube-api-linter's optionalfields accepts the value
+					// with pointers.preference WhenRequired; the
+					// repository's configuration prefers pointers always.
+					r.Severity = finding.Warning
+					r.Message += "; " + valueOK + ", so the wire is safe, but kube-api-linter's optionalfields, which " + pol.Linter.File +
+						" enables with pointers.preference Always, asks for a pointer"
+				} else if pol.ScalarValuesConvention && optionalScalar(f) {
 					r.Severity = finding.Warning
 					r.Message += "; with omitempty its zero value is never sent, so the wire is safe, but kube-api-linter's optionalfields asks for a pointer unless validation rules out the zero value"
 				} else if pol.StatusByController && contractOf(f).Presence == model.Optional && c.inStatus(fd) {
@@ -89,6 +102,14 @@ var NewFieldNotPointer = &Rule{
 				} else if d := zeroDefault(pol, f); d != "" {
 					r.Severity = finding.Warning
 					r.Message += "; its default (" + d + ") is its zero value, which the API server fills in for clients that do not send it: unset and zero are one value, so the wire is safe (kube-api-linter's optionalfields still asks for a pointer)"
+				} else {
+					convention = false
+				}
+				if convention && !accepted && pol.Linter != nil && !pol.Linter.OptionalFields {
+					// The pointer is optionalfields' convention, which the
+					// repository's configuration does not run here.
+					r.Severity = finding.Info
+					r.Message += "; " + pol.Linter.File + " does not run kube-api-linter's optionalfields on this file"
 				}
 				c.Field(fd, c.relaxNoSchema(fd, r, finding.Warning))
 			case model.NillUnknown:
@@ -100,27 +121,29 @@ var NewFieldNotPointer = &Rule{
 }
 
 // acceptedValue reports a new non-nillable field that a profile's
-// conventions accept.
-func acceptedValue(pol Policy, f *model.Field) bool {
+// conventions accept; valueOK says why when kube-api-linter's
+// optionalfields accepts it only with pointers.preference WhenRequired
+// (its zero value ruled out, or a struct with omitzero).
+func acceptedValue(pol Policy, f *model.Field) (accepted bool, valueOK string) {
 	c := contractOf(f)
 	if pol.RequiredValues && f.Required() {
-		return true // required at all: NEW_FIELD_NOT_OPTIONAL's; a pointer is no fix
+		return true, "" // required at all: NEW_FIELD_NOT_OPTIONAL's; a pointer is no fix
 	}
 	if c.Presence != model.Optional {
-		return false // a required new field is NEW_FIELD_NOT_OPTIONAL's
+		return false, "" // a required new field is NEW_FIELD_NOT_OPTIONAL's
 	}
 	if pol.OptionalScalarValues && optionalScalar(f) {
-		return true
+		return true, ""
 	}
 	if pol.ZeroRuledOut {
 		if f.ValueKind == model.KindStructValue && f.JSON.OmitZero {
-			return true
+			return true, "omitzero omits its empty object"
 		}
 		if scalarKind(f) && c.Omit && zeroRuledOut(f.ValueKind, c.Validation) {
-			return true
+			return true, "its validation rules out its zero value, which omitempty omits"
 		}
 	}
-	return false
+	return false, ""
 }
 
 // scalarKind reports a string, number or bool.

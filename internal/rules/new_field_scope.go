@@ -169,16 +169,17 @@ func (s siblings) known(typ string, f *model.Field) bool {
 }
 
 // unresolvedDroppedEmbedding names an inline embedded field of base's
-// struct that head no longer has and whose members could not be resolved
-// (a module not in the module cache): the fields head added may be its
-// members written out, so the new-field rules cannot tell whether they
-// are new. "" when there is none.
+// struct that head no longer has, not even through a struct of the
+// package it embeds inline (model.TypeDiff.StillInlines), and whose
+// members could not be resolved (a module not in the module cache): the
+// fields head added may be its members written out, so the new-field
+// rules cannot tell whether they are new. "" when there is none.
 func unresolvedDroppedEmbedding(td *model.TypeDiff) string {
 	if td.Base == nil || td.Head == nil {
 		return ""
 	}
 	for _, bf := range td.Base.Fields {
-		if bf.Embedded && bf.Inline() && bf.Promoted == nil && td.Head.Field(bf.Name) == nil {
+		if bf.Embedded && bf.Inline() && bf.Promoted == nil && td.Head.Field(bf.Name) == nil && !td.StillInlines(bf) {
 			return bf.Type
 		}
 	}

@@ -15,9 +15,10 @@ var OptionalWithoutOmitempty = &Rule{
 	Severity: finding.Warning,
 	Relax:    offIn(relaxedToInfo, model.ProfileKubernetes),
 	Judges:   []model.Attr{model.AttrOptional, model.AttrOmitEmpty},
-	Summary: "A new field marked `+optional` has no `omitempty`/`omitzero` (fields of new struct types included; not a field " +
-		"that only became optional, not a struct value, where omitempty omits nothing, and not a field a new version " +
-		"package copied from a sibling version).",
+	Summary: "A field marked `+optional` has no `omitempty`/`omitzero`, where that field is new (fields of new struct types included; not a field " +
+		"a new version package copied from a sibling version, nor one added to an existing struct: NEW_FIELD_NO_OMITEMPTY's) or existed at base " +
+		"without being marked optional or omitted when empty: it became optional without omitempty (a field that loses omitempty is " +
+		"FIELD_BECAME_REQUIRED's). Not a struct value, where omitempty omits nothing. Under the gardener profile the message names the checklist's item.",
 	Why:    "An optional field that is always serialised cannot be told apart from an explicit zero value.",
 	Fix:    "Add `,omitempty` (or `,omitzero`) to the json tag.",
 	Before: "// +optional\nFoo *string `json:\"foo\"`",
@@ -26,11 +27,15 @@ var OptionalWithoutOmitempty = &Rule{
 		for td := range c.Diff.HeadStructs() {
 			for _, fd := range td.Fields {
 				f := fd.Head
-				if f == nil || fd.Base != nil || !f.Optional() || f.Omits() || f.Inline() || f.JSON.Name == "-" {
+				if f == nil || !f.Optional() || f.Omits() || f.Inline() || f.JSON.Name == "-" {
 					continue
 				}
 				if f.ValueKind == model.KindStructValue || f.ValueKind == model.KindArray {
 					continue // omitempty would omit nothing; omitzero is a style choice
+				}
+				if fd.Base != nil {
+					judgeChangedOptional(c, fd)
+					continue
 				}
 				// Fields added to existing structs are NEW_FIELD_NO_OMITEMPTY's.
 				if (td.Base != nil || addedToCopy(td, f)) && InNewFieldScope(td, f) || td.Base != nil && promotedAtBase(td, f) {
@@ -46,6 +51,32 @@ var OptionalWithoutOmitempty = &Rule{
 			}
 		}
 	},
+}
+
+// judgeChangedOptional reports an existing field that head marks
+// optional without omitempty (or omitzero) and that base neither marked
+// so nor omitted when empty: it became optional without omitempty. A
+// field that was omitted and no longer is, is FIELD_BECAME_REQUIRED's
+// (it stops being omitted when empty, whatever its markers), and one
+// that joins the wire is a new field (NEW_FIELD_NO_OMITEMPTY's).
+func judgeChangedOptional(c *Context, fd *model.FieldDiff) {
+	b, f, td := fd.Base, fd.Head, fd.Type
+	if b.Optional() && !b.Omits() || contractOf(b).Omit || joinsWire(fd) && InNewFieldScope(td, f) {
+		return
+	}
+	r := Report{
+		Message: fmt.Sprintf("field %s.%s is now marked optional but has no omitempty in its json tag", td.Name(), f.Name),
+		Hint:    fmt.Sprintf("use `json:\"%s,omitempty\"`", f.WireName()),
+	}
+	if b.Optional() {
+		// A struct value, whose omitempty omitted nothing, became a
+		// pointer that is written as null when unset.
+		r.Message = fmt.Sprintf("optional field %s.%s has no omitempty in its json tag at head (its type is now %s)", td.Name(), f.Name, f.Type)
+	}
+	if c.Policy(td.Pkg).Checklist {
+		r.Message += " (the checklist: an optional field is a pointer with // +optional and omitempty)"
+	}
+	c.Field(fd, r)
 }
 
 // addedToCopy reports a field addedToCopies yields.

@@ -342,10 +342,14 @@ func (c *Context) unservedVersion(v *verdict, pd *model.PackageDiff) {
 // is of the line of the release before base: a field behind a gate that
 // one release shipped is alpha (Kubernetes features enter as alpha, and
 // the gate's stage lives outside the API types, in the feature gate
-// list), and alpha fields may still change. "" otherwise.
+// list), and alpha fields may still change; for a field without a gate,
+// the release gatedStruct finds. "" otherwise.
 func (c *Context) gatedNew(fd *model.FieldDiff) string {
-	if fd == nil || fd.Base == nil || !fd.Base.Markers.Has("featureGate") || c.analyses.Release == nil {
+	if fd == nil || fd.Base == nil || c.analyses.Release == nil {
 		return ""
+	}
+	if !fd.Base.Markers.Has("featureGate") {
+		return c.gatedStruct(fd.Type, map[*model.TypeDiff]bool{})
 	}
 	rel, problem := c.analyses.Release.Release()
 	if problem != "" {
@@ -361,6 +365,53 @@ func (c *Context) gatedNew(fd *model.FieldDiff) string {
 		return ""
 	}
 	return tag
+}
+
+// gatedStruct returns the release that introduced the feature-gated
+// fields through which alone base's struct of td is reached (see
+// gatedNew), directly or through structs reached so: the struct is the
+// gate's (Kubernetes' DRA NodeAllocatableResourceClaimStatus, reached
+// only through the gated PodStatus.NodeAllocatableResourceClaimStatuses),
+// and its fields are as alpha as the gate. "" otherwise, and for a struct
+// on a cycle of references (seen: the structs on the way).
+func (c *Context) gatedStruct(td *model.TypeDiff, seen map[*model.TypeDiff]bool) string {
+	if td.Base == nil || td.Base.RootKind || td.Pkg.Base == nil || seen[td] {
+		return ""
+	}
+	seen[td] = true
+	tag := ""
+	for _, u := range c.refs(0).users[td.Pkg.Base.ImportPath+"."+td.Base.Name] {
+		ufd := c.fieldPairOf(u.field)
+		if ufd == nil || ufd.Base == nil {
+			return ""
+		}
+		t := ""
+		if ufd.Base.Markers.Has("featureGate") {
+			t = c.gatedNew(ufd)
+		} else {
+			t = c.gatedStruct(ufd.Type, seen)
+		}
+		if t == "" {
+			return ""
+		}
+		tag = t
+	}
+	return tag
+}
+
+// fieldPairOf is the field pair of the diff whose base side is f (nil
+// when f is no field of an external version's struct at base).
+func (c *Context) fieldPairOf(f *model.Field) *model.FieldDiff {
+	for pd := range c.Diff.ExternalPackages() {
+		for _, td := range pd.Types {
+			for _, fd := range td.Fields {
+				if fd.Base == f {
+					return fd
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // isAlpha reports an alpha version: alpha at base (what clients may rely

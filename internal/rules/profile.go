@@ -87,12 +87,24 @@ type Policy struct {
 	// key out of the item's identity). A custom resource's schema must
 	// make every key required or defaulted.
 	OptionalMapKeys bool
-	// OptionalMarker: a new field that omitempty already makes optional
-	// in the schema must still say so with a marker (Gardener's checklist;
-	// kube-api-linter's optionalorrequired for CRDs). Without it, the
-	// missing marker is documentation only: kube-openapi derives
-	// optionality from omitempty.
-	OptionalMarker bool
+	// OptionalMarker is the severity of a new field that omitempty (or a
+	// package's +kubebuilder:validation:Optional) already makes optional
+	// in the schema but that has no optional marker: an error where
+	// Gardener's checklist asks for the marker (a component
+	// configuration's is capped by the rules' Relax), information where
+	// the marker is documentation (kube-openapi and controller-gen derive
+	// optionality from omitempty); a warning under the crd profile where
+	// the repository's kube-api-linter configuration enables
+	// optionalorrequired (Context.newFieldPolicy).
+	OptionalMarker finding.Severity
+	// Checklist: the group follows Gardener's "Changing the API"
+	// checklist as written: new fields are pointers with +optional and
+	// omitempty, and an existing optional field keeps its marker.
+	Checklist bool
+	// Linter is what the repository's kube-api-linter configuration
+	// enables for the file of the field being judged (crd profile only;
+	// nil without one): Context.newFieldPolicy sets it.
+	Linter *LinterConventions
 	// SchemaValidates: the API server validates objects against the
 	// OpenAPI schema the CRD manifests give each version (custom
 	// resources), so where a manifest gives no schema, or a field is
@@ -109,13 +121,13 @@ type Policy struct {
 
 // Policies are the profiles' policies.
 var Policies = map[model.Profile]Policy{
-	model.ProfileGardener: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true},
-	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: true, NullIsAbsent: true, OptionalMapKeys: true,
+	model.ProfileGardener: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: finding.Error, Checklist: true, NullIsAbsent: true, OptionalMapKeys: true},
+	model.ProfileComponentConfig: {VersionSkew: "all", TombstoneSentence: true, OptionalMarker: finding.Error, NullIsAbsent: true, OptionalMapKeys: true,
 		ReadFromFiles: true},
-	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true,
+	model.ProfileKubernetes: {AlphaMayBreak: true, VersionSkew: "all", OptionalScalarValues: true, OptionalMarker: finding.Info,
 		DefaultsAreDocumentation: true, DeclarativeValidationMirrors: true, ValidatedInGo: true, NullIsAbsent: true,
 		OptionalMapKeys: true},
-	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, EmptyStructConvention: true, RequiredValues: true, OptionalMarker: true,
+	model.ProfileCRD: {AlphaMayBreak: true, VersionSkew: "newest", ZeroRuledOut: true, ScalarValuesConvention: true, EmptyStructConvention: true, RequiredValues: true, OptionalMarker: finding.Info,
 		SchemaDefaults: true, StatusByController: true, SchemaValidates: true},
 }
 
@@ -146,6 +158,11 @@ func offIn(caps map[model.Profile]finding.Severity, profiles ...model.Profile) m
 var (
 	relaxedToInfo    = map[model.Profile]finding.Severity{model.ProfileComponentConfig: finding.Info}
 	relaxedToWarning = map[model.Profile]finding.Severity{model.ProfileComponentConfig: finding.Warning}
+	// conventionInFiles: Gardener's checklist applies to component
+	// configurations too, but a new field that breaks it breaks a
+	// convention, not a client (the component decodes its file and
+	// defaults what is missing): a warning, which does not fail the gate.
+	conventionInFiles = relaxedToWarning
 	// protobufInert: custom resources are served as JSON only (the API
 	// server has no protobuf encoding for them) and component configs are
 	// read from files, so protobuf tags there, often copied from built-in

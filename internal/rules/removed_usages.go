@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
@@ -14,6 +15,37 @@ import (
 // The usages of a removed field that still exist, at base or at the
 // release before base, as FIELD_REMOVED_STILL_USED and
 // FIELD_REMOVAL_NOT_RELEASED report them.
+
+// removalGroups are the removed fields by field of their group, as
+// usage.Groups has them (one field removed from several version packages
+// is one group), each with its most stable version first: a finding
+// about the group is about that version, whose maturity the severity
+// policy judges (a removal from v1beta1 and v1alpha1 is one from a beta
+// version, not an alpha one).
+func removalGroups(fields []*model.FieldDiff) [][]*model.FieldDiff {
+	groups := usage.Groups(fields)
+	for _, fds := range groups {
+		slices.SortStableFunc(fds, func(a, b *model.FieldDiff) int {
+			return stability(b.Type.Pkg) - stability(a.Type.Pkg)
+		})
+	}
+	return groups
+}
+
+// stability ranks a version package's maturity at base: GA above beta
+// above alpha.
+func stability(pd *model.PackageDiff) int {
+	if pd.Base == nil {
+		return 0
+	}
+	switch pd.Base.Maturity {
+	case model.Alpha:
+		return 0
+	case model.Beta:
+		return 1
+	}
+	return 2
+}
 
 // places counts places: "1 place", "3 places".
 func places(n int) string {

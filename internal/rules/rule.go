@@ -204,7 +204,7 @@ func (r *Rule) Doc() finding.RuleDoc {
 	return finding.RuleDoc{
 		ID: r.ID, Category: string(r.Category), CategoryTitle: r.Category.Title(), Severity: r.Severity,
 		Summary: r.Summary, Why: why, Fix: r.Fix, Before: r.Before, After: r.After,
-		Requires: inputNames(r.Requires),
+		Requires: inputNames(r.Requires), Checklist: ChecklistItem(r),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -16,9 +17,11 @@ var UnclassifiedChange = &Rule{
 	Category: CatMeta,
 	Severity: finding.Info,
 	Last:     true,
-	Summary:  "An API difference that no rule judged (so coverage gaps are visible, never silent).",
-	Why:      "apicheck reports what it could not judge instead of staying silent about it.",
-	Fix:      "Review the change by hand; report a rule gap if it matters.",
+	Summary: "An API difference that no rule judged (so coverage gaps are visible, never silent): an attribute of a field " +
+		"that no rule judges, a field whose type could not be resolved, a field removed where no rule that judges removals " +
+		"ran for its profile (all off there, or skipped for want of an analysis).",
+	Why: "apicheck reports what it could not judge instead of staying silent about it.",
+	Fix: "Review the change by hand; report a rule gap if it matters.",
 	Check: func(c *Context) {
 		for _, n := range c.notes {
 			c.Field(n.field, Report{Message: n.msg, Hint: "review by hand; add the type to a module that is downloaded (go mod download) to let apicheck resolve it"})
@@ -31,6 +34,7 @@ var UnclassifiedChange = &Rule{
 				Hint: "review by hand; download the module (go mod download) to let apicheck resolve it",
 			})
 		}
+		unjudgedRemovals(c)
 		for pd := range c.Diff.ExternalPackages() {
 			for _, td := range pd.Types {
 				if td.Base == nil || td.Head == nil {
@@ -62,6 +66,35 @@ var UnclassifiedChange = &Rule{
 			}
 		}
 	},
+}
+
+// removalJudges are the rules that judge a field's removal (a
+// tombstone's absence is a protobuf number's matter, not the removal's).
+var removalJudges = []*Rule{FieldRemovedFromServedVersion, FieldRemovedStillUsed, FieldRemovalNotReleased, FieldRemovedNotDeprecated}
+
+// unjudgedRemovals reports the removed fields that no rule judged: none
+// of removalJudges judged their group's profile in this run (all off
+// there, or skipped for want of an analysis), and no finding names the
+// field (in any version it was removed from).
+func unjudgedRemovals(c *Context) {
+	reported := map[usage.Key]bool{}
+	for _, p := range c.findings {
+		if p.fd != nil && p.fd.Head == nil {
+			reported[usage.KeyOf(p.fd)] = true
+		}
+	}
+	for fd := range c.Diff.RemovedFields() {
+		profile := fd.Type.Pkg.Group.Profile()
+		if reported[usage.KeyOf(fd)] || slices.ContainsFunc(removalJudges, func(r *Rule) bool { return c.judges(r, profile) }) {
+			continue
+		}
+		c.Field(fd, Report{
+			Message: fmt.Sprintf("%s.%s was removed and no rule judged the removal: none that judges removals under the %s profile ran",
+				fd.Type.Name(), fd.Base.Name, profile),
+			Hint:    "review by hand whether clients or stored objects still rely on the field",
+			Related: []finding.Related{related("base", fd.Base.Pos)},
+		})
+	}
 }
 
 // markerChanges names the markers that differ, one "+key: a -> b" each.

@@ -23,7 +23,9 @@ var VersionRemoved = &Rule{
 		"directory with the same group name is not a removal, and a version that head serves, with every kind of it, " +
 		"from another directory of the same group (moved or merged) is info, and so is a version that the CRD manifests " +
 		"at base did not serve for any of its kinds (a conversion package, a leftover); a version whose every kind head's CRD " +
-		"manifests still serve (its Go types moved to another module) is a warning; a version the release before base did not " +
+		"manifests still serve (its Go types moved to another module) is a warning, and so is one whose Go package left for a module " +
+		"head's go.mod requires (one that holds its import path, or one of the repository's owner named after a directory on its path: " +
+		"Kyverno's github.com/kyverno/api); a version the release before base did not " +
 		"have (added and removed within one release cycle) is info.",
 	Why: "Every client and every stored object of that version stops working; with protobuf, clients still " +
 		"hold its message definitions.",
@@ -82,6 +84,17 @@ var VersionRemoved = &Rule{
 					r.Severity = finding.Warning
 					r.Message += "; " + why
 					r.Hint = "Go clients that import " + pd.Base.ImportPath + " break: tell them where the types went; if the manifests are stale, regenerate them (then this removes a served version)"
+				} else if mod, samePath, ok := c.Diff.Head.MovedToModule(pd.Base.ImportPath); ok {
+					// Its Go types left for a module head requires: the
+					// API is not known to be gone (Kyverno's kyverno/api).
+					r.Severity = finding.Warning
+					if samePath {
+						r.Message += "; head's go.mod requires module " + mod + ", which holds its import path now: the Go package left the repository, not the API (unless the module dropped it)"
+						r.Hint = "confirm module " + mod + " serves the version's types, and that the API server still serves the version"
+					} else {
+						r.Message += "; head's go.mod requires module " + mod + ": the Go package left the repository for it, not the API (unless the API server no longer serves the version)"
+						r.Hint = "Go clients that import " + pd.Base.ImportPath + " break: tell them where the types went (module " + mod + "); confirm the API server still serves the version"
+					}
 				} else if pd.Base.Deprecated {
 					r.Severity = finding.Warning
 					r.Message += "; every kind of it was deprecated at base, so the removal was announced"

@@ -25,7 +25,9 @@ var VersionSkew = &Rule{
 		"backport into a restructured older version), an internal field renamed in place after an external version's name, and " +
 		"same-named structs that no common kind reaches (versions serving different kinds), a member head still promotes through " +
 		"an inline embedded struct. Info for a version whose hand-written conversion of the type (Convert_…, conversion-gen " +
-		"style, in either direction, in its package or in another version's of the group) the change added or rewrote, or whose +k8s:conversion-gen marker the change removed: its author handled the difference; likewise for a version " +
+		"style, in either direction, in its package or in another version's of the group) the change added or rewrote, or whose +k8s:conversion-gen marker the change removed, " +
+		"its author handled the difference; but a warning for an external version whose new hand-written conversion leaves out a field added to the internal version " +
+		"and another external version: the conversion shows intent, but its clients still lose the field on a round trip. Info for a version " +
 		"that keeps a removed field marked +k8s:conversion-gen=false, and for the versions without a field added with that marker (not converted on purpose). Under the \"newest\" policy (crd profile) a field " +
 		"added to the newest versions only, or removed from older versions only, is no skew: older versions are frozen.",
 	Why: "Conversion between versions (and the internal version) then loses the field: round-tripping " +
@@ -157,7 +159,7 @@ func (g *skewGroup) skewOf(pvs, got []skewPV, fname string, added bool) {
 	if g.c.VersionSkewPolicy(g.gd) == "newest" {
 		missed = newestAllows(got, missed, added)
 	}
-	missed, handled, handledBy := handledByHand(pvs, got, missed, fname, added)
+	missed, handled, handledBy, converted := handledByHand(pvs, got, missed, fname, added)
 	if len(missed) == 0 && len(handled) == 0 {
 		return
 	}
@@ -190,6 +192,14 @@ func (g *skewGroup) skewOf(pvs, got []skewPV, fname string, added bool) {
 			Severity: finding.Info,
 			Message: fmt.Sprintf("field %s.%s was %s %s but not %s %s, whose conversion this change handled by hand (%s)",
 				first.td.Head.Name, fname, verb, label(got), prep, label(handled), strings.Join(handledBy, ", ")),
+		}
+		if len(converted) > 0 {
+			// The hand-written conversion shows intent, but a client of
+			// that version still loses the field when it reads an object
+			// and writes it back.
+			r.Severity = finding.Warning
+			r.Message += fmt.Sprintf("; clients of %s still lose the field when they read an object and write it back", label(converted))
+			r.Hint = fmt.Sprintf("add the field to %s too, unless those versions drop it on purpose", label(converted))
 		}
 	}
 	if fd != nil {
@@ -243,7 +253,10 @@ func (g *skewGroup) missedBy(pvs, got []skewPV, fname string, added bool) []skew
 // +k8s:conversion-gen=false, a +k8s:conversion-gen marker removed, a
 // conversion of the type written by hand that the change added or
 // rewrote, a removed field kept marked +k8s:conversion-gen=false.
-func handledByHand(pvs, got, missed []skewPV, fname string, added bool) (_, handled []skewPV, handledBy []string) {
+// converted are the external versions of handled whose new hand-written
+// conversion drops a field the internal version and another external
+// version got (servedByInternal): their clients lose it on a round trip.
+func handledByHand(pvs, got, missed []skewPV, fname string, added bool) (_, handled []skewPV, handledBy []string, converted []skewPV) {
 	// A version whose hand-written conversion of the type this
 	// change added or rewrote: its author handled the
 	// difference (kubelet's credentialprovider v1alpha1 and
@@ -276,6 +289,9 @@ func handledByHand(pvs, got, missed []skewPV, fname string, added bool) (_, hand
 		if fn := newConversion(x, pvs); fn != "" {
 			handled = append(handled, x)
 			handledBy = append(handledBy, fn)
+			if added && x.version() != "" && servedByInternal(got) {
+				converted = append(converted, x)
+			}
 			return true
 		}
 		if !added && conversionOptOut(x, fname) {
@@ -285,74 +301,41 @@ func handledByHand(pvs, got, missed []skewPV, fname string, added bool) (_, hand
 		}
 		return false
 	})
-	return missed, handled, handledBy
+	return missed, handled, handledBy, converted
+}
+
+// servedByInternal reports whether the versions that got a change are
+// the internal version and at least one external version: the field is
+// stored, and clients use it. (A field only the internal version got
+// reached no client; one a spoke version got maps to the hub's fields.)
+func servedByInternal(got []skewPV) bool {
+	internal, external := false, false
+	for _, x := range got {
+		if x.version() == "" {
+			internal = true
+		} else {
+			external = true
+		}
+	}
+	return internal && external
 }
 
 // hasField reports whether struct t (nil: none) has a field of that Go
 // name.
 func hasField(t *model.Type, name string) bool { return t != nil && t.Field(name) != nil }
 
-// droppedConversionGen describes the +k8s:conversion-gen marker the
-// change removed from the version's package, when it did: conversion-gen
-// no longer converts the version, its author converts it by hand
-// (descheduler #999 moved its internal DeschedulerPolicy to the next
-// version's shape and converted v1alpha1 in code); "" otherwise.
-func droppedConversionGen(x skewPV) string {
-	if x.pd.Base == nil || x.pd.Head == nil || x.pd.Base.ConversionGen == "" || x.pd.Head.ConversionGen != "" {
-		return ""
-	}
-	return "+k8s:conversion-gen=" + x.pd.Base.ConversionGen + " removed"
-}
-
-// conversionOptOut reports a version that keeps a field the change
-// removed from the others, marked +k8s:conversion-gen=false at head:
-// conversion-gen leaves it out on purpose, what the version still accepts
-// is not converted (kOps kept v1alpha2's unused AccessLogSpec.Interval
-// for existing manifests and stopped converting it).
-func conversionOptOut(x skewPV, fname string) bool {
-	if x.td.Head == nil {
-		return false
-	}
-	f := x.td.Head.Field(fname)
-	if f == nil {
-		return false
-	}
-	v, ok := f.Markers.Get("k8s:conversion-gen")
-	return ok && strings.Trim(v, `"`) == "false"
-}
-
-// newConversion names the hand-written conversion functions of the
-// version's type that head has and base did not have in that form (new,
-// or rewritten), in either direction (kubeone added v1beta2's conversion
-// into the internal version beside the unchanged one out of it), declared
-// in the version's package or in another version's of the group (a
-// hub-and-spoke API converts in the spoke's package: CAPI RKE2's
-// Convert_v1beta1_RKE2ConfigStatus_To_v1beta2_RKE2ConfigStatus is
-// v1beta2's conversion too); "" when there is none.
-func newConversion(x skewPV, group []skewPV) string {
-	if x.pd.Head == nil {
-		return ""
-	}
-	var fns []string
-	for _, y := range group {
-		if y.pd.Head == nil {
-			continue
-		}
-		for fn, fp := range y.pd.Head.ConversionsOf(x.pd.Head.Name, x.td.Head.Name) {
-			if y.pd.Base == nil || y.pd.Base.Conversions[fn] != fp {
-				fns = append(fns, fn)
-			}
-		}
-	}
-	slices.Sort(fns)
-	return strings.Join(slices.Compact(fns), ", ")
-}
-
 // promotedAtHead reports whether base's field of that Go name may still
 // be on the wire at head, promoted through an inline embedded struct
-// (model.TypeDiff.StillPromoted).
+// (model.TypeDiff.StillPromoted; for an inline embedded field,
+// model.TypeDiff.StillInlines).
 func promotedAtHead(td *model.TypeDiff, name string) bool {
-	yes, maybe := td.StillPromoted(td.Base.Field(name).WireName())
+	f := td.Base.Field(name)
+	if f.Embedded && f.Inline() {
+		// An inline embedded type moved into a struct of the package
+		// that head embeds inline: its members are where they were.
+		return td.StillInlines(f)
+	}
+	yes, maybe := td.StillPromoted(f.WireName())
 	return yes || maybe != ""
 }
 

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"slices"
+
 	"golang.org/x/mod/modfile"
 
 	"github.com/apicheck/apicheck/internal/gomod"
@@ -41,4 +43,25 @@ func (m *modules) dirFor(importPath string) (string, bool) { return m.mods.Dir(i
 // inside that module, if any.
 func (m *modules) requiredVersion(fromDir, importPath string) (mod, version, sub string, ok bool) {
 	return m.mods.RequiredVersion(fromDir, importPath)
+}
+
+// paths returns the module paths of the repository and the modules their
+// go.mod files require or replace (the old path of a replacement) that
+// are not the repository's, each sorted (see model.Model.Requires).
+func (m *modules) paths() (own, requires []string) {
+	for _, f := range m.byDir {
+		own = append(own, f.Module.Mod.Path)
+	}
+	for _, f := range m.byDir {
+		for _, r := range f.Require {
+			requires = append(requires, r.Mod.Path)
+		}
+		for _, r := range f.Replace {
+			requires = append(requires, r.Old.Path)
+		}
+	}
+	requires = slices.DeleteFunc(requires, func(r string) bool { return slices.Contains(own, r) })
+	slices.Sort(own)
+	slices.Sort(requires)
+	return slices.Compact(own), slices.Compact(requires)
 }

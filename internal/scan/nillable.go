@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -98,6 +99,15 @@ func (s *state) resolveNillability(p *model.Package) {
 			if f.Embedded && f.Inline() {
 				if names, ok := s.res.members(expr, imports, ctx, map[string]bool{}); ok {
 					f.Promoted = append([]string{}, names...)
+				}
+				in := s.res.inlined(expr, imports, ctx, map[string]bool{}, 0)
+				f.InlinedTypes = in.below
+				switch {
+				case f.Promoted != nil:
+				case len(in.unknown) == 0: // resolved after all (a type inlined twice, a diamond)
+					f.Promoted = append([]string{}, in.names...)
+				default:
+					f.PromotedKnown, f.PromotedUnknown = in.names, in.unknown
 				}
 			}
 		}
@@ -608,6 +618,109 @@ func (r *resolver) members(e ast.Expr, imports map[string]string, pkg *declPkg, 
 		return r.declMembers(d.members, d.imports, d.pkg, seen)
 	}
 	return r.members(d.expr, d.imports, d.pkg, seen)
+}
+
+// inlineMembers is what an inline embedded type puts at its parent's
+// level, as far as it is known: the json names resolved, the identities
+// of the types it embeds inline in turn (at any depth), and those of the
+// inline types whose members are unknown (the type itself when it could
+// not be resolved). Identities are qualified with their package.
+type inlineMembers struct {
+	names, below, unknown []string
+}
+
+// maxInlineDepth bounds the nesting inlined follows.
+const maxInlineDepth = 16
+
+// inlined is members for a type whose inline members may be known in
+// part: a nested inline type that cannot be resolved (corev1's
+// ResourceRequirements without k8s.io/api in the module cache) leaves
+// the others known. seen holds the types on the way down (a definition
+// cycle); a type inlined twice on different branches is read twice.
+func (r *resolver) inlined(e ast.Expr, imports map[string]string, pkg *declPkg, seen map[string]bool, depth int) inlineMembers {
+	e = unwrap(e)
+	if s, isPtr := e.(*ast.StarExpr); isPtr {
+		e = unwrap(s.X)
+	}
+	self := r.absIdentity(e, imports, pkg)
+	unknown := inlineMembers{unknown: []string{self}}
+	if depth > maxInlineDepth {
+		return unknown
+	}
+	var d *typeDecl
+	ok := false
+	switch x := e.(type) {
+	case *ast.StructType:
+		return r.inlinedMembers(structDeclMembers(x), imports, pkg, seen, depth)
+	case *ast.Ident:
+		d, ok = r.decl(pkg, x.Name, maps.Clone(seen))
+		if ok {
+			seen = maps.Clone(seen)
+			seen[pkg.path+"."+x.Name] = true
+		}
+	case *ast.SelectorExpr:
+		id, isIdent := x.X.(*ast.Ident)
+		ip, found := "", false
+		if isIdent {
+			ip, found = imports[id.Name]
+		}
+		if !found {
+			return unknown
+		}
+		from := ""
+		if pkg != nil {
+			from = pkg.fromDir
+		}
+		target := r.pkgFor(ip, from)
+		d, ok = r.decl(target, x.Sel.Name, maps.Clone(seen))
+		if known, isKnown := wellKnownMembers[ip+"."+x.Sel.Name]; isKnown && (!ok || d == nil) {
+			return inlineMembers{names: known}
+		}
+		if ok {
+			seen = maps.Clone(seen)
+			seen[target.path+"."+x.Sel.Name] = true
+		}
+	default:
+		return unknown
+	}
+	if !ok || d == nil {
+		return unknown
+	}
+	if d.members != nil {
+		return r.inlinedMembers(d.members, d.imports, d.pkg, seen, depth)
+	}
+	return r.inlined(d.expr, d.imports, d.pkg, seen, depth+1)
+}
+
+// inlinedMembers is inlined for the members of one struct declaration.
+func (r *resolver) inlinedMembers(members []declMember, imports map[string]string, pkg *declPkg, seen map[string]bool, depth int) inlineMembers {
+	var out inlineMembers
+	for _, m := range members {
+		if m.embedded == nil {
+			out.names = append(out.names, m.name)
+			continue
+		}
+		e := unwrap(m.embedded)
+		if s, isPtr := e.(*ast.StarExpr); isPtr {
+			e = unwrap(s.X)
+		}
+		out.below = append(out.below, r.absIdentity(e, imports, pkg))
+		sub := r.inlined(m.embedded, imports, pkg, seen, depth+1)
+		out.names = append(out.names, sub.names...)
+		out.below = append(out.below, sub.below...)
+		out.unknown = append(out.unknown, sub.unknown...)
+	}
+	return out
+}
+
+// absIdentity is a type's identity with the package's own names
+// qualified by its import path.
+func (r *resolver) absIdentity(e ast.Expr, imports map[string]string, pkg *declPkg) string {
+	id := r.identity(e, imports, pkg, map[string]bool{})
+	if pkg == nil {
+		return id
+	}
+	return model.QualifyLocal(id, pkg.path)
 }
 
 // decl finds a named type's declaration, reading the module cache for a

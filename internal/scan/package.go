@@ -41,7 +41,7 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 	}
 	var consts []pendingConst
 	jsonMethods := map[string]*jsonMethodSet{} // by receiver type
-	constGroup := ""                           // const GroupName = "..." (register.go), for a package without +groupName
+	scope := newConstScope(dir)                // the package's constants: its group name in Go (groupNameOf)
 	name := s.packageName(dir)
 	for _, fp := range s.goFiles[dir] {
 		pf := s.parsed[fp]
@@ -88,6 +88,7 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 			if !ok {
 				continue
 			}
+			scope.add(gd, pkg.Imports[fp])
 			switch gd.Tok {
 			case token.TYPE:
 				for _, spec := range gd.Specs {
@@ -121,9 +122,6 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 						}
 					}
 					if lastType == "" {
-						if g, ok := groupNameConst(vs); ok && constGroup == "" {
-							constGroup = g
-						}
 						continue
 					}
 					for i, n := range vs.Names {
@@ -140,8 +138,12 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 			}
 		}
 	}
-	if pkg.GroupName == "" {
-		pkg.GroupName = constGroup
+	if pkg.GroupName == "" && version != "" {
+		if g, ok, unknown := s.groupNameOf(scope, version); ok {
+			pkg.GroupName = g
+		} else {
+			pkg.GroupNameUnknown = unknown
+		}
 	}
 	// Both directions custom, neither delegating to the default: the
 	// methods alone decide the JSON form (apiextensions' JSON). A method
@@ -711,23 +713,6 @@ func propagateAlpha(pkg *model.Package) {
 			}
 		}
 	}
-}
-
-// groupNameConst is the API group a version package names in register.go
-// when its doc comment has no +groupName (k8s.io/api's apps, autoscaling,
-// batch, policy): an untyped `const GroupName = "autoscaling"`.
-func groupNameConst(vs *ast.ValueSpec) (string, bool) {
-	for i, n := range vs.Names {
-		if n.Name != "GroupName" || i >= len(vs.Values) {
-			continue
-		}
-		if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-			if v, err := strconv.Unquote(lit.Value); err == nil {
-				return v, true
-			}
-		}
-	}
-	return "", false
 }
 
 // customJSONTypes are the types outside the repository with both a

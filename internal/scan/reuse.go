@@ -267,18 +267,29 @@ func (s *state) sameDep(importPath string, d dep) bool {
 	return !p.found
 }
 
-// shareTypes makes the groups the second scan built (the change touched
+// ShareTypes makes the groups the second scan built (the change touched
 // them) hold the first scan's types wherever a type is the same at both
-// revisions (Package.ShareTypes): a change touches few types of a group.
-// It waits for the first scan.
-func (r *Reuse) shareTypes(m *model.Model, reused map[*model.Group]bool) {
+// revisions, its fields' contracts included (Package.ShareTypes): a
+// change touches few types of a group. Both models must have their
+// contracts (contract.Normalize). It waits for the first scan; a second
+// scan that built fewer than shareTypesFrom types keeps its own.
+func (r *Reuse) ShareTypes(m *model.Model) {
 	<-r.done
 	if !r.ok {
 		return
 	}
+	var built []*model.Package
+	for _, g := range m.Groups {
+		if !r.taken(g) {
+			built = append(built, g.Packages()...)
+		}
+	}
+	if builtTypes(built) < shareTypesFrom {
+		return
+	}
 	for _, g := range m.Groups {
 		b := r.groups[g.Dir]
-		if reused[g] || b == nil || b.group == nil || b.group == g {
+		if b == nil || b.group == nil || b.group == g {
 			continue
 		}
 		base := map[string]*model.Package{}
@@ -291,4 +302,11 @@ func (r *Reuse) shareTypes(m *model.Model, reused map[*model.Group]bool) {
 			}
 		}
 	}
+}
+
+// taken reports whether g is a group the second scan took from the first
+// (read once the first scan is done).
+func (r *Reuse) taken(g *model.Group) bool {
+	b := r.groups[g.Dir]
+	return b != nil && b.group == g
 }

@@ -24,8 +24,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/contract"
+	"github.com/apicheck/apicheck/internal/glob"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
 	"github.com/apicheck/apicheck/internal/quote"
@@ -59,7 +59,7 @@ type Options struct {
 	Groups []GroupSpec
 	// Profile is the repository's profile; "" detects it (DetectProfile).
 	Profile model.Profile
-	// Exclude are globs (config.MatchGlob syntax) of directories that are
+	// Exclude are globs (glob.Match) of directories that are
 	// never API groups, in addition to the built-in exclusions.
 	Exclude []string
 	// Only, when non-empty, builds only the groups with these
@@ -148,8 +148,25 @@ var versionDir = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
 // version (v1, v1beta1, v2alpha3).
 func IsVersionDir(name string) bool { return versionDir.MatchString(name) }
 
-// Scan discovers the API groups of src and parses them.
-func Scan(src Source, opts Options) (m *model.Model, err error) {
+// Scan discovers the API groups of src, parses them and computes the
+// wire contract of every field: Build, then the contract step
+// (contract.Normalize). Of two scans side by side (Options.Record and
+// Options.Reuse), the second then holds the first's types wherever they
+// are equal (Reuse.ShareTypes).
+func Scan(src Source, opts Options) (*model.Model, error) {
+	return build(src, opts, true)
+}
+
+// Build is Scan without the contract step: the fields of the model have
+// no Contract until contract.Normalize fills them in, and of two builds
+// side by side (Options.Record and Options.Reuse) the second takes the
+// first's unchanged groups but shares no types until Reuse.ShareTypes. A
+// pipeline that runs the contract step itself (check) builds.
+func Build(src Source, opts Options) (*model.Model, error) {
+	return build(src, opts, false)
+}
+
+func build(src Source, opts Options, contracts bool) (m *model.Model, err error) {
 	s := &state{src: src, idx: indexOf(src), record: opts.Record, reuse: opts.Reuse}
 	if s.record != nil {
 		defer func() {
@@ -160,7 +177,27 @@ func Scan(src Source, opts Options) (m *model.Model, err error) {
 	if s.reuse != nil {
 		defer s.reuse.publishShare(nil) // if it failed before
 	}
-	return s.run(opts)
+	if m, err = s.run(opts); err != nil || !contracts {
+		return m, err
+	}
+	// The contract step, before the first of two scans hands its groups
+	// to the second: a group the second takes has its contracts, and
+	// the second computes those of the groups it built.
+	if s.reuse == nil {
+		if err := contract.Normalize(m); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+	var built []*model.Package
+	for _, g := range m.Groups {
+		if !s.reused[g] {
+			built = append(built, g.Packages()...)
+		}
+	}
+	contract.NormalizePackages(append(built, m.Shared...))
+	s.reuse.ShareTypes(m)
+	return m, nil
 }
 
 type state struct {
@@ -188,6 +225,13 @@ type state struct {
 	// crd is what the version packages' files say about CRDs
 	// (DetectProfile).
 	crd crdSigns
+	// constScopes are the constants of the packages of the repository
+	// that group names were evaluated through, by import path (nil: no
+	// such package).
+	constScopes map[string]*constScope
+	// fileFormats are the version directories that declare their group
+	// for kinds read from files only (declaresFileFormat).
+	fileFormats map[string]bool
 
 	// record receives what this scan builds, reuse offers what another
 	// builds (see Reuse).
@@ -425,11 +469,84 @@ func (s *state) keepDeclared(c *candidate) {
 	}
 	var declared []string
 	for _, v := range c.versions {
-		if declaresGroup(s.parsed, s.goFiles[v]) {
+		switch {
+		case declaresGroup(s.parsed, s.goFiles[v]):
 			declared = append(declared, v)
+		case s.declaresFileFormat(v):
+			declared = append(declared, v)
+			if s.fileFormats == nil {
+				s.fileFormats = map[string]bool{}
+			}
+			s.fileFormats[v] = true
 		}
 	}
 	c.versions = declared
+}
+
+// declaresFileFormat reports a version package that declares no group
+// to an API server (no +groupName, no SchemeGroupVersion or
+// GroupVersion) but names its group in Go for kinds it reads from files:
+// a struct that embeds TypeMeta, and `const GroupName = "cli.example.io"`
+// or an apiVersion constant of its group and version
+// (`APIVersion = "cli.example.io/v1alpha1"`): a CLI's or a component's
+// versioned configuration file.
+func (s *state) declaresFileFormat(dir string) bool {
+	scope := newConstScope(dir)
+	name := s.packageName(dir)
+	kind := false
+	for _, f := range s.goFiles[dir] {
+		pf := s.parsed[f]
+		if pf == nil || pf.file.Name.Name != name {
+			continue
+		}
+		imports := fileImports(pf.file)
+		for _, d := range pf.file.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			scope.add(gd, imports)
+			kind = kind || gd.Tok == token.TYPE && embedsTypeMeta(gd)
+		}
+	}
+	if !kind {
+		return false
+	}
+	d := scope.groupDecl()
+	if d.groupName != nil {
+		_, ok := s.evalString(scope, d.groupName.expr, d.groupName.imports, 0)
+		return ok
+	}
+	_, ok := s.apiVersionGroup(scope, d, path.Base(dir))
+	return ok
+}
+
+// embedsTypeMeta reports an exported struct type of the declaration that
+// embeds a TypeMeta (apimachinery's, or one of its own): a kind.
+func embedsTypeMeta(gd *ast.GenDecl) bool {
+	for _, sp := range gd.Specs {
+		ts, ok := sp.(*ast.TypeSpec)
+		if !ok || !ts.Name.IsExported() {
+			continue
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			continue
+		}
+		for _, f := range st.Fields.List {
+			if len(f.Names) > 0 {
+				continue
+			}
+			t := f.Type
+			if x, ok := t.(*ast.StarExpr); ok {
+				t = x.X
+			}
+			if typeName(t) == "TypeMeta" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // batchFiles is about how many files a scan parses at a time: enough for
@@ -461,8 +578,9 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	}
 	m.Profile = opts.Profile
 	if m.Profile == "" {
-		m.Profile = s.DetectProfile(m)
+		m.Profile, m.ProfileReason = s.DetectProfile(m)
 	}
+	m.Modules, m.Requires = s.mods.paths()
 	if len(s.reused) > 0 && m.Profile != s.reuse.profile {
 		// The groups were built for base's profile: build them anew.
 		var again []*candidate
@@ -482,7 +600,6 @@ func (s *state) run(opts Options) (*model.Model, error) {
 			g.Profile = m.Profile
 		}
 	}
-	var built []*model.Package
 	for _, g := range m.Groups {
 		if s.reused[g] {
 			continue
@@ -493,24 +610,26 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		}
 		for _, p := range g.Packages() {
 			s.resolveNillability(p)
-			built = append(built, p)
 		}
 		s.res.track = nil
+	}
+	for _, g := range m.Groups {
+		for _, p := range g.Versions {
+			if p.GroupNameUnknown != "" {
+				s.notes = append(s.notes, groupNameNote(p.Dir, p.GroupNameUnknown))
+			}
+		}
 	}
 	m.Shared = s.sharedPackages(m, opts)
 	clear(s.parsed)
 	m.Sort()
-	contract.NormalizePackages(append(built, m.Shared...))
-	if s.reuse != nil && builtTypes(built) >= shareTypesFrom {
-		s.reuse.shareTypes(m, s.reused)
-	}
 	sort.Strings(s.notes)
 	m.Notes = slices.Compact(s.notes)
 	return m, nil
 }
 
 // shareTypesFrom is how many types the second scan must have built before
-// it holds base's types where they are equal (Reuse.shareTypes): sharing
+// it holds base's types where they are equal (Reuse.ShareTypes): sharing
 // saves memory in proportion to the types, and comparing them costs time
 // in proportion too. Below it the memory is small and the time is not: a
 // Gardener release pair's head builds about 800 types in 10 groups, 4-5
@@ -713,13 +832,26 @@ func (s *state) buildGroup(c *candidate) (*model.Group, error) {
 			g.Internal = pkg
 		}
 	}
-	if g.Profile == "" && IsComponentConfig(g) {
+	if g.Profile == "" && (IsComponentConfig(g) || s.fileFormat(g)) {
 		g.Profile = model.ProfileComponentConfig
 	}
 	for _, p := range g.Packages() {
 		s.res.repoPkg(p.ImportPath, p.Dir)
 	}
 	return g, nil
+}
+
+// fileFormat reports a group whose every version declares its group for
+// kinds read from files only (declaresFileFormat) and that serves no API
+// object (servesObjects): nothing registers it with an API server, so it
+// is a component configuration, whatever its kinds are named.
+func (s *state) fileFormat(g *model.Group) bool {
+	for _, p := range g.Versions {
+		if !s.fileFormats[p.Dir] {
+			return false
+		}
+	}
+	return len(g.Versions) > 0 && !servesObjects(g)
 }
 
 // declaredWith reports whether a field of a type of one of the packages
@@ -883,7 +1015,7 @@ func Excluded(dir string, globs []string) bool {
 		}
 	}
 	for _, g := range globs {
-		if config.MatchGlob(g, dir) {
+		if glob.Match(g, dir) {
 			return true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/glob"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/quote"
 )
@@ -327,7 +328,7 @@ func (c *Comparison) discovery() []Addition {
 			}
 			var vs []string
 			for _, l := range gone {
-				if config.MatchGlob(g.Pattern, l.version) {
+				if glob.Match(g.Pattern, l.version) {
 					vs = append(vs, l.version)
 				}
 			}

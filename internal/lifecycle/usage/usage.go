@@ -37,6 +37,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/glob"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
@@ -843,7 +844,7 @@ func (u *Usages) Mode() string {
 // exclusions decide which files are not usages: the usages.exclude globs
 // and the Shoot stage files.
 type exclusions struct {
-	globs []config.Glob
+	globs []glob.Glob
 	stage []string
 }
 

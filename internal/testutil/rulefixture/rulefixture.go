@@ -1,7 +1,9 @@
 // Package rulefixture reads, checks and rewrites the rule fixtures of
 // internal/rules/testdata: txtar archives that hold a git history (see
 // gitfixture) and, in the archive comment, the complete expected outcome of
-// checking its "base" step against its "head" step. The test that runs
+// checking its "base" step against its "head" step (or, when it has a
+// "worktree" step, against the working tree: the head step checked out,
+// the worktree step written over it). The test that runs
 // them is internal/rules/fixtures_test.go; docs/contributing.md describes
 // the format for contributors.
 //
@@ -21,7 +23,9 @@
 // The comment is free text up to a line "want:"; before it, an optional
 // line "options: key=value ..." sets options of the run (profile=,
 // typeinfo=, trusted-config=, audit=rev|history: audit the head step
-// instead of checking base against head), and an optional line
+// instead of checking base against head, release-note=FILE: the file of
+// the head step at that path is check's --release-note), and an optional
+// line
 // "prelude: NAME ..." names the shared preludes whose files the history
 // starts with (testdata/_prelude/NAME.txtar). Every line after "want:" is
 // part of the outcome:
@@ -105,6 +109,9 @@ type Options struct {
 	// the head step) or "history" (`apicheck audit --history` of the head
 	// step; the base step is not read).
 	Audit string
+	// ReleaseNote is the path of the head step's file that is check's
+	// --release-note ("": none).
+	ReleaseNote string
 }
 
 // Matcher matches a message: exactly, or as a substring.
@@ -469,8 +476,13 @@ func (o *Options) parse(s string) error {
 				return fmt.Errorf("options: audit=%q: want rev or history", v)
 			}
 			o.Audit = v
+		case "release-note":
+			if v == "" {
+				return errors.New("options: release-note= needs the path of a file of the head step")
+			}
+			o.ReleaseNote = v
 		default:
-			return fmt.Errorf("options: unknown option %q (known: profile, typeinfo, trusted-config, audit)", k)
+			return fmt.Errorf("options: unknown option %q (known: profile, typeinfo, trusted-config, audit, release-note)", k)
 		}
 	}
 	return nil
