@@ -17,7 +17,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apicheck/apicheck/internal/actionrun"
+	"github.com/apicheck/apicheck/internal/testutil/actionrun"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 	"github.com/apicheck/apicheck/internal/testutil/hermetic"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apicheck/apicheck/internal/actionrun"
+	"github.com/apicheck/apicheck/internal/testutil/actionrun"
 )
 
 type actionStep = actionrun.Step

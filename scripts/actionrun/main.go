@@ -1,5 +1,5 @@
 // Command actionrun runs a composite action's steps on this machine the
-// way a GitHub runner runs them (see internal/actionrun), for a pull
+// way a GitHub runner runs them (see internal/testutil/actionrun), for a pull
 // request event (or the -event given: a push carries -before, a merge
 // queue -base-sha), and prints what happened as "key=value" lines that a
 // script can check with grep; the job log goes to standard error.
@@ -33,7 +33,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/apicheck/apicheck/internal/actionrun"
+	"github.com/apicheck/apicheck/internal/testutil/actionrun"
 )
 
 type inputs map[string]string
