@@ -8,7 +8,7 @@ import (
 // TestRepositoryActionLints checks the repository's action.yml.
 func TestRepositoryActionLints(t *testing.T) {
 	t.Parallel()
-	a, err := Load("../../action.yml")
+	a, err := Load("../../../action.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
