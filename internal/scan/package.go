@@ -26,160 +26,223 @@ var groupNameValue = regexp.MustCompile(`\+groupName\s*=\s*([A-Za-z0-9.\-]+)`)
 // (not the type-level =false, nor -external-types).
 var conversionGenValue = regexp.MustCompile(`^\+k8s:conversion-gen=([A-Za-z0-9._~/\-]+)\s*$`)
 
+// pendingConst is an exported constant with the name of its type, kept
+// until the package's types are known.
+type pendingConst struct {
+	c   *model.Const
+	typ string
+}
+
+// pkgBuilder holds what buildPackage gathers across a package's files.
+type pkgBuilder struct {
+	s           *state
+	dir         string
+	pkg         *model.Package
+	seen        map[string]*model.Type // the package's exported types by name
+	consts      []pendingConst
+	jsonMethods map[string]*jsonMethodSet // by receiver type
+	scope       *constScope               // the package's constants: its group name in Go (groupNameOf)
+}
+
 // buildPackage translates the parsed files of dir into a model.Package.
 func (s *state) buildPackage(dir, version string) (*model.Package, error) {
-	pkg := &model.Package{
-		Dir:        dir,
-		Version:    version,
-		ImportPath: s.mods.importPath(dir),
-		Imports:    map[string]map[string]string{},
+	b := &pkgBuilder{
+		s:   s,
+		dir: dir,
+		pkg: &model.Package{
+			Dir:        dir,
+			Version:    version,
+			ImportPath: s.mods.importPath(dir),
+			Imports:    map[string]map[string]string{},
+		},
+		seen:        map[string]*model.Type{},
+		jsonMethods: map[string]*jsonMethodSet{},
+		scope:       newConstScope(dir),
 	}
-	seen := map[string]*model.Type{}
-	type pendingConst struct {
-		c   *model.Const
-		typ string
-	}
-	var consts []pendingConst
-	jsonMethods := map[string]*jsonMethodSet{} // by receiver type
-	scope := newConstScope(dir)                // the package's constants: its group name in Go (groupNameOf)
+	pkg := b.pkg
 	name := s.packageName(dir)
 	for _, fp := range s.goFiles[dir] {
 		pf := s.parsed[fp]
 		if pf == nil || pf.file.Name.Name != name {
 			continue // left out by build constraints, or a stray package main / external test
 		}
-		pkg.Files = append(pkg.Files, fp)
-		if pkg.Name == "" {
-			pkg.Name = pf.file.Name.Name
-		}
-		pkg.Imports[fp] = fileImports(pf.file)
-		if pkg.GroupName == "" {
-			for _, cg := range pf.file.Comments {
-				if m := groupNameValue.FindStringSubmatch(cg.Text()); m != nil {
-					pkg.GroupName = m[1]
-					break
-				}
-			}
-		}
-		if pkg.ConversionGen == "" {
-			pkg.ConversionGen = conversionGen(pf.file)
-		}
-		if !pkg.DefaultOptional && bytes.Contains(pf.src, []byte("+kubebuilder:validation:Optional")) { // the comments only where they can say so
-			pkg.DefaultOptional = defaultOptional(pf.file)
-		}
-		generated := ast.IsGenerated(pf.file)
-		for _, decl := range pf.file.Decls {
-			if fd, ok := decl.(*ast.FuncDecl); ok {
-				if r, delegates := jsonMethod(fd); r != "" {
-					if jsonMethods[r] == nil {
-						jsonMethods[r] = &jsonMethodSet{}
-					}
-					jsonMethods[r].add(fd.Name.Name, delegates)
-				}
-				if fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Convert_") && !generated {
-					if pkg.Conversions == nil {
-						pkg.Conversions = map[string]string{}
-					}
-					pkg.Conversions[fd.Name.Name] = pf.fingerprint(fd)
-				}
-				continue
-			}
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok {
-				continue
-			}
-			scope.add(gd, pkg.Imports[fp])
-			switch gd.Tok {
-			case token.TYPE:
-				for _, spec := range gd.Specs {
-					ts := spec.(*ast.TypeSpec)
-					if !ts.Name.IsExported() {
-						continue
-					}
-					t, err := buildType(pf, gd, ts)
-					if err != nil {
-						return nil, err
-					}
-					if prev := seen[t.Name]; prev != nil {
-						return nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("type %s is declared twice in package %s (also at %s)", t.Name, quote.Name(dir), prev.Pos)}
-					}
-					seen[t.Name] = t
-					pkg.Types = append(pkg.Types, t)
-				}
-			case token.CONST:
-				lastType := ""
-				for _, spec := range gd.Specs {
-					vs := spec.(*ast.ValueSpec)
-					if vs.Type != nil {
-						lastType = types.ExprString(vs.Type)
-					} else if len(vs.Values) > 0 {
-						lastType = ""
-						// Typed by conversion: const A = Kind("x").
-						if call, ok := vs.Values[0].(*ast.CallExpr); ok && len(call.Args) == 1 {
-							if id, ok := call.Fun.(*ast.Ident); ok {
-								lastType = id.Name
-							}
-						}
-					}
-					if lastType == "" {
-						continue
-					}
-					for i, n := range vs.Names {
-						if !n.IsExported() {
-							continue
-						}
-						c := &model.Const{Name: n.Name, Type: lastType, Pos: pf.pos(n.Pos()), Below: versionBound(constDoc(gd, vs))}
-						if i < len(vs.Values) {
-							c.Value = types.ExprString(vs.Values[i])
-						}
-						consts = append(consts, pendingConst{c, lastType})
-					}
-				}
-			}
+		if err := b.addFile(fp, pf); err != nil {
+			return nil, err
 		}
 	}
 	if pkg.GroupName == "" && version != "" {
-		if g, ok, unknown := s.groupNameOf(scope, version); ok {
+		if g, ok, unknown := s.groupNameOf(b.scope, version); ok {
 			pkg.GroupName = g
 		} else {
 			pkg.GroupNameUnknown = unknown
 		}
 	}
-	// Both directions custom, neither delegating to the default: the
-	// methods alone decide the JSON form (apiextensions' JSON). A method
-	// the struct does not declare may be promoted from the one embedded
-	// field whose type has it (a wrapper of metav1.Time).
-	for _, t := range pkg.Types {
+	b.decideCustomJSON()
+	b.keepEnumConsts()
+	sort.Strings(pkg.Files)
+	propagateAlpha(pkg)
+	return pkg, nil
+}
+
+// addFile adds one file of the package: its imports, the package-level
+// markers it carries, its JSON methods and conversion functions, its
+// exported types and its typed constants.
+func (b *pkgBuilder) addFile(fp string, pf *parsedFile) error {
+	pkg := b.pkg
+	pkg.Files = append(pkg.Files, fp)
+	if pkg.Name == "" {
+		pkg.Name = pf.file.Name.Name
+	}
+	pkg.Imports[fp] = fileImports(pf.file)
+	if pkg.GroupName == "" {
+		for _, cg := range pf.file.Comments {
+			if m := groupNameValue.FindStringSubmatch(cg.Text()); m != nil {
+				pkg.GroupName = m[1]
+				break
+			}
+		}
+	}
+	if pkg.ConversionGen == "" {
+		pkg.ConversionGen = conversionGen(pf.file)
+	}
+	if !pkg.DefaultOptional && bytes.Contains(pf.src, []byte("+kubebuilder:validation:Optional")) { // the comments only where they can say so
+		pkg.DefaultOptional = defaultOptional(pf.file)
+	}
+	generated := ast.IsGenerated(pf.file)
+	for _, decl := range pf.file.Decls {
+		if fd, ok := decl.(*ast.FuncDecl); ok {
+			b.addFunc(pf, fd, generated)
+			continue
+		}
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		b.scope.add(gd, pkg.Imports[fp])
+		switch gd.Tok {
+		case token.TYPE:
+			if err := b.addTypes(pf, gd); err != nil {
+				return err
+			}
+		case token.CONST:
+			b.addConsts(pf, gd)
+		}
+	}
+	return nil
+}
+
+// addFunc records a function declaration: a JSON marshal or unmarshal
+// method by its receiver type, and a hand-written Convert_ function by
+// its fingerprint.
+func (b *pkgBuilder) addFunc(pf *parsedFile, fd *ast.FuncDecl, generated bool) {
+	if r, delegates := jsonMethod(fd); r != "" {
+		if b.jsonMethods[r] == nil {
+			b.jsonMethods[r] = &jsonMethodSet{}
+		}
+		b.jsonMethods[r].add(fd.Name.Name, delegates)
+	}
+	if fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Convert_") && !generated {
+		if b.pkg.Conversions == nil {
+			b.pkg.Conversions = map[string]string{}
+		}
+		b.pkg.Conversions[fd.Name.Name] = pf.fingerprint(fd)
+	}
+}
+
+// addTypes adds the exported types of a type declaration; a type
+// declared twice in the package is an error.
+func (b *pkgBuilder) addTypes(pf *parsedFile, gd *ast.GenDecl) error {
+	for _, spec := range gd.Specs {
+		ts := spec.(*ast.TypeSpec)
+		if !ts.Name.IsExported() {
+			continue
+		}
+		t, err := buildType(pf, gd, ts)
+		if err != nil {
+			return err
+		}
+		if prev := b.seen[t.Name]; prev != nil {
+			return &Error{Pos: t.Pos, Msg: fmt.Sprintf("type %s is declared twice in package %s (also at %s)", t.Name, quote.Name(b.dir), prev.Pos)}
+		}
+		b.seen[t.Name] = t
+		b.pkg.Types = append(b.pkg.Types, t)
+	}
+	return nil
+}
+
+// addConsts collects the exported constants of a const declaration
+// whose type is known: written out, carried from the spec before, or
+// given by a conversion.
+func (b *pkgBuilder) addConsts(pf *parsedFile, gd *ast.GenDecl) {
+	lastType := ""
+	for _, spec := range gd.Specs {
+		vs := spec.(*ast.ValueSpec)
+		if vs.Type != nil {
+			lastType = types.ExprString(vs.Type)
+		} else if len(vs.Values) > 0 {
+			lastType = ""
+			// Typed by conversion: const A = Kind("x").
+			if call, ok := vs.Values[0].(*ast.CallExpr); ok && len(call.Args) == 1 {
+				if id, ok := call.Fun.(*ast.Ident); ok {
+					lastType = id.Name
+				}
+			}
+		}
+		if lastType == "" {
+			continue
+		}
+		for i, n := range vs.Names {
+			if !n.IsExported() {
+				continue
+			}
+			c := &model.Const{Name: n.Name, Type: lastType, Pos: pf.pos(n.Pos()), Below: versionBound(constDoc(gd, vs))}
+			if i < len(vs.Values) {
+				c.Value = types.ExprString(vs.Values[i])
+			}
+			b.consts = append(b.consts, pendingConst{c, lastType})
+		}
+	}
+}
+
+// decideCustomJSON marks the types whose JSON form their own methods
+// decide.
+//
+// Both directions custom, neither delegating to the default: the
+// methods alone decide the JSON form (apiextensions' JSON). A method
+// the struct does not declare may be promoted from the one embedded
+// field whose type has it (a wrapper of metav1.Time).
+func (b *pkgBuilder) decideCustomJSON() {
+	for _, t := range b.pkg.Types {
 		if t.Kind != model.KindStruct {
 			// A named map, slice or scalar may decide its JSON form
 			// too (ClickHouse operator's Settings, a map with methods
 			// that write a list); it embeds nothing to promote them.
-			if ms := jsonMethods[t.Name]; ms != nil && t.Kind == model.KindOther && !t.Alias {
+			if ms := b.jsonMethods[t.Name]; ms != nil && t.Kind == model.KindOther && !t.Alias {
 				t.CustomJSON = ms.custom()
 			}
 			continue
 		}
-		ms := jsonMethods[t.Name]
+		ms := b.jsonMethods[t.Name]
 		if ms == nil {
 			ms = &jsonMethodSet{}
 		}
 		if !ms.marshal || !ms.unmarshal {
-			if promoted := promotedJSON(pkg, t, jsonMethods, seen); promoted {
+			if promoted := promotedJSON(b.pkg, t, b.jsonMethods, b.seen); promoted {
 				ms = &jsonMethodSet{marshal: true, unmarshal: true, delegates: ms.delegates}
 			}
 		}
 		t.CustomJSON = ms.custom()
 	}
-	// Keep constants of the package's own named non-struct types: those
-	// are the enum values of the API.
-	for _, pc := range consts {
-		if t := seen[pc.typ]; t != nil && t.Kind == model.KindOther {
-			pkg.Consts = append(pkg.Consts, pc.c)
+}
+
+// keepEnumConsts keeps the constants of the package's own named
+// non-struct types: those are the enum values of the API.
+func (b *pkgBuilder) keepEnumConsts() {
+	for _, pc := range b.consts {
+		if t := b.seen[pc.typ]; t != nil && t.Kind == model.KindOther {
+			b.pkg.Consts = append(b.pkg.Consts, pc.c)
 		}
 	}
-	sort.Strings(pkg.Files)
-	propagateAlpha(pkg)
-	return pkg, nil
 }
 
 // constDoc is a constant's doc comment: its own, or the declaration's

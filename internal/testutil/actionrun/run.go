@@ -94,6 +94,23 @@ func (r *Result) Annotated(level string) []Annotation {
 	return out
 }
 
+// job is the state of one run of an action: its configuration, the
+// expression context and environment the steps share, and the result.
+type job struct {
+	a    *Action
+	cfg  Config
+	work string // the scratch directory for step scripts and files
+	logw io.Writer
+	// jobEnv is the environment of every run: step, with what steps
+	// add through GITHUB_ENV; envCtx is the env context of those.
+	jobEnv   map[string]string
+	envCtx   map[string]any
+	steps    map[string]any // the steps context
+	ctx      *Context
+	res      *Result
+	pathAdds []string // GITHUB_PATH entries, newest first
+}
+
 // Run runs the action's steps in order, as the runner does.
 func Run(a *Action, cfg Config) (*Result, error) {
 	if a.Runs.Using != "composite" {
@@ -107,18 +124,40 @@ func Run(a *Action, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	logw := cfg.Log
-	if logw == nil {
-		logw = io.Discard
+	j := newJob(a, cfg, work)
+	if err := j.resolveInputs(); err != nil {
+		return nil, err
 	}
+	for i, s := range a.Runs.Steps {
+		if err := j.runStep(i, s); err != nil {
+			return nil, err
+		}
+	}
+	j.res.Outputs = map[string]string{}
+	for name, o := range a.Outputs {
+		v, err := Interpolate(o.Value, j.ctx)
+		if err != nil {
+			return nil, fmt.Errorf("output %q: %w", name, err)
+		}
+		j.res.Outputs[name] = v
+	}
+	return j.res, nil
+}
 
+// newJob sets up the job's github, steps, env and runner contexts and
+// the environment the runner gives every run: step.
+func newJob(a *Action, cfg Config, work string) *job {
+	j := &job{a: a, cfg: cfg, work: work, logw: cfg.Log, res: &Result{}}
+	if j.logw == nil {
+		j.logw = io.Discard
+	}
 	github := map[string]any{}
 	for k, v := range cfg.GitHub {
 		github[k] = v
 	}
 	github["action_path"] = cfg.ActionDir
 	github["workspace"] = cfg.Workspace
-	jobEnv := envMap(cfg.Env)
+	j.jobEnv = envMap(cfg.Env)
 	for k, v := range map[string]string{
 		"CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_TEMP": cfg.RunnerTemp,
 		"GITHUB_WORKSPACE": cfg.Workspace, "GITHUB_ACTION_PATH": cfg.ActionDir,
@@ -126,22 +165,28 @@ func Run(a *Action, cfg Config) (*Result, error) {
 		"GITHUB_ACTOR": ToString(github["actor"]), "GITHUB_SHA": ToString(github["sha"]),
 		"RUNNER_OS": RunnerOS(runtime.GOOS), "RUNNER_ARCH": RunnerArch(runtime.GOARCH),
 	} {
-		jobEnv[k] = v
+		j.jobEnv[k] = v
 	}
-	envCtx := map[string]any{}
-	steps := map[string]any{}
-	ctx := &Context{Values: map[string]any{
+	j.envCtx = map[string]any{}
+	j.steps = map[string]any{}
+	j.ctx = &Context{Values: map[string]any{
 		"github": github,
-		"steps":  steps,
-		"env":    envCtx,
+		"steps":  j.steps,
+		"env":    j.envCtx,
 		"runner": map[string]any{"temp": cfg.RunnerTemp, "os": RunnerOS(runtime.GOOS), "arch": RunnerArch(runtime.GOARCH)},
 	}}
+	return j
+}
 
-	// Inputs: the given ones, else their defaults (which may read github).
+// resolveInputs sets the inputs context: the given inputs, else their
+// defaults (which may read github). An input the action does not
+// declare, or a required one not given, is an error.
+func (j *job) resolveInputs() error {
+	a, cfg := j.a, j.cfg
 	inputs := map[string]any{}
 	for name := range cfg.Inputs {
 		if _, ok := a.Inputs[name]; !ok {
-			return nil, fmt.Errorf("unexpected input %q (the action's inputs are %s)", name, strings.Join(a.InputOrder, ", "))
+			return fmt.Errorf("unexpected input %q (the action's inputs are %s)", name, strings.Join(a.InputOrder, ", "))
 		}
 	}
 	for name, in := range a.Inputs {
@@ -150,160 +195,180 @@ func Run(a *Action, cfg Config) (*Result, error) {
 			continue
 		}
 		if in.Required && in.Default == "" {
-			return nil, fmt.Errorf("input %q is required", name)
+			return fmt.Errorf("input %q is required", name)
 		}
-		v, err := Interpolate(in.Default, ctx)
+		v, err := Interpolate(in.Default, j.ctx)
 		if err != nil {
-			return nil, fmt.Errorf("default of input %q: %w", name, err)
+			return fmt.Errorf("default of input %q: %w", name, err)
 		}
 		inputs[name] = v
 	}
-	ctx.Values["inputs"] = inputs
+	j.ctx.Values["inputs"] = inputs
+	return nil
+}
 
-	res := &Result{}
-	var pathAdds []string
-	for i, s := range a.Runs.Steps {
-		sr := &StepResult{Step: s, Outputs: map[string]string{}}
-		res.Steps = append(res.Steps, sr)
-		run, err := EvalIf(s.If, ctx)
-		if err != nil {
-			return nil, fmt.Errorf("step %q: if: %w", s.Label(), err)
-		}
-		if !run {
-			sr.Outcome, sr.Conclusion = "skipped", "skipped"
-			fmt.Fprintf(logw, "::: %s (skipped)\n", s.Label())
-		} else {
-			fmt.Fprintf(logw, "::: %s\n", s.Label())
-			env := map[string]string{}
-			for k, v := range s.Env {
-				if env[k], err = Interpolate(v, ctx); err != nil {
-					return nil, fmt.Errorf("step %q: env %s: %w", s.Label(), k, err)
-				}
-			}
-			switch {
-			case s.Uses != "":
-				with := map[string]string{}
-				for k, v := range s.With {
-					if with[k], err = Interpolate(v, ctx); err != nil {
-						return nil, fmt.Errorf("step %q: with %s: %w", s.Label(), k, err)
-					}
-				}
-				var out map[string]string
-				uerr := errors.New("no stand-in for uses: " + s.Uses)
-				if cfg.Uses != nil {
-					out, uerr = cfg.Uses(s, with)
-				}
-				sr.Outcome = "success"
-				if uerr != nil {
-					sr.Outcome, sr.Output = "failure", uerr.Error()
-					fmt.Fprintf(logw, "%s\n", uerr)
-				}
-				for k, v := range out {
-					sr.Outputs[k] = v
-				}
-			case s.Run != "":
-				dir := cfg.Workspace
-				if s.WorkingDirectory != "" {
-					wd, err := Interpolate(s.WorkingDirectory, ctx)
-					if err != nil {
-						return nil, fmt.Errorf("step %q: working-directory: %w", s.Label(), err)
-					}
-					if !filepath.IsAbs(wd) {
-						wd = filepath.Join(cfg.Workspace, wd)
-					}
-					dir = wd
-				}
-				files, err := stepFiles(work, i)
-				if err != nil {
-					return nil, err
-				}
-				full := map[string]string{}
-				for k, v := range jobEnv {
-					full[k] = v
-				}
-				for k, v := range env {
-					full[k] = v
-				}
-				for k, v := range files {
-					full[k] = v
-				}
-				if len(pathAdds) > 0 {
-					full["PATH"] = strings.Join(append(append([]string(nil), pathAdds...), full["PATH"]), string(os.PathListSeparator))
-				}
-				script := filepath.Join(work, fmt.Sprintf("step-%d.sh", i))
-				if err := os.WriteFile(script, []byte(s.Run), 0o644); err != nil {
-					return nil, err
-				}
-				if s.Shell != "bash" {
-					return nil, fmt.Errorf("step %q: shell %q: only bash runs here", s.Label(), s.Shell)
-				}
-				// What the runner runs for shell: bash.
-				cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
-				cmd.Dir = dir
-				cmd.Env = envList(full)
-				var out bytes.Buffer
-				cmd.Stdout = io.MultiWriter(&out, logw)
-				cmd.Stderr = cmd.Stdout
-				err = cmd.Run()
-				sr.Output = out.String()
-				sr.Outcome = "success"
-				if err != nil {
-					var ee *exec.ExitError
-					if !errors.As(err, &ee) {
-						return nil, fmt.Errorf("step %q: %w", s.Label(), err)
-					}
-					sr.Outcome, sr.ExitCode = "failure", ee.ExitCode()
-				}
-				if sr.Outputs, err = readKeyValues(files["GITHUB_OUTPUT"]); err != nil {
-					return nil, fmt.Errorf("step %q: GITHUB_OUTPUT: %w", s.Label(), err)
-				}
-				added, err := readKeyValues(files["GITHUB_ENV"])
-				if err != nil {
-					return nil, fmt.Errorf("step %q: GITHUB_ENV: %w", s.Label(), err)
-				}
-				for k, v := range added {
-					jobEnv[k], envCtx[k] = v, v
-				}
-				if p, err := os.ReadFile(files["GITHUB_PATH"]); err == nil {
-					for _, l := range strings.Split(string(p), "\n") {
-						if l = strings.TrimSpace(l); l != "" {
-							pathAdds = append([]string{l}, pathAdds...)
-						}
-					}
-				}
-				if b, err := os.ReadFile(files["GITHUB_STEP_SUMMARY"]); err == nil {
-					res.Summary += string(b)
-				}
-				res.Annotations = append(res.Annotations, parseCommands(s.Label(), sr.Output)...)
-			default:
-				return nil, fmt.Errorf("step %q has neither run nor uses", s.Label())
-			}
-			sr.Conclusion = sr.Outcome
-			if sr.Outcome == "failure" && s.ContinueOnError {
-				sr.Conclusion = "success"
-			}
-			if sr.Conclusion == "failure" {
-				ctx.Failed, res.Failed = true, true
+// runStep runs step i unless its if: is false, concludes it (a failure
+// continue-on-error allows concludes success; any other failure fails
+// the job) and, when it has an id, adds it to the steps context.
+func (j *job) runStep(i int, s *Step) error {
+	sr := &StepResult{Step: s, Outputs: map[string]string{}}
+	j.res.Steps = append(j.res.Steps, sr)
+	run, err := EvalIf(s.If, j.ctx)
+	if err != nil {
+		return fmt.Errorf("step %q: if: %w", s.Label(), err)
+	}
+	if !run {
+		sr.Outcome, sr.Conclusion = "skipped", "skipped"
+		fmt.Fprintf(j.logw, "::: %s (skipped)\n", s.Label())
+	} else {
+		fmt.Fprintf(j.logw, "::: %s\n", s.Label())
+		env := map[string]string{}
+		for k, v := range s.Env {
+			if env[k], err = Interpolate(v, j.ctx); err != nil {
+				return fmt.Errorf("step %q: env %s: %w", s.Label(), k, err)
 			}
 		}
-		if s.ID != "" {
-			outs := map[string]any{}
-			for k, v := range sr.Outputs {
-				outs[k] = v
+		switch {
+		case s.Uses != "":
+			if err := j.runUses(s, sr); err != nil {
+				return err
 			}
-			steps[s.ID] = map[string]any{"outputs": outs, "outcome": sr.Outcome, "conclusion": sr.Conclusion}
+		case s.Run != "":
+			if err := j.runScript(i, s, sr, env); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("step %q has neither run nor uses", s.Label())
+		}
+		sr.Conclusion = sr.Outcome
+		if sr.Outcome == "failure" && s.ContinueOnError {
+			sr.Conclusion = "success"
+		}
+		if sr.Conclusion == "failure" {
+			j.ctx.Failed, j.res.Failed = true, true
 		}
 	}
-
-	res.Outputs = map[string]string{}
-	for name, o := range a.Outputs {
-		v, err := Interpolate(o.Value, ctx)
-		if err != nil {
-			return nil, fmt.Errorf("output %q: %w", name, err)
+	if s.ID != "" {
+		outs := map[string]any{}
+		for k, v := range sr.Outputs {
+			outs[k] = v
 		}
-		res.Outputs[name] = v
+		j.steps[s.ID] = map[string]any{"outputs": outs, "outcome": sr.Outcome, "conclusion": sr.Conclusion}
 	}
-	return res, nil
+	return nil
+}
+
+// runUses runs a uses: step through Config.Uses with its evaluated
+// with: values; without a stand-in, or when it errs, the step fails.
+func (j *job) runUses(s *Step, sr *StepResult) error {
+	with := map[string]string{}
+	for k, v := range s.With {
+		var err error
+		if with[k], err = Interpolate(v, j.ctx); err != nil {
+			return fmt.Errorf("step %q: with %s: %w", s.Label(), k, err)
+		}
+	}
+	var out map[string]string
+	uerr := errors.New("no stand-in for uses: " + s.Uses)
+	if j.cfg.Uses != nil {
+		out, uerr = j.cfg.Uses(s, with)
+	}
+	sr.Outcome = "success"
+	if uerr != nil {
+		sr.Outcome, sr.Output = "failure", uerr.Error()
+		fmt.Fprintf(j.logw, "%s\n", uerr)
+	}
+	for k, v := range out {
+		sr.Outputs[k] = v
+	}
+	return nil
+}
+
+// runScript runs a run: step's script with bash, as the runner does, in
+// its working directory and with the job's environment, the step's env
+// and its command files; then reads back what the script wrote to them.
+func (j *job) runScript(i int, s *Step, sr *StepResult, env map[string]string) error {
+	dir := j.cfg.Workspace
+	if s.WorkingDirectory != "" {
+		wd, err := Interpolate(s.WorkingDirectory, j.ctx)
+		if err != nil {
+			return fmt.Errorf("step %q: working-directory: %w", s.Label(), err)
+		}
+		if !filepath.IsAbs(wd) {
+			wd = filepath.Join(j.cfg.Workspace, wd)
+		}
+		dir = wd
+	}
+	files, err := stepFiles(j.work, i)
+	if err != nil {
+		return err
+	}
+	full := map[string]string{}
+	for k, v := range j.jobEnv {
+		full[k] = v
+	}
+	for k, v := range env {
+		full[k] = v
+	}
+	for k, v := range files {
+		full[k] = v
+	}
+	if len(j.pathAdds) > 0 {
+		full["PATH"] = strings.Join(append(append([]string(nil), j.pathAdds...), full["PATH"]), string(os.PathListSeparator))
+	}
+	script := filepath.Join(j.work, fmt.Sprintf("step-%d.sh", i))
+	if err := os.WriteFile(script, []byte(s.Run), 0o644); err != nil {
+		return err
+	}
+	if s.Shell != "bash" {
+		return fmt.Errorf("step %q: shell %q: only bash runs here", s.Label(), s.Shell)
+	}
+	// What the runner runs for shell: bash.
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+	cmd.Dir = dir
+	cmd.Env = envList(full)
+	var out bytes.Buffer
+	cmd.Stdout = io.MultiWriter(&out, j.logw)
+	cmd.Stderr = cmd.Stdout
+	err = cmd.Run()
+	sr.Output = out.String()
+	sr.Outcome = "success"
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return fmt.Errorf("step %q: %w", s.Label(), err)
+		}
+		sr.Outcome, sr.ExitCode = "failure", ee.ExitCode()
+	}
+	return j.readStepFiles(s, sr, files)
+}
+
+// readStepFiles takes in what a run: step wrote to its command files
+// (outputs, env, path and summary) and the workflow commands it printed.
+func (j *job) readStepFiles(s *Step, sr *StepResult, files map[string]string) error {
+	var err error
+	if sr.Outputs, err = readKeyValues(files["GITHUB_OUTPUT"]); err != nil {
+		return fmt.Errorf("step %q: GITHUB_OUTPUT: %w", s.Label(), err)
+	}
+	added, err := readKeyValues(files["GITHUB_ENV"])
+	if err != nil {
+		return fmt.Errorf("step %q: GITHUB_ENV: %w", s.Label(), err)
+	}
+	for k, v := range added {
+		j.jobEnv[k], j.envCtx[k] = v, v
+	}
+	if p, err := os.ReadFile(files["GITHUB_PATH"]); err == nil {
+		for _, l := range strings.Split(string(p), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				j.pathAdds = append([]string{l}, j.pathAdds...)
+			}
+		}
+	}
+	if b, err := os.ReadFile(files["GITHUB_STEP_SUMMARY"]); err == nil {
+		j.res.Summary += string(b)
+	}
+	j.res.Annotations = append(j.res.Annotations, parseCommands(s.Label(), sr.Output)...)
+	return nil
 }
 
 // RunnerOS is runner.os for a GOOS: Linux, macOS or Windows (the GOOS
