@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/gencode"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
@@ -123,7 +124,7 @@ func (r *run) countTypeUsages(items []*item) error {
 
 // fileUsages counts the usages of each item in one file (nil: none).
 func fileUsages(p string, src []byte, names map[string]string, items []*item) []int {
-	if generated(src) {
+	if gencode.Header(src) {
 		return nil
 	}
 	mentions := false
@@ -214,27 +215,6 @@ func skippedDir(dir string) bool {
 	}
 	for _, seg := range strings.Split(dir, "/") {
 		if seg == "vendor" || seg == "testdata" || strings.HasPrefix(seg, ".") || strings.HasPrefix(seg, "_") {
-			return true
-		}
-	}
-	return false
-}
-
-// generated reports whether a Go file says it is generated ("// Code
-// generated ... DO NOT EDIT." before the package clause).
-func generated(src []byte) bool {
-	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if bytes.HasPrefix(line, []byte("package ")) {
-			return false
-		}
-		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
 			return true
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/gencode"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -56,22 +57,7 @@ func generatedFile(name string, src []byte) bool {
 	if strings.HasPrefix(base, "zz_generated") || strings.HasSuffix(base, ".pb.go") {
 		return true
 	}
-	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if bytes.HasPrefix(line, []byte("package ")) {
-			return false
-		}
-		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
-			return true
-		}
-	}
-	return false
+	return gencode.Header(src)
 }
 
 var errNotLoaded = errors.New("imports are not loaded")

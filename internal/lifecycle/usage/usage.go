@@ -22,7 +22,6 @@
 package usage
 
 import (
-	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -36,6 +35,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apicheck/apicheck/internal/config"
+	"github.com/apicheck/apicheck/internal/gencode"
 	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/glob"
 	"github.com/apicheck/apicheck/internal/lifecycle"
@@ -198,7 +198,7 @@ func NewIndex() *Index {
 
 // factsOf reads the facts of a file's content.
 func factsOf(p string, src []byte) *fileFacts {
-	if generated(src) {
+	if gencode.Header(src) {
 		return &fileFacts{skip: true}
 	}
 	hdr, err := parser.ParseFile(token.NewFileSet(), p, src, parser.ImportsOnly|parser.SkipObjectResolution)
@@ -674,7 +674,7 @@ func (x *Index) mayBe(k fileKey, q *query) bool {
 // the names (a byte pre-filter before any parsing), is not generated, and
 // imports a package of a group it is not part of.
 func candidate(fset *token.FileSet, p string, src []byte, q *query) *candFile {
-	if !q.names.mentioned(src) || generated(src) {
+	if !q.names.mentioned(src) || gencode.Header(src) {
 		return nil
 	}
 	// The imports first (cheap): only the names of the groups the file
@@ -719,28 +719,6 @@ func candidate(fset *token.FileSet, p string, src []byte, q *query) *candFile {
 func containsGroup(gs []*group, g *group) bool {
 	for _, x := range gs {
 		if x == g {
-			return true
-		}
-	}
-	return false
-}
-
-// generated reports whether a Go file says it is generated: a line
-// "// Code generated ... DO NOT EDIT." before the package clause (the
-// convention of https://go.dev/s/generatedcode).
-func generated(src []byte) bool {
-	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if bytes.HasPrefix(line, []byte("package ")) {
-			return false
-		}
-		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
 			return true
 		}
 	}
