@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/gencode"
+	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -205,13 +206,13 @@ func (tp *typedPkg) uses(typ, field string) []fieldRef {
 					}
 					break
 				}
-				if info.Uses[x.Sel] != nil || qualifier(info, x.X) || known(info, x.X) {
+				if info.Uses[x.Sel] != nil || qualifier(info, x.X) || usage.Resolved(info, x.X) {
 					break // a package member, or a receiver without the field
 				}
 				out = append(out, fieldRef{pos(x.Sel.Pos()), false})
 			case *ast.CompositeLit:
 				tv, typed := info.Types[x]
-				typed = typed && tv.Type != nil && valid(tv.Type)
+				typed = typed && tv.Type != nil && usage.Valid(tv.Type)
 				keyed := false
 				for _, e := range x.Elts {
 					kv, ok := e.(*ast.KeyValueExpr)
@@ -259,44 +260,6 @@ func qualifier(info *types.Info, x ast.Expr) bool {
 	}
 	_, isPkg := info.Uses[id].(*types.PkgName)
 	return isPkg
-}
-
-// known reports whether the type of a selector's receiver is known well
-// enough to say that a name it does not select is not the field: the
-// expression has a valid type and its struct (through one pointer)
-// embeds nothing of an unknown type (a field promoted from there would
-// be unknown).
-func known(info *types.Info, x ast.Expr) bool {
-	tv, ok := info.Types[x]
-	if !ok || tv.Type == nil || !valid(tv.Type) {
-		return false
-	}
-	return tv.IsType() || !unresolvedEmbedding(tv.Type, map[types.Type]bool{})
-}
-
-func valid(t types.Type) bool {
-	return t.Underlying() != types.Typ[types.Invalid]
-}
-
-func unresolvedEmbedding(t types.Type, seen map[types.Type]bool) bool {
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	if seen[t] {
-		return false
-	}
-	seen[t] = true
-	st, ok := t.Underlying().(*types.Struct)
-	if !ok {
-		return false
-	}
-	for i := range st.NumFields() {
-		f := st.Field(i)
-		if f.Embedded() && (!valid(f.Type()) || unresolvedEmbedding(f.Type(), seen)) {
-			return true
-		}
-	}
-	return false
 }
 
 // typed memoises the type information of package directories: every

@@ -117,7 +117,7 @@ func references(fset *token.FileSet, c *candFile, tc *typed, q *query, keys map[
 					}
 					return true
 				}
-				if resolved(info, n.X) {
+				if Resolved(info, n.X) {
 					return true
 				}
 				switch obj, ok := tc.recover(n); {
@@ -188,7 +188,7 @@ func (tc *typed) assertedVars(f *ast.File) map[types.Object]types.Type {
 		if !ok || ta.Type == nil {
 			return
 		}
-		if tv, ok := info.Types[ta.X]; ok && tv.Type != nil && valid(tv.Type) {
+		if tv, ok := info.Types[ta.X]; ok && tv.Type != nil && Valid(tv.Type) {
 			return // go/types typed it itself
 		}
 		obj := info.Defs[id]
@@ -247,7 +247,7 @@ func fileImports(f *ast.File, pkg *types.Package) map[string]*types.Package {
 // typeExpr resolves a type expression of the forms T, pkg.T, *T and
 // (T) (nil when it cannot): a named type declared at package level.
 func (tc *typed) typeExpr(e ast.Expr, imports map[string]*types.Package) types.Type {
-	if tv, ok := tc.info.Types[e]; ok && tv.IsType() && valid(tv.Type) {
+	if tv, ok := tc.info.Types[e]; ok && tv.IsType() && Valid(tv.Type) {
 		return tv.Type
 	}
 	switch e := e.(type) {
@@ -258,7 +258,7 @@ func (tc *typed) typeExpr(e ast.Expr, imports map[string]*types.Package) types.T
 			return types.NewPointer(t)
 		}
 	case *ast.Ident:
-		if tn, ok := tc.pkg.Scope().Lookup(e.Name).(*types.TypeName); ok && valid(tn.Type()) {
+		if tn, ok := tc.pkg.Scope().Lookup(e.Name).(*types.TypeName); ok && Valid(tn.Type()) {
 			return tn.Type()
 		}
 	case *ast.SelectorExpr:
@@ -266,7 +266,7 @@ func (tc *typed) typeExpr(e ast.Expr, imports map[string]*types.Package) types.T
 		if !ok || imports[x.Name] == nil {
 			return nil
 		}
-		if tn, ok := imports[x.Name].Scope().Lookup(e.Sel.Name).(*types.TypeName); ok && tn.Exported() && valid(tn.Type()) {
+		if tn, ok := imports[x.Name].Scope().Lookup(e.Sel.Name).(*types.TypeName); ok && tn.Exported() && Valid(tn.Type()) {
 			return tn.Type()
 		}
 	}
@@ -344,7 +344,7 @@ func (tc *typed) walk(t types.Type, steps []ast.Expr) (types.Object, bool) {
 			}
 			t = p.Elem()
 		}
-		if i > 0 && !valid(t) {
+		if i > 0 && !Valid(t) {
 			return nil, false
 		}
 	}
@@ -386,17 +386,17 @@ func qualifier(x ast.Expr, c *candFile, info *types.Info) bool {
 	return c.imports[id.Name]
 }
 
-// resolved reports whether the type of a selector's receiver is known
+// Resolved reports whether the type of a selector's receiver is known
 // well enough to say that the selected name is not a removed field: the
 // expression has a valid type, and its struct (through one pointer) embeds
 // nothing whose type is unresolved (a field promoted from there would be
 // unknown).
-func resolved(info *types.Info, x ast.Expr) bool {
+func Resolved(info *types.Info, x ast.Expr) bool {
 	if info == nil {
 		return false
 	}
 	tv, ok := info.Types[x]
-	if !ok || tv.Type == nil || !valid(tv.Type) {
+	if !ok || tv.Type == nil || !Valid(tv.Type) {
 		return false
 	}
 	if tv.IsType() {
@@ -405,7 +405,9 @@ func resolved(info *types.Info, x ast.Expr) bool {
 	return !unresolvedEmbedding(tv.Type, map[types.Type]bool{})
 }
 
-func valid(t types.Type) bool {
+// Valid reports whether type-checking gave t a type (not Invalid: an
+// unresolved import or an error).
+func Valid(t types.Type) bool {
 	return t.Underlying() != types.Typ[types.Invalid]
 }
 
@@ -426,7 +428,7 @@ func unresolvedEmbedding(t types.Type, seen map[types.Type]bool) bool {
 		if !f.Embedded() {
 			continue
 		}
-		if !valid(f.Type()) || unresolvedEmbedding(f.Type(), seen) {
+		if !Valid(f.Type()) || unresolvedEmbedding(f.Type(), seen) {
 			return true
 		}
 	}
