@@ -521,7 +521,7 @@ func (e *History) ReleaseGroup(dir string) (*model.Group, error) {
 // when that release does not have it: for a field base has, it was added
 // after that release (never released yet).
 func (e *History) ReleaseField(fd *model.FieldDiff) (f *model.Field, ok bool, err error) {
-	p, err := e.releasePackage(fd.Type.Pkg)
+	p, err := e.releaseTypes(fd.Type.Pkg)
 	if err != nil || p == nil {
 		return nil, false, err
 	}
@@ -546,7 +546,7 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 	if f, ok, err := e.ReleaseField(fd); err != nil || ok {
 		return ok && f != nil, err
 	}
-	p, err := e.releasePackage(fd.Type.Pkg)
+	p, err := e.releaseTypes(fd.Type.Pkg)
 	if err != nil || p == nil || fd.Base == nil {
 		return false, err
 	}
@@ -566,11 +566,32 @@ func (e *History) Released(fd *model.FieldDiff) (bool, error) {
 // TypeReleased reports whether the release before base had type typ in
 // the version package of pd (see releasePackage).
 func (e *History) TypeReleased(pd *model.PackageDiff, typ string) (bool, error) {
-	p, err := e.releasePackage(pd)
+	p, err := e.releaseTypes(pd)
 	if err != nil || p == nil {
 		return false, err
 	}
 	return p.Type(typ) != nil, nil
+}
+
+// releaseTypes returns the package that held pd's types at the release
+// before base: for a shared types package (model.Diff.Shared), the
+// package of the same import path the release's versions reached; for a
+// version, releasePackage. nil when the release had none.
+func (e *History) releaseTypes(pd *model.PackageDiff) (*model.Package, error) {
+	if !pd.IsShared() {
+		return e.releasePackage(pd)
+	}
+	m, err := e.ReleaseModel()
+	if err != nil {
+		return nil, err
+	}
+	ip := pd.Pkg().ImportPath
+	for _, p := range m.Shared {
+		if p.ImportPath == ip {
+			return p, nil
+		}
+	}
+	return nil, nil
 }
 
 // releasePackage returns the version package of pd (the internal package

@@ -1005,7 +1005,7 @@ func (e *History) LastReleases(fds []*model.FieldDiff) ([]ReleaseField, []bool, 
 		// A group that moved after the release before base (etcd-druid's
 		// api/v1alpha1 became api/core/v1alpha1): that release has the
 		// struct in the directory the version package had then.
-		p, err := e.releasePackage(fd.Type.Pkg)
+		p, err := e.releaseTypes(fd.Type.Pkg)
 		if err != nil {
 			return nil, nil, err
 		}

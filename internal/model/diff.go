@@ -13,6 +13,10 @@ import (
 type Diff struct {
 	Base, Head *Model
 	Groups     []*GroupDiff
+	// Shared pairs the shared types packages whose types the external
+	// versions reach (shared.go), sorted by import path: the walkers
+	// visit them after the groups' versions.
+	Shared []*PackageDiff
 }
 
 // GroupDiff pairs one group (by directory).
@@ -46,6 +50,12 @@ type PackageDiff struct {
 	// MovedFrom is base's directory when the version moved to another
 	// group directory (paired by API group name and version); "" otherwise.
 	MovedFrom string
+	// SharedBy, for a pair of a shared types package (Diff.Shared), are
+	// the directories of the version packages whose types reach it,
+	// sorted; Group and Version are then the most stable of them, and
+	// Base and Head the shared package as a package of that version.
+	// Empty for a group's own package.
+	SharedBy []string
 	// Types pairs the types, sorted by head name (base name for removed).
 	Types  []*TypeDiff
 	Consts []*ConstDiff
@@ -186,6 +196,7 @@ func Compare(base, head *Model) *Diff {
 		comparePackages(gd, movedIn[gd], movedOut)
 	}
 	sort.Slice(d.Groups, func(i, j int) bool { return d.Groups[i].Dir < d.Groups[j].Dir })
+	compareShared(d)
 	return d
 }
 

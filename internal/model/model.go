@@ -86,9 +86,11 @@ type Model struct {
 	Groups []*Group `json:"groups"`
 	// Shared are the packages of the repository outside the API groups
 	// whose types fields of the groups use, directly or through each
-	// other (a type moved to pkg/apis/common): read so that wire shapes
-	// compare through them; sorted by import path. Rules judge no change
-	// inside them.
+	// other (a type moved to pkg/apis/common, a shared types package, a
+	// values package elsewhere in the module): read so that wire shapes
+	// compare through them; sorted by import path. Compare pairs the
+	// types of them that external versions reach (Diff.Shared), which the
+	// rules judge as those versions' own.
 	Shared []*Package `json:"shared,omitempty"`
 	// Notes are statements of the scanner about what it did not read
 	// (e.g. a struct above the field limit), sorted.

@@ -11,7 +11,9 @@ import (
 // name, fields in head source order then removed fields), so findings
 // come out in a stable order before the report sorts them.
 
-// ExternalPackages yields every package pair of an external version.
+// ExternalPackages yields every package pair of an external version,
+// then the pairs of the shared types packages the versions reach
+// (Diff.Shared).
 func (d *Diff) ExternalPackages() iter.Seq[*PackageDiff] {
 	return func(yield func(*PackageDiff) bool) {
 		for _, g := range d.Groups {
@@ -19,6 +21,11 @@ func (d *Diff) ExternalPackages() iter.Seq[*PackageDiff] {
 				if pd.External() && !yield(pd) {
 					return
 				}
+			}
+		}
+		for _, pd := range d.Shared {
+			if !yield(pd) {
+				return
 			}
 		}
 	}

@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/apicheck/apicheck/internal/model"
 )
@@ -107,4 +109,18 @@ func reachesPackage(reached map[string]bool, p *model.Package) bool {
 		}
 	}
 	return false
+}
+
+// sharedUsers lists the fields of the model of side (0 base, 1 head),
+// in any package, whose type refers to type name of shared types package
+// p (by identity), each with its struct's name, sorted by position.
+func (c *Context) sharedUsers(side int, p *model.Package, name string) []typeUser {
+	var out []typeUser
+	for _, u := range c.refs(side).users[p.ImportPath+"."+name] {
+		out = append(out, typeUser{typ: u.owner[strings.LastIndexByte(u.owner, '.')+1:], owner: u.owner, field: u.field})
+	}
+	slices.SortFunc(out, func(a, b typeUser) int {
+		return cmp.Or(strings.Compare(a.field.Pos.File, b.field.Pos.File), cmp.Compare(a.field.Pos.Line, b.field.Pos.Line))
+	})
+	return slices.CompactFunc(out, func(a, b typeUser) bool { return a.field == b.field })
 }

@@ -1,6 +1,9 @@
 package rules
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/model"
 )
@@ -108,6 +111,12 @@ func (c *Context) At(f finding.Finding, key string, r Report) {
 	c.findings = append(c.findings, reported{Finding: f, rule: c.rule})
 }
 
+// sharedReach says, for a finding in a shared types package, which
+// versions' wire contracts the change reaches.
+func sharedReach(pd *model.PackageDiff) string {
+	return fmt.Sprintf(" (shared types package %s: on the wire of %s)", pd.Pkg().Dir, strings.Join(pd.SharedBy, ", "))
+}
+
 // tombstoneJSON is the json name a tombstone pair records.
 func tombstoneJSON(tb *model.TombstoneDiff) string {
 	if tb.Head != nil {
@@ -132,6 +141,9 @@ func (c *Context) emitField(pd *model.PackageDiff, typ, field, apiPath string, p
 		sev = r.Severity
 	}
 	pkg := pd.Pkg()
+	if pd.IsShared() {
+		r.Message += sharedReach(pd)
+	}
 	c.findings = append(c.findings, reported{
 		Finding: finding.Finding{
 			Rule:     c.rule.ID,

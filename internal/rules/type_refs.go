@@ -47,53 +47,54 @@ func refsOf(m *model.Model) *typeRefs {
 	}
 	for _, g := range m.Groups {
 		for _, p := range g.Packages() {
-			// The same type identities recur on many fields of a
-			// package: find the types each names once.
-			names := map[string][]string{}
-			r.pkgs[p.ImportPath] = p
-			for _, t := range p.Types {
-				id := p.ImportPath + "." + t.Name
-				r.types[id] = t
-				if t.Kind != model.KindStruct {
-					// A named slice or map (argo-workflows' type Artifacts
-					// []Artifact) reaches its elements.
-					for _, ref := range typeRef.FindAllString(t.UnderlyingID, -1) {
-						r.refs[id] = append(r.refs[id], qualified(p.ImportPath, ref))
-					}
-				}
-				for _, f := range t.Fields {
-					if contractOf(f).Name == "-" {
-						continue // off the wire (json:"-"): it reaches nothing a client sees
-					}
-					refs, ok := names[f.TypeID]
-					if !ok {
-						refs = typeRef.FindAllString(f.TypeID, -1)
-						for i, ref := range refs {
-							refs[i] = qualified(p.ImportPath, ref)
-						}
-						names[f.TypeID] = refs
-					}
-					for _, ref := range refs {
-						r.users[ref] = append(r.users[ref], fieldUse{id, f})
-						r.refs[id] = append(r.refs[id], ref)
-					}
-				}
-			}
+			r.index(p)
 		}
 	}
 	// The repository's packages outside the groups whose types the groups
-	// use (knative operator's base): their declarations, for what asks of
-	// a type by identity; no kind is reached through them.
+	// use (knative operator's base, a shared types package): kinds reach
+	// their types, and through them other types, as their own.
 	for _, p := range m.Shared {
-		if r.pkgs[p.ImportPath] != nil {
-			continue
-		}
-		r.pkgs[p.ImportPath] = p
-		for _, t := range p.Types {
-			r.types[p.ImportPath+"."+t.Name] = t
+		if r.pkgs[p.ImportPath] == nil {
+			r.index(p)
 		}
 	}
 	return r
+}
+
+// index adds package p's types and the references of their fields.
+func (r *typeRefs) index(p *model.Package) {
+	// The same type identities recur on many fields of a package: find
+	// the types each names once.
+	names := map[string][]string{}
+	r.pkgs[p.ImportPath] = p
+	for _, t := range p.Types {
+		id := p.ImportPath + "." + t.Name
+		r.types[id] = t
+		if t.Kind != model.KindStruct {
+			// A named slice or map (argo-workflows' type Artifacts
+			// []Artifact) reaches its elements.
+			for _, ref := range typeRef.FindAllString(t.UnderlyingID, -1) {
+				r.refs[id] = append(r.refs[id], qualified(p.ImportPath, ref))
+			}
+		}
+		for _, f := range t.Fields {
+			if contractOf(f).Name == "-" {
+				continue // off the wire (json:"-"): it reaches nothing a client sees
+			}
+			refs, ok := names[f.TypeID]
+			if !ok {
+				refs = typeRef.FindAllString(f.TypeID, -1)
+				for i, ref := range refs {
+					refs[i] = qualified(p.ImportPath, ref)
+				}
+				names[f.TypeID] = refs
+			}
+			for _, ref := range refs {
+				r.users[ref] = append(r.users[ref], fieldUse{id, f})
+				r.refs[id] = append(r.refs[id], ref)
+			}
+		}
+	}
 }
 
 // qualified is type identity id of a field of the package with import

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
@@ -32,6 +33,9 @@ var TypeUnderlyingChanged = &Rule{
 				name := td.Name()
 				what := fmt.Sprintf("type %s changed from %s to %s", name, typeDesc(td.Base), typeDesc(td.Head))
 				users := fieldsUsing(pd.Head, name)
+				if pd.IsShared() {
+					users = c.sharedUsers(1, pd.Head, name)
+				}
 				if td.Head.Alias && len(users) > 0 {
 					// The fields' contracts name the aliased type:
 					// FIELD_TYPE_CHANGED judges each field that uses it.
@@ -40,7 +44,11 @@ var TypeUnderlyingChanged = &Rule{
 				// Only a field that used the type at base and still does
 				// changes its wire type; one new at head never had the
 				// old one, one gone or retyped is judged as such.
-				users = keptUsers(pd.Base, users, name)
+				if pd.IsShared() {
+					users = keptSharedUsers(c.sharedUsers(0, pd.Base, td.Base.Name), users)
+				} else {
+					users = keptUsers(pd.Base, users, name)
+				}
 				r := Report{Hint: fmt.Sprintf("restore type %s as it was at base; declare a new type for the new shape", name)}
 				for i, f := range users {
 					if i == 5 {
@@ -81,6 +89,9 @@ var TypeUnderlyingChanged = &Rule{
 				case len(users) == 0:
 					r.Severity = finding.Warning
 					r.Message = what + "; no field of " + pd.Version + " uses it at base and at head (Go clients break; fields in other packages that use it change their wire type)"
+					if pd.IsShared() {
+						r.Message = what + "; no field of the API uses it at base and at head (Go clients break)"
+					}
 				default:
 					r.Message = what + ": the wire type of " + usersDesc(users) + " changes"
 				}
@@ -145,6 +156,7 @@ func typeDesc(t *model.Type) string {
 // typeUser is a field whose type names a type of its own package.
 type typeUser struct {
 	typ   string
+	owner string // the struct's identity ("importpath.Name"), for sharedUsers
 	field *model.Field
 }
 
@@ -158,6 +170,18 @@ func fieldsUsing(p *model.Package, name string) []typeUser {
 			if mentionsType(f.Type, name) {
 				out = append(out, typeUser{typ: t.Name, field: f})
 			}
+		}
+	}
+	return out
+}
+
+// keptSharedUsers are the users at head (sharedUsers) whose struct, by
+// identity, had a field of the same name using the type at base.
+func keptSharedUsers(base, head []typeUser) []typeUser {
+	var out []typeUser
+	for _, h := range head {
+		if slices.ContainsFunc(base, func(b typeUser) bool { return b.owner == h.owner && b.field.Name == h.field.Name }) {
+			out = append(out, h)
 		}
 	}
 	return out

@@ -1307,6 +1307,7 @@ func (s *state) sharedPackages(m *model.Model, opts Options) []*model.Package {
 		}
 	}
 	var out []*model.Package
+	var left []string            // directories of packages past the bound
 	visited := map[string]bool{} // type identities, which many fields share
 	visit := func(id string) {
 		if !strings.Contains(id, "/") || visited[id] {
@@ -1315,12 +1316,16 @@ func (s *state) sharedPackages(m *model.Model, opts Options) []*model.Package {
 		visited[id] = true
 		for _, q := range qualifiedID.FindAllString(id, -1) {
 			ip := q[:strings.LastIndex(q, ".")]
-			if known[ip] || len(out) >= maxShared {
+			if known[ip] {
 				continue
 			}
 			known[ip] = true
 			dir, ok := s.mods.dirFor(ip)
 			if !ok || len(s.goFiles[dir]) == 0 || Excluded(dir, opts.Exclude) {
+				continue
+			}
+			if len(out) >= maxShared {
+				left = append(left, dir)
 				continue
 			}
 			if err := s.parseFiles(s.goFiles[dir]); err != nil {
@@ -1344,6 +1349,15 @@ func (s *state) sharedPackages(m *model.Model, opts Options) []*model.Package {
 				visit(f.TypeID)
 			}
 		}
+	}
+	if len(left) > 0 {
+		slices.Sort(left)
+		names, more := left, ""
+		if len(names) > 3 {
+			names, more = names[:3], ", ..."
+		}
+		s.notes = append(s.notes, fmt.Sprintf("%d package(s) of the repository outside the API groups whose types the API types use were not read "+
+			"(at most %d are): changes in them are not judged (%s%s)", len(left), maxShared, quote.Name(strings.Join(names, ", ")), more))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ImportPath < out[j].ImportPath })
 	return out

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -775,5 +776,40 @@ func TestScannable(t *testing.T) {
 		if got := scan.Scannable(p); got != want {
 			t.Errorf("Scannable(%q) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+// The packages outside the API groups that the API types use are read up
+// to scan.MaxShared; past it a note names what was not read, so that the
+// changes left unjudged there are not silent.
+func TestSharedPackagesBound(t *testing.T) {
+	src := mapSource{
+		"go.mod":                  "module example.com/repo\n\ngo 1.22\n",
+		"pkg/apis/core/v1/doc.go": "// +groupName=core.example.cloud\npackage v1\n",
+	}
+	var types strings.Builder
+	types.WriteString("package v1\n\nimport (\n")
+	n := scan.MaxShared + 2
+	for i := range n {
+		fmt.Fprintf(&types, "\tp%02d \"example.com/repo/pkg/shared/p%02d\"\n", i, i)
+		src[fmt.Sprintf("pkg/shared/p%02d/types.go", i)] = fmt.Sprintf("package p%02d\n\n// T is a shared type.\ntype T struct {\n\tA *string `json:\"a,omitempty\"`\n}\n", i)
+	}
+	types.WriteString(")\n\n// Spec uses every shared package.\ntype Spec struct {\n")
+	for i := range n {
+		fmt.Fprintf(&types, "\tF%02d *p%02d.T `json:\"f%02d,omitempty\"`\n", i, i, i)
+	}
+	types.WriteString("}\n")
+	src["pkg/apis/core/v1/types.go"] = types.String()
+	m, err := scan.Scan(src, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Shared) != scan.MaxShared {
+		t.Errorf("read %d shared packages, want %d", len(m.Shared), scan.MaxShared)
+	}
+	want := fmt.Sprintf("2 package(s) of the repository outside the API groups whose types the API types use were not read (at most %d are): "+
+		"changes in them are not judged (pkg/shared/p64, pkg/shared/p65)", scan.MaxShared)
+	if !slices.Contains(m.Notes, want) {
+		t.Errorf("notes = %q, want one %q", m.Notes, want)
 	}
 }
