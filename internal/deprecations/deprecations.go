@@ -40,6 +40,14 @@ type Input struct {
 	// Lifecycle are the lifecycle options (release tag pattern, Shoot
 	// stage files, usage exclusions, cache, type information).
 	Lifecycle lifecycle.Options
+	// ShootRemovals plans only the Shoot spec fields tied to a Kubernetes
+	// version, and of those only what decides whether they are removable:
+	// DeprecatedSince, ForbiddenFrom, Removable and RemovableFrom are a
+	// full plan's; usages are not counted and stages not dated, so Next
+	// and Stages may differ from a full plan's. check uses it to find the
+	// fields a change of the supported Kubernetes versions makes
+	// removable (NewlyRemovable).
+	ShootRemovals bool
 }
 
 func (in Input) ctx() context.Context {
@@ -193,21 +201,27 @@ func Find(in Input) (*Plan, error) {
 	defer r.close()
 	plan := &Plan{Rev: in.Snap.Ref(), Commit: in.Snap.Commit()}
 	items := collect(m)
+	spec := r.shootSpecFields(items)
+	if in.ShootRemovals {
+		items = spec
+	}
 	r.releases(len(items) > 0)
 	if len(items) > 0 {
 		r.fieldHistory(items)
 		if err := r.stop(); err != nil {
 			return nil, err
 		}
-		r.typeHistory(items)
-		if err := r.stop(); err != nil {
-			return nil, err
+		if !in.ShootRemovals {
+			r.typeHistory(items)
+			if err := r.stop(); err != nil {
+				return nil, err
+			}
+			r.usages(items)
+			if err := r.stop(); err != nil {
+				return nil, err
+			}
 		}
-		r.usages(items)
-		if err := r.stop(); err != nil {
-			return nil, err
-		}
-		r.shootStages(items)
+		r.shootStages(spec)
 		if err := r.stop(); err != nil {
 			return nil, err
 		}
@@ -215,6 +229,9 @@ func Find(in Input) (*Plan, error) {
 			r.judge(it)
 		}
 		holdTypes(items)
+	}
+	if in.ShootRemovals {
+		items = slices.DeleteFunc(items, func(it *item) bool { return !it.shoot.tied })
 	}
 	plan.NewestRelease, plan.NextRelease = r.newest, r.next
 	for _, v := range r.supported {

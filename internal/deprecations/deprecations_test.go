@@ -31,6 +31,12 @@ func TestMain(m *testing.M) { hermetic.Main(m) }
 // for the working tree) with the configuration the revision holds.
 func plan(t *testing.T, dir, rev string) *Plan {
 	t.Helper()
+	return planWith(t, dir, rev, false)
+}
+
+// planWith is plan with Input.ShootRemovals set to shootRemovals.
+func planWith(t *testing.T, dir, rev string, shootRemovals bool) *Plan {
+	t.Helper()
 	repo, err := git.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +63,7 @@ func plan(t *testing.T, dir, rev string) *Plan {
 	opts.Profile = model.Profile(cfg.Profile)
 	p, err := Find(Input{Repo: repo, Snap: snap, Scan: opts, Lifecycle: lifecycle.Options{
 		TagPattern: cfg.Releases.TagPattern, Shoot: cfg.Shoot, UsageExclude: cfg.Usages.Exclude, CacheDir: t.TempDir(),
-	}})
+	}, ShootRemovals: shootRemovals})
 	if err != nil {
 		t.Fatal(err)
 	}

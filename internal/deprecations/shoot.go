@@ -41,9 +41,9 @@ type stageHit struct {
 	since   string
 }
 
-// shootStages runs the stage detectors on the Shoot spec fields of
-// gardener-profile groups.
-func (r *run) shootStages(items []*item) {
+// shootSpecFields marks the Shoot spec fields of gardener-profile groups
+// (item.shoot) and returns them.
+func (r *run) shootSpecFields(items []*item) []*item {
 	var fields []*item
 	for _, it := range items {
 		if it.d.Kind != KindField || it.group.Profile != model.ProfileGardener {
@@ -60,6 +60,14 @@ func (r *run) shootStages(items []*item) {
 		it.shoot = &shootField{f: sf}
 		fields = append(fields, it)
 	}
+	return fields
+}
+
+// shootStages runs the stage detectors on the Shoot spec fields
+// (shootSpecFields) and dates the stages found (not for
+// Input.ShootRemovals: what the stages are and when they came does not
+// decide removability).
+func (r *run) shootStages(fields []*item) {
 	if len(fields) == 0 {
 		return
 	}
@@ -99,7 +107,9 @@ func (r *run) shootStages(items []*item) {
 		if !s.tied {
 			s.from, s.tied = shoot.ForbiddenFrom(it.field.Doc)
 		}
-		s.defaulted = r.defaulted(it)
+		if !r.in.ShootRemovals {
+			s.defaulted = r.defaulted(it)
+		}
 		if !s.defaulted && !s.stages[3].present {
 			s.stages = s.stages[:3] // Canonicalize is a stage of defaulted fields
 		}
@@ -108,7 +118,7 @@ func (r *run) shootStages(items []*item) {
 			anyTied = true
 		}
 		for _, h := range s.stages {
-			if h.present {
+			if h.present && !r.in.ShootRemovals {
 				r.stageSince(it, h)
 			}
 			it.d.Stages = append(it.d.Stages, StageStatus{Stage: h.name, Present: h.present, Since: h.since, At: pos(h.at)})
