@@ -1,12 +1,15 @@
 // Package check is apicheck's pipeline. `apicheck check` runs
 //
-//	snapshot → config → options → parts → scan → contract → diff → rules → suppress → fixes → finalize
+//	snapshot → config → options → parts → scan → contract → diff → rules → suppress → fixes → supported → finalize
 //
 // each step a function of the previous steps' output (see run). Step
 // "parts" splits the tree into the parts it is judged in: the whole tree,
 // one part, unless Request.Stream lets a large tree be judged part by
-// part (stream.go). The steps from scan to fixes run once per part, and
-// finalize writes the report from what the parts found. The CLI turns
+// part (stream.go). The steps from scan to fixes run once per part; step
+// "supported" names the deprecated fields that the Kubernetes versions
+// the change drops from the supported versions make removable
+// (supported.go), and finalize writes the report from what the parts
+// found. The CLI turns
 // flags into a Request and a Result into reports and an exit code; it
 // knows nothing about the steps.
 package check
@@ -190,6 +193,10 @@ type Result struct {
 	Fixes *fix.Plan
 
 	configNotes []string // statements about the configurations read
+	// supportedNotes name the deprecated fields that the Kubernetes
+	// versions the change drops from the supported versions make
+	// removable (supportedNotes).
+	supportedNotes []string
 	// linter is the kube-api-linter configuration of the trusted
 	// revision (readLinter), for the engine's options.
 	linter *kal.Config
@@ -279,6 +286,9 @@ func run(res *Result, req Request) (*Result, error) {
 		return nil, err
 	}
 	if err := t.replan(); err != nil { // fixes, with the tombstone styles of the whole head
+		return nil, err
+	}
+	if res.supportedNotes, err = supportedNotes(res, req); err != nil { // supported
 		return nil, err
 	}
 	t.finalize() // finalize
@@ -940,6 +950,7 @@ func newReport(res *Result, req Request, out *rules.Result) *finding.Report {
 	r.Notes = append(r.Notes, snapshotNotes(res.Base, res.Head)...)
 	r.Notes = append(r.Notes, scanNotes(res.BaseModel, res.HeadModel)...)
 	r.Notes = append(r.Notes, res.configNotes...)
+	r.Notes = append(r.Notes, res.supportedNotes...)
 	if n := profileNote(res); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
