@@ -31,6 +31,9 @@ type Context struct {
 	paths    map[*model.Package]map[string]string
 	// statusTypes are head's types only status reaches (statusOnly).
 	statusTypes map[string]bool
+	// serverTypes are head's types only the server writes
+	// (serverWritten).
+	serverTypes map[string]bool
 	// schemalessTypes are head's types only fields without a schema
 	// reach (schemalessOnly).
 	schemalessTypes map[string]bool

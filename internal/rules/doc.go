@@ -20,7 +20,8 @@
 //     rule declared, the profile's Policy), context_positions.go (where a
 //     finding is reported, JSON paths from the root kind),
 //     context_relax.go (a rule's own relaxations), context_reach.go (which
-//     types a kind or only status reaches) and context_schema.go (what the
+//     types a kind or only status reaches), context_writers.go (which
+//     fields only the server writes) and context_schema.go (what the
 //     API server validates of a field: schemaless content, hand-written and
 //     generated CRD manifests). Only these files and policy.go define
 //     methods of Context.
@@ -34,7 +35,9 @@
 //     (whether the API server accepts {}), new_field_scope.go (the fields
 //     the NEW_FIELD_* rules judge), wire_shape.go and wire_types.go
 //     (comparing types as JSON sees them), type_refs.go (the references
-//     between a model's types), type_mentions.go, crd_serving.go (which
+//     between a model's types), server_written.go (the kinds no client
+//     sends: read-only clients, webhook reviews' requests),
+//     type_mentions.go, crd_serving.go (which
 //     versions CRD manifests serve), list_semantics.go,
 //     protobuf_numbers.go, validation_changes.go, removed_usages.go,
 //     shoot_stages.go and messages.go. checklist.go is the one table of

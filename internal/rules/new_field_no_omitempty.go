@@ -25,7 +25,8 @@ var NewFieldNoOmitempty = &Rule{
 		"which the server replaces with the default); for an optional field that Go writes as null when unset (a nil pointer, slice or map) and that is neither " +
 		"nullable nor defaulted, under the crd profile: the API server prunes that null before it validates; and where " +
 		"the API server validates nothing, see NEW_FIELD_NOT_OPTIONAL). At most a warning in a component configuration (Gardener's checklist " +
-		"applies there too, but a convention break is no client break).",
+		"applies there too, but a convention break is no client break)." +
+		serverWrittenSummary,
 	Why: "Without omitempty the field is serialised as null or a zero value by every client, so objects " +
 		"written by new clients differ from old ones and old servers reject or misread them.",
 	Fix:    "Add `,omitempty` to the json tag (or `,omitzero`).",
@@ -81,7 +82,7 @@ var NewFieldNoOmitempty = &Rule{
 				r.Severity = finding.Warning
 				r.Message += "; it is status, which only the controller that ships with the CRD writes, and its zero value is a value of the field's type"
 			}
-			c.Field(fd, c.relaxNoSchema(fd, r, finding.Warning))
+			c.Field(fd, c.relaxServerWritten(fd, c.relaxNoSchema(fd, r, finding.Warning)))
 		}
 	},
 }

@@ -36,7 +36,8 @@ var NewFieldNotPointer = &Rule{
 		"(.golangci-kal.yml, or kubeapilinter's settings in .golangci.yml) runs optionalfields on the field's file, the crd profile follows its " +
 		"pointers.preference: Always (its default) makes a value that validation or omitzero lets pass a warning too; where the configuration does not run " +
 		"optionalfields there, the warnings about that convention are info. At most a warning in a component configuration (Gardener's checklist " +
-		"applies there too, but a convention break is no client break).",
+		"applies there too, but a convention break is no client break)." +
+		serverWrittenSummary,
 	Why: "Objects stored before the field existed have no value for it. With a value type the server " +
 		"cannot tell \"unset\" from the zero value, defaulting cannot apply, and old clients that round-trip " +
 		"the object write the zero value back.",
@@ -111,7 +112,7 @@ var NewFieldNotPointer = &Rule{
 					r.Severity = finding.Info
 					r.Message += "; " + pol.Linter.File + " does not run kube-api-linter's optionalfields on this file"
 				}
-				c.Field(fd, c.relaxNoSchema(fd, r, finding.Warning))
+				c.Field(fd, c.relaxServerWritten(fd, c.relaxNoSchema(fd, r, finding.Warning)))
 			case model.NillUnknown:
 				unknown++
 				c.CannotJudge(fd, fmt.Sprintf("cannot tell whether the type %s of new field %s.%s is nillable: %s", f.Type, fd.Type.Name(), f.Name, f.NillableWhy))
