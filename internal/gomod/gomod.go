@@ -42,8 +42,10 @@ func Read(r Reader, goMods []string) (*Modules, error) {
 // Parse parses the go.mod files goMods, whose contents are in contents.
 // A go.mod under a vendor or testdata directory is ignored, and so is one
 // that does not parse or names no module path: that is not fatal, the
-// module path only names packages. Lax parsing ignores unknown directives
-// of newer Go versions.
+// module path only names packages. A go.mod with a directive of a newer
+// Go version is parsed laxly, which ignores unknown directives (and
+// replace and exclude directives with them: lax parsing is meant for the
+// go.mod files of dependencies).
 func Parse(goMods []string, contents map[string][]byte) *Modules {
 	m := &Modules{files: map[string]*modfile.File{}}
 	for _, p := range goMods {
@@ -51,7 +53,10 @@ func Parse(goMods []string, contents map[string][]byte) *Modules {
 		if strings.Contains("/"+dir+"/", "/vendor/") || strings.Contains("/"+dir+"/", "/testdata/") {
 			continue
 		}
-		f, err := modfile.ParseLax(p, contents[p], nil)
+		f, err := modfile.Parse(p, contents[p], nil)
+		if err != nil {
+			f, err = modfile.ParseLax(p, contents[p], nil)
+		}
 		if err != nil || f.Module == nil || f.Module.Mod.Path == "" {
 			continue
 		}

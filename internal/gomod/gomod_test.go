@@ -129,9 +129,18 @@ require (
 	k8s.io/apimachinery v0.30.1
 	sigs.k8s.io/x v0.1.0
 	sigs.k8s.io/x/y v0.2.0
+	example.com/local v1.0.0
+	example.com/fork v1.0.0
 )
+
+replace example.com/local => ../local
+
+replace example.com/fork v1.0.0 => example.com/forked v1.1.0
 `),
 		"tools/go.mod": []byte("module example.com/tools\n"),
+		// A directive the module parser does not know (a newer Go's):
+		// parsed laxly, which leaves replace directives out.
+		"future/go.mod": []byte("module example.com/future\n\nfuturedirective x\n\nrequire example.com/local v1.0.0\n\nreplace example.com/local => ../local\n"),
 	})
 	for _, c := range []struct {
 		from, ip          string
@@ -144,6 +153,9 @@ require (
 		{".", "sigs.k8s.io/x/z", "sigs.k8s.io/x", "v0.1.0", "z", true},
 		{".", "golang.org/x/mod", "", "", "", false},
 		{"tools", "k8s.io/api/core/v1", "", "", "", false},
+		{".", "example.com/local/pkg", "", "", "", false},
+		{".", "example.com/fork/pkg", "example.com/forked", "v1.1.0", "pkg", true},
+		{"future", "example.com/local/pkg", "example.com/local", "v1.0.0", "pkg", true},
 	} {
 		mod, version, sub, ok := m.RequiredVersion(c.from, c.ip)
 		if mod != c.mod || version != c.version || sub != c.sub || ok != c.ok {
