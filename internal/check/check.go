@@ -92,6 +92,9 @@ type Request struct {
 	// ReleaseNote is the pull request's release note (check
 	// --release-note); nil when none was given.
 	ReleaseNote *releasenote.Note
+	// ModCache is the module cache directory the scans read types of
+	// other modules from (never write to); "" is the go command's.
+	ModCache string
 }
 
 func (q Request) ctx() context.Context {

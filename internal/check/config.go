@@ -345,6 +345,7 @@ func OptionsFor(cfg *config.Config, req Request) Options {
 		o.Scan.Groups = append(o.Scan.Groups, scan.GroupSpec{Dir: g.Dir, Profile: model.Profile(g.Profile), Versions: g.Versions, Stable: g.Stable})
 	}
 	o.Scan.Profile = model.Profile(cfg.Profile)
+	o.Scan.ModCache = req.ModCache
 	for _, g := range cfg.Exclude {
 		o.Scan.Exclude = append(o.Scan.Exclude, g.Pattern)
 	}

@@ -89,6 +89,11 @@ type closure struct {
 	shared  map[string]int // import paths of the parts' shared packages -> part
 	names   map[string]int // API group names -> part
 	nShared [2]int         // shared packages per side, summed over the parts
+	// external are the import paths of the parts' external packages
+	// (model.Model.External) per side, over the parts: parts may share
+	// them (they are not judged), but only while a scan of the whole
+	// tree would read them all (scan.MaxExternal).
+	external [2]map[string]bool
 }
 
 // planParts splits the tree into the parts it is judged in (step
@@ -412,6 +417,15 @@ func (cl *closure) add(i int, models [2]*model.Model) bool {
 		}
 		cl.nShared[side] += len(m.Shared)
 		if cl.nShared[side] >= scan.MaxShared {
+			return false // a scan of the whole tree may read fewer
+		}
+		if cl.external[side] == nil {
+			cl.external[side] = map[string]bool{}
+		}
+		for _, p := range m.External {
+			cl.external[side][p.ImportPath] = true
+		}
+		if len(cl.external[side]) >= scan.MaxExternal {
 			return false // a scan of the whole tree may read fewer
 		}
 	}

@@ -2,6 +2,8 @@ package check_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/apicheck/apicheck/internal/check"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/lifecycle"
+	"github.com/apicheck/apicheck/internal/scan"
 	"github.com/apicheck/apicheck/internal/testutil/gitfixture"
 )
 
@@ -74,9 +77,15 @@ func history(groups []group, baseConfig, headConfig string) []byte {
 // judge checks base against head, whole and in parts of one file.
 func judge(t *testing.T, archive []byte) (whole, parts *check.Result) {
 	t.Helper()
+	return judgeIn(t, archive, "")
+}
+
+// judgeIn is judge with the module cache modCache ("": the go command's).
+func judgeIn(t *testing.T, archive []byte, modCache string) (whole, parts *check.Result) {
+	t.Helper()
 	fx := gitfixture.FromTxtarCommits(t, archive)
 	req := check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
-		Lifecycle: lifecycle.Options{CacheDir: t.TempDir()}}
+		Lifecycle: lifecycle.Options{CacheDir: t.TempDir()}, ModCache: modCache}
 	var err error
 	if whole, err = check.Run(req); err != nil {
 		t.Fatal(err)
@@ -196,6 +205,73 @@ type Gadget struct {
 			}
 			if len(whole.Report.Findings) == 0 {
 				t.Error("no findings: the history should have some")
+			}
+		})
+	}
+}
+
+// TestStreamExternalPackages: parts may read the same packages of
+// k8s.io/api from the module cache (they are not judged), but when their
+// parts read as many as a scan of the whole tree reads at most
+// (scan.MaxExternal), the tree is judged whole.
+func TestStreamExternalPackages(t *testing.T) {
+	cache := t.TempDir()
+	// Chains of packages: k8s.io/api/<prefix>0/v1.T reaches <prefix>1, …
+	chain := func(prefix string, n int) {
+		for i := range n {
+			next, imp := "string", ""
+			if i+1 < n {
+				imp = fmt.Sprintf("import next \"k8s.io/api/%s%d/v1\"\n\n", prefix, i+1)
+				next = "next.T"
+			}
+			dir := filepath.Join(cache, "k8s.io", "api@v0.33.3", fmt.Sprintf("%s%d", prefix, i), "v1")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			src := fmt.Sprintf("package v1\n\n%stype T struct {\n\tNext %s `json:\"next\"`\n}\n", imp, next)
+			if err := os.WriteFile(filepath.Join(dir, "types.go"), []byte(src), 0o444); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	half := scan.MaxExternal/2 + 2
+	chain("a", half)
+	chain("b", half)
+	reaching := func(prefix string) string {
+		return fmt.Sprintf("\nimport ext \"k8s.io/api/%s0/v1\"\n\n// Holder holds a chain.\ntype Holder struct {\n\t// +optional\n\tChain *ext.T `json:\"chain,omitempty\"`\n}\n", prefix)
+	}
+	archive := func(groups []group) []byte {
+		return []byte(strings.ReplaceAll(string(history(groups, "profile: crd\n", "profile: crd\n")),
+			"module example.cloud/x\n\ngo 1.22\n", "module example.cloud/x\n\ngo 1.22\n\nrequire k8s.io/api v0.33.3\n"))
+	}
+	for _, c := range []struct {
+		name   string
+		groups []group
+		parts  int
+	}{
+		{"the same packages", []group{
+			{dir: "apis/a", name: "a.example.cloud", base: reaching("a") + plainTypes, head: reaching("a") + addedValue},
+			{dir: "apis/b", name: "b.example.cloud", base: reaching("a") + plainTypes, head: reaching("a") + addedValue},
+		}, 2},
+		{"more packages than a scan reads", []group{
+			{dir: "apis/a", name: "a.example.cloud", base: reaching("a") + plainTypes, head: reaching("a") + addedValue},
+			{dir: "apis/b", name: "b.example.cloud", base: reaching("b") + plainTypes, head: reaching("b") + addedValue},
+		}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			whole, parts := judgeIn(t, archive(c.groups), cache)
+			if parts.Parts != c.parts {
+				t.Errorf("judged in %d parts, want %d", parts.Parts, c.parts)
+			}
+			if len(whole.Report.Findings) == 0 {
+				t.Error("no findings: the history should have some")
+			}
+			want := half // one chain
+			if c.parts == 0 {
+				want = scan.MaxExternal // both chains, cut at the bound
+			}
+			if n := len(whole.HeadModel.External); n != want {
+				t.Errorf("the whole tree's head holds %d external packages, want %d", n, want)
 			}
 		})
 	}

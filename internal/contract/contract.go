@@ -23,10 +23,10 @@ import (
 )
 
 // Normalize fills the Contract of every field of the models' packages,
-// their groups' and the shared ones (the contract step of a scan): the
-// models side by side, each package once. A group one model took from an
-// earlier one (scan.Reuse) is the same package, filled in with the
-// earlier model. A panic is an error (par.Do).
+// their groups', the shared and the external ones (the contract step of
+// a scan): the models side by side, each package once. A group one model
+// took from an earlier one (scan.Reuse) is the same package, filled in
+// with the earlier model. A panic is an error (par.Do).
 func Normalize(models ...*model.Model) error {
 	seen := map[*model.Package]bool{}
 	own := make([][]*model.Package, len(models))
@@ -43,6 +43,7 @@ func Normalize(models ...*model.Model) error {
 			add(g.Packages())
 		}
 		add(m.Shared)
+		add(m.External)
 	}
 	return par.Do(len(models), func(i int) error {
 		NormalizePackages(own[i])

@@ -475,6 +475,7 @@ func (e *History) ReleaseModel() (*model.Model, error) {
 func (e *History) scanRelease(snap git.Snapshot, dirs []string) (*model.Model, error) {
 	opts := e.in.Scan
 	opts.Only, opts.Record, opts.Reuse = dirs, nil, nil // a scan of its own
+	opts.NoExternal = true                              // no wire shape is compared on a release
 	if opts.Profile == "" && e.in.BaseModel != nil {
 		opts.Profile = e.in.BaseModel.Profile
 	}

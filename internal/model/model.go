@@ -92,6 +92,17 @@ type Model struct {
 	// types of them that external versions reach (Diff.Shared), which the
 	// rules judge as those versions' own.
 	Shared []*Package `json:"shared,omitempty"`
+	// External are the packages of Kubernetes' API modules (k8s.io/api,
+	// k8s.io/apimachinery) whose types fields of the groups and of the
+	// shared packages use, directly or through each other, read from the
+	// local module cache at the version the repository requires (never
+	// downloaded): read so that wire shapes compare through them; sorted
+	// by import path. A package the module cache does not hold is not
+	// here, and its types stay unresolved. Their Dir and file names are
+	// relative to the module cache ("k8s.io/api@v0.30.0/core/v1"). Rules
+	// judge no change inside them. (Not to be confused with
+	// Package.External, a versioned package.)
+	External []*Package `json:"external,omitempty"`
 	// Notes are statements of the scanner about what it did not read
 	// (e.g. a struct above the field limit), sorted.
 	Notes []string `json:"notes,omitempty"`

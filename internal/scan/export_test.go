@@ -35,3 +35,7 @@ func IndexesKept() int {
 
 // MaxIndexes is the bound on IndexesKept.
 const MaxIndexes = maxIndexes
+
+// ModCacheReads is the number of module cache directories the pair's
+// scans read and parsed through their shared cache.
+func (r *Reuse) ModCacheReads() int { return int(r.modFiles.reads.Load()) }

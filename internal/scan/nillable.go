@@ -43,6 +43,12 @@ type declPkg struct {
 	decls   map[string]*typeDecl
 	fromDir string
 	loaded  bool
+	// modDir is the package's directory in the module cache, relative to
+	// it and slash-separated ("k8s.io/api@v0.30.0/core/v1"), and files
+	// its parsed files, for a package of the modules whose packages
+	// become Model.External (externalModule) that was found there.
+	modDir string
+	files  []*parsedFile
 }
 
 type typeDecl struct {
@@ -61,14 +67,24 @@ type declMember struct {
 	embedded ast.Expr // the type of an inline embedded field: its members come up
 }
 
-func newResolver(s *state) *resolver {
-	return &resolver{s: s, modCache: goenv.ModCache(), pkgs: map[string]*declPkg{}}
+// newResolver returns the scan's resolver, reading the module cache at
+// modCache ("": where the go command has it, goenv.ModCache).
+func newResolver(s *state, modCache string) *resolver {
+	if modCache == "" {
+		modCache = goenv.ModCache()
+	}
+	return &resolver{s: s, modCache: modCache, pkgs: map[string]*declPkg{}}
 }
 
 // resolveNillability fills Nillable, NillableWhy, ValueKind and
-// TypeID of every field of p.
+// TypeID of every field of p, a package of the repository.
 func (s *state) resolveNillability(p *model.Package) {
-	ctx := s.res.repoPkg(p.ImportPath, p.Dir)
+	s.resolveIn(p, s.res.repoPkg(p.ImportPath, p.Dir))
+}
+
+// resolveIn is resolveNillability for package p whose declarations the
+// resolver knows as ctx.
+func (s *state) resolveIn(p *model.Package, ctx *declPkg) {
 	for _, t := range p.Types {
 		if t.Kind == model.KindOther && t.Underlying != "" {
 			if e, err := parser.ParseExpr(t.Underlying); err == nil {
@@ -384,20 +400,20 @@ func (r *resolver) loadModCache(p *declPkg) {
 	// repository: only well-formed ones are looked up, and only inside the
 	// module cache (no "..", no absolute paths: never an oracle on the
 	// runner's file system).
-	if module.CheckImportPath(p.path) != nil {
+	rel, ok := r.modCacheDir(p)
+	if !ok {
 		return
 	}
-	mod, version, sub, ok := r.s.mods.requiredVersion(p.fromDir, p.path)
-	if !ok || module.Check(mod, version) != nil {
-		return
-	}
-	emod, err1 := module.EscapePath(mod)
-	ever, err2 := module.EscapeVersion(version)
-	if err1 != nil || err2 != nil {
-		return
-	}
-	dir := filepath.Join(r.modCache, emod+"@"+ever, filepath.FromSlash(sub))
-	if rel, err := filepath.Rel(r.modCache, dir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	dir := filepath.Join(r.modCache, filepath.FromSlash(rel))
+	if externalModule(p.path) {
+		// Read with the comments (markers, docs) and kept: the package may
+		// become one of Model.External.
+		p.modDir = rel
+		p.files = r.s.modFiles.read(dir, rel)
+		for _, pf := range p.files {
+			p.found = true
+			indexDecls(p, pf.file)
+		}
 		return
 	}
 	entries, err := os.ReadDir(dir)
@@ -420,6 +436,33 @@ func (r *resolver) loadModCache(p *declPkg) {
 		p.found = true
 		indexDecls(p, f)
 	}
+}
+
+// modCacheDir is the directory of package p in the module cache,
+// relative to it and slash-separated (escaped module path, "@", escaped
+// version, the package's directory in the module): at the version that
+// the module of p.fromDir requires. ok is false when that module requires
+// none, replaces it by a directory, or names a module path, version or
+// package path that is not well-formed (not semantic versioning, an
+// element "..", an absolute path).
+func (r *resolver) modCacheDir(p *declPkg) (string, bool) {
+	if module.CheckImportPath(p.path) != nil {
+		return "", false
+	}
+	mod, version, sub, ok := r.s.mods.requiredVersion(p.fromDir, p.path)
+	if !ok || module.Check(mod, version) != nil {
+		return "", false
+	}
+	emod, err1 := module.EscapePath(mod)
+	ever, err2 := module.EscapeVersion(version)
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	rel := path.Join(emod+"@"+ever, sub)
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return "", false
+	}
+	return rel, true
 }
 
 func indexDecls(p *declPkg, f *ast.File) {

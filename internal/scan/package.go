@@ -46,13 +46,32 @@ type pkgBuilder struct {
 
 // buildPackage translates the parsed files of dir into a model.Package.
 func (s *state) buildPackage(dir, version string) (*model.Package, error) {
+	return s.buildPackageFiles(dir, s.mods.importPath(dir), version, s.dirFiles(dir))
+}
+
+// dirFiles are the parsed files of dir (those the platform builds).
+func (s *state) dirFiles(dir string) []*parsedFile {
+	var files []*parsedFile
+	for _, fp := range s.goFiles[dir] {
+		if pf := s.parsed[fp]; pf != nil {
+			files = append(files, pf)
+		}
+	}
+	return files
+}
+
+// buildPackageFiles translates parsed files into the model.Package of
+// directory dir with import path importPath: buildPackage for a package
+// of the repository, and for one read from the module cache
+// (externalPackages).
+func (s *state) buildPackageFiles(dir, importPath, version string, files []*parsedFile) (*model.Package, error) {
 	b := &pkgBuilder{
 		s:   s,
 		dir: dir,
 		pkg: &model.Package{
 			Dir:        dir,
 			Version:    version,
-			ImportPath: s.mods.importPath(dir),
+			ImportPath: importPath,
 			Imports:    map[string]map[string]string{},
 		},
 		seen:        map[string]*model.Type{},
@@ -60,13 +79,12 @@ func (s *state) buildPackage(dir, version string) (*model.Package, error) {
 		scope:       newConstScope(dir),
 	}
 	pkg := b.pkg
-	name := s.packageName(dir)
-	for _, fp := range s.goFiles[dir] {
-		pf := s.parsed[fp]
-		if pf == nil || pf.file.Name.Name != name {
-			continue // left out by build constraints, or a stray package main / external test
+	name := packageNameOf(files)
+	for _, pf := range files {
+		if pf.file.Name.Name != name {
+			continue // a stray package main / external test
 		}
-		if err := b.addFile(fp, pf); err != nil {
+		if err := b.addFile(pf.path, pf); err != nil {
 			return nil, err
 		}
 	}
@@ -281,12 +299,13 @@ func versionBound(doc string) string {
 // clause among its files, preferring any name to "main" and to external
 // test packages ("x_test"), which can sit beside API files without being
 // part of the API package.
-func (s *state) packageName(dir string) string {
+func (s *state) packageName(dir string) string { return packageNameOf(s.dirFiles(dir)) }
+
+// packageNameOf is packageName for a package of these files.
+func packageNameOf(files []*parsedFile) string {
 	count := map[string]int{}
-	for _, fp := range s.goFiles[dir] {
-		if pf := s.parsed[fp]; pf != nil {
-			count[pf.file.Name.Name]++
-		}
+	for _, pf := range files {
+		count[pf.file.Name.Name]++
 	}
 	rank := func(n string) int {
 		if n == "main" || strings.HasSuffix(n, "_test") {

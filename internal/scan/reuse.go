@@ -34,6 +34,8 @@ type Reuse struct {
 	once        sync.Once
 	share       map[string]bool
 	parses      *parseCache
+	// modFiles are the files both scans read from the module cache.
+	modFiles *modFiles
 
 	// Set before discovered is closed; nil when discovery failed.
 	src     BlobIDs
@@ -84,7 +86,7 @@ type dep struct {
 func NewReuse() *Reuse {
 	return &Reuse{
 		discovered: make(chan struct{}), done: make(chan struct{}), partitioned: make(chan struct{}),
-		groups: map[string]*builtGroup{}, parses: newParseCache(),
+		groups: map[string]*builtGroup{}, parses: newParseCache(), modFiles: newModFiles(),
 	}
 }
 

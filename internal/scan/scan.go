@@ -72,6 +72,13 @@ type Options struct {
 	Record *Reuse
 	// Reuse, when set, offers the groups another scan builds (see Reuse).
 	Reuse *Reuse
+	// ModCache is the module cache directory that types of modules
+	// outside the repository are read from, never written to; "" is the
+	// go command's (goenv.ModCache).
+	ModCache string
+	// NoExternal leaves Model.External empty: for a model no wire shape
+	// is compared on (a release's, for what it declared).
+	NoExternal bool
 }
 
 // parseCache holds the files parsed by the two scans that share it (base
@@ -168,6 +175,14 @@ func Build(src Source, opts Options) (*model.Model, error) {
 
 func build(src Source, opts Options, contracts bool) (m *model.Model, err error) {
 	s := &state{src: src, idx: indexOf(src), record: opts.Record, reuse: opts.Reuse}
+	switch {
+	case s.record != nil:
+		s.modFiles = s.record.modFiles
+	case s.reuse != nil:
+		s.modFiles = s.reuse.modFiles
+	default:
+		s.modFiles = newModFiles()
+	}
 	if s.record != nil {
 		defer func() {
 			s.record.recordDiscovered(s, nil) // if it failed before
@@ -195,7 +210,7 @@ func build(src Source, opts Options, contracts bool) (m *model.Model, err error)
 			built = append(built, g.Packages()...)
 		}
 	}
-	contract.NormalizePackages(append(built, m.Shared...))
+	contract.NormalizePackages(slices.Concat(built, m.Shared, m.External))
 	s.reuse.ShareTypes(m)
 	return m, nil
 }
@@ -214,6 +229,9 @@ type state struct {
 	preread map[string][]byte
 	// resolver resolves types of packages outside the scanned groups.
 	res *resolver
+	// modFiles are the files read from the module cache (shared with
+	// the other scan of a Reuse).
+	modFiles *modFiles
 	// exprs caches parsed field type expressions (read-only once parsed).
 	exprs map[string]ast.Expr
 	// notes become the model's notes.
@@ -566,7 +584,7 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		s.record.recordDiscovered(s, cands)
 		s.awaitShare()
 	}
-	s.res = newResolver(s)
+	s.res = newResolver(s, opts.ModCache)
 	cands, maybe := s.reusable(cands)
 
 	m := &model.Model{}
@@ -621,6 +639,9 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		}
 	}
 	m.Shared = s.sharedPackages(m, opts)
+	if !opts.NoExternal {
+		m.External = s.externalPackages(m)
+	}
 	clear(s.parsed)
 	m.Sort()
 	sort.Strings(s.notes)

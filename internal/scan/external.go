@@ -1,0 +1,240 @@
+package scan
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apicheck/apicheck/internal/model"
+)
+
+// Packages of Kubernetes' own API modules that the repository's API
+// types use (corev1.EnvVar, metav1.LabelSelector), read from the local
+// module cache at the version the repository requires (Model.External),
+// so that wire shapes compare through them as through the repository's
+// own packages.
+
+// externalModules are the modules whose packages become Model.External.
+// Not every module the cache holds: k8s.io/api and k8s.io/apimachinery
+// are the modules nearly every Kubernetes-style API embeds types of, with
+// packages of plain declarations whose wire shapes follow from their tags
+// and markers, and which reach no module beyond the two. Any other
+// module may hold anything (a controller's whole code base, types whose
+// own JSON methods decide their form, a reach into dozens of further
+// modules), and reading it would cost a scan time and memory in
+// proportion to what the repository happens to depend on.
+var externalModules = []string{"k8s.io/api", "k8s.io/apimachinery"}
+
+// externalModule reports whether importPath is a package of one of the
+// externalModules.
+func externalModule(importPath string) bool {
+	for _, m := range externalModules {
+		if importPath == m || strings.HasPrefix(importPath, m+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// maxExternal bounds how many packages of the module cache a scan builds
+// for wire shapes.
+const maxExternal = 64
+
+// MaxExternal is that bound: scans of parts of a tree (Options.Only) hold
+// the whole tree's external packages only while their union stays below
+// it.
+const MaxExternal = maxExternal
+
+// maxModFile bounds the size of a file read from the module cache (the
+// largest Go file of k8s.io/api's packages of types is below 400 KB).
+const maxModFile = 8 << 20
+
+// externalPackages builds the packages of the externalModules that the
+// fields of m's packages (its groups' and the shared ones) reach, and
+// those the fields of the types reached in turn reach, type by type: a
+// package is read from the module cache only when a field of a reached
+// type names one of its types, at the version the module of the
+// repository's package that first reached it requires (the resolver's
+// choice, see loadModCache). A package the module cache does not hold,
+// that does not build, or that the repository holds itself is left out:
+// its types stay unresolved. Sorted by import path.
+func (s *state) externalPackages(m *model.Model) []*model.Package {
+	known := map[string]bool{} // import paths of the repository's packages
+	var own []*model.Package
+	groups := slices.Clone(m.Groups)
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Dir < groups[j].Dir })
+	for _, g := range groups {
+		own = append(own, g.Packages()...)
+	}
+	own = append(own, m.Shared...)
+	for _, p := range own {
+		known[p.ImportPath] = true
+	}
+	type reached struct {
+		pkg  *model.Package
+		from string // the repository directory whose go.mod chose its version
+		t    *model.Type
+	}
+	var queue []reached
+	built := map[string]*model.Package{} // by import path; nil: not built
+	from := map[*model.Package]string{}
+	var out []*model.Package
+	seen := map[string]bool{} // qualified type names
+	visit := func(id, pkgPath, fromDir string) {
+		if !strings.Contains(id, "/") && pkgPath == "" {
+			return // a local, built-in or standard-library type
+		}
+		if pkgPath != "" {
+			id = model.QualifyLocal(id, pkgPath)
+		}
+		for _, q := range qualifiedID.FindAllString(id, -1) {
+			dot := strings.LastIndexByte(q, '.')
+			ip, name := q[:dot], q[dot+1:]
+			if !externalModule(ip) || known[ip] || seen[q] {
+				continue
+			}
+			seen[q] = true
+			p, ok := built[ip]
+			if !ok {
+				if len(out) >= maxExternal {
+					continue
+				}
+				var pFrom string
+				p, pFrom = s.buildExternal(ip, fromDir)
+				built[ip] = p
+				if p != nil {
+					out = append(out, p)
+					from[p] = pFrom
+				}
+			}
+			if p == nil {
+				continue
+			}
+			if t := p.Type(name); t != nil {
+				queue = append(queue, reached{p, from[p], t})
+			}
+		}
+	}
+	visitType := func(t *model.Type, pkgPath, fromDir string) {
+		visit(t.UnderlyingID, pkgPath, fromDir)
+		for _, f := range t.Fields {
+			if f.JSON.Name != "-" {
+				visit(f.TypeID, pkgPath, fromDir)
+			}
+		}
+	}
+	for _, p := range own {
+		for _, t := range p.Types {
+			visitType(t, "", p.Dir)
+		}
+	}
+	for len(queue) > 0 {
+		r := queue[0]
+		queue = queue[1:]
+		visitType(r.t, r.pkg.ImportPath, r.from)
+	}
+	for _, p := range out {
+		sort.Slice(p.Types, func(i, j int) bool { return p.Types[i].Name < p.Types[j].Name })
+		sort.Slice(p.Consts, func(i, j int) bool { return p.Consts[i].Name < p.Consts[j].Name })
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ImportPath < out[j].ImportPath })
+	return out
+}
+
+// buildExternal builds the package at importPath from the module cache,
+// as the resolver finds it from the repository directory fromDir, and
+// returns the repository directory whose module requirement chose its
+// version (the resolver's first for the import path); nil when the
+// module cache does not hold it, or it does not build.
+func (s *state) buildExternal(importPath, fromDir string) (*model.Package, string) {
+	dp := s.res.pkgFor(importPath, fromDir)
+	if dp.dir != "" {
+		return nil, "" // the repository's own (not an API group's, not shared)
+	}
+	s.res.loadModCache(dp)
+	if !dp.found || len(dp.files) == 0 {
+		return nil, ""
+	}
+	pkg, err := s.buildPackageFiles(dp.modDir, importPath, "", dp.files)
+	if err != nil || len(pkg.Types) == 0 {
+		return nil, ""
+	}
+	s.resolveIn(pkg, dp)
+	return pkg, dp.fromDir
+}
+
+// modFiles holds the Go files of packages of the externalModules read
+// from the module cache and parsed, by directory, for the scans that
+// share it (base's and head's, through their Reuse): a package both
+// revisions require at the same version is read and parsed once. The
+// syntax trees are read-only. An entry is dropped when the second scan
+// takes it. Safe for concurrent scans.
+type modFiles struct {
+	mu sync.Mutex
+	m  map[string]*modFilesEntry
+	// reads counts the directories read (tests).
+	reads atomic.Int64
+}
+
+type modFilesEntry struct {
+	once  sync.Once
+	files []*parsedFile
+}
+
+func newModFiles() *modFiles { return &modFiles{m: map[string]*modFilesEntry{}} }
+
+// read returns the parsed Go files of the module cache directory dir
+// (rel is its path relative to the module cache, slash-separated, which
+// names the files in positions: "k8s.io/api@v0.30.0/core/v1/types.go"):
+// the regular files the scanner reads (scannable) that the platform
+// builds and that parse, in name order; none when dir cannot be read.
+func (c *modFiles) read(dir, rel string) []*parsedFile {
+	c.mu.Lock()
+	e := c.m[dir]
+	if e == nil {
+		e = &modFilesEntry{}
+		c.m[dir] = e
+	} else {
+		delete(c.m, dir) // the second scan has it
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		c.reads.Add(1)
+		e.files = readModDir(dir, rel)
+	})
+	return e.files
+}
+
+// readModDir is modFiles.read without the cache.
+func readModDir(dir, rel string) []*parsedFile {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []*parsedFile
+	for _, e := range entries {
+		// A regular file only: the go command writes nothing else there,
+		// and a link could name any file of the machine.
+		if !e.Type().IsRegular() || !scannable(path.Join("x", e.Name())) {
+			continue
+		}
+		if info, err := e.Info(); err != nil || info.Size() > maxModFile {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil || len(src) > maxModFile {
+			continue
+		}
+		pf, err := parseOne(rel+"/"+e.Name(), src)
+		if err != nil || pf == nil {
+			continue // left out by build constraints, or newer syntax: the declarations of the rest still resolve
+		}
+		out = append(out, pf)
+	}
+	return out
+}
