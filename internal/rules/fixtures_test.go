@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"flag"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -36,11 +37,11 @@ import (
 var update = flag.Bool("update", false, "rewrite the want: sections of testdata/*/*.txtar from the actual outcome")
 
 // analyze runs the whole pipeline on a fixture repository, comparing the
-// commits base and head, with the options of the case and a protobuf
-// history cache of its own. It is the one place the harness calls the
-// pipeline: when the pipeline's API changes, change this function and
-// nothing else.
-func analyze(t *testing.T, dir, base, head string, opts rulefixture.Options, note *releasenote.Note) *finding.Report {
+// commits base and head, with the options of the case, a protobuf
+// history cache of its own, and a module cache holding modCache only. It
+// is the one place the harness calls the pipeline: when the pipeline's
+// API changes, change this function and nothing else.
+func analyze(t *testing.T, dir, base, head string, modCache []txtar.File, opts rulefixture.Options, note *releasenote.Note) *finding.Report {
 	t.Helper()
 	req := check.Request{
 		Dir:           dir,
@@ -49,6 +50,7 @@ func analyze(t *testing.T, dir, base, head string, opts rulefixture.Options, not
 		TrustedConfig: opts.TrustedConfig,
 		Lifecycle:     lifecycle.Options{TypeInfo: opts.TypeInfo, CacheDir: t.TempDir()},
 		ReleaseNote:   note,
+		ModCache:      writeModCache(t, modCache),
 	}
 	run := check.Run
 	if opts.Audit != "" {
@@ -74,6 +76,26 @@ func analyze(t *testing.T, dir, base, head string, opts rulefixture.Options, not
 		}
 	}
 	return res.Report
+}
+
+// writeModCache writes files into a new module cache directory and
+// returns it: read-only, as the go command leaves its module cache.
+func writeModCache(t *testing.T, files []txtar.File) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if !filepath.IsLocal(filepath.FromSlash(f.Name)) {
+			t.Fatalf("module cache file %s: not a relative path inside the module cache", f.Name)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 func catalogIDs() map[string]bool {
@@ -119,7 +141,7 @@ func TestFixtures(t *testing.T) {
 				}
 				note = releasenote.Parse(string(history.Files[i].Data))
 			}
-			report := analyze(t, fx.Dir, base, head, c.Options, note)
+			report := analyze(t, fx.Dir, base, head, c.ModCache(), c.Options, note)
 			if *update {
 				if err := c.Update(report); err != nil {
 					t.Fatal(err)

@@ -58,6 +58,18 @@ func refsOf(m *model.Model) *typeRefs {
 			r.index(p)
 		}
 	}
+	// Kubernetes' own packages read from the module cache (corev1): their
+	// declarations, for what asks of a type by identity; no kind of the
+	// repository is reached through them.
+	for _, p := range m.External {
+		if r.pkgs[p.ImportPath] != nil {
+			continue
+		}
+		r.pkgs[p.ImportPath] = p
+		for _, t := range p.Types {
+			r.types[p.ImportPath+"."+t.Name] = t
+		}
+	}
 	return r
 }
 

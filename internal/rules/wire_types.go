@@ -49,8 +49,9 @@ func (t typeSide) resolve() (*resolvedType, string) {
 	return &resolvedType{typeSide: typeSide{m: t.m, pkg: pkg, id: name}, t: decl}, ""
 }
 
-// findPackage returns the package of model m (an API group's or a shared
-// one) with that import path, nil when m has none.
+// findPackage returns the package of model m (an API group's, a shared
+// one or one of Kubernetes' read from the module cache) with that import
+// path, nil when m has none.
 func findPackage(m *model.Model, importPath string) *model.Package {
 	if m == nil {
 		return nil
@@ -62,9 +63,11 @@ func findPackage(m *model.Model, importPath string) *model.Package {
 			}
 		}
 	}
-	for _, p := range m.Shared {
-		if p.ImportPath == importPath {
-			return p
+	for _, ps := range [][]*model.Package{m.Shared, m.External} {
+		for _, p := range ps {
+			if p.ImportPath == importPath {
+				return p
+			}
 		}
 	}
 	return nil

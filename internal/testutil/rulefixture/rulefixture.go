@@ -50,6 +50,10 @@
 // order of finding and note lines does not matter; Update writes them in
 // report order. Blank lines and lines starting with # are ignored.
 //
+// Files named modcache/<module>@<version>/<path> are no part of the
+// history: they are the module cache the run reads (ModCache), which
+// holds nothing else; a case without them reads an empty one.
+//
 // A prelude (testdata/_prelude/NAME.txtar) is an archive whose comment
 // says what it holds and whose files are named by their path in the
 // repository, without a step. Its files are added to the first step of
@@ -92,6 +96,11 @@ const (
 // PreludeDir is the directory of the shared preludes, next to the fixture
 // directories.
 const PreludeDir = "_prelude"
+
+// ModCacheStep names the files of an archive that are no part of the
+// history: modcache/<module>@<version>/<path> is a file of the module
+// cache the run reads (see ModCache).
+const ModCacheStep = "modcache"
 
 // Options of a run, from the "options:" line.
 type Options struct {
@@ -760,6 +769,20 @@ func (c *Case) Update(r *finding.Report) error {
 	return nil
 }
 
+// ModCache returns the files of the module cache the case's run reads,
+// named by their paths relative to it (<module>@<version>/<path>): the
+// archive's files under modcache/. A case without any reads an empty
+// module cache, whatever the machine's holds.
+func (c *Case) ModCache() []txtar.File {
+	var out []txtar.File
+	for _, f := range c.archive.Files {
+		if rest, ok := strings.CutPrefix(f.Name, ModCacheStep+"/"); ok {
+			out = append(out, txtar.File{Name: rest, Data: f.Data})
+		}
+	}
+	return out
+}
+
 var versionDirRe = regexp.MustCompile(`(^|/)v[0-9]+((alpha|beta)[0-9]+)?$`)
 
 // metaImport is the import path of the tiny package the prelude provides.
@@ -781,7 +804,12 @@ func (c *Case) History() []byte {
 	if len(c.Preludes) > 0 && !c.preludesRead {
 		panic(fmt.Sprintf("rulefixture: %s names preludes (%s) that were not read: use Load, or ReadPreludes after Parse", c.Name, strings.Join(c.Preludes, " ")))
 	}
-	ar := c.archive
+	ar := &txtar.Archive{Comment: c.archive.Comment}
+	for _, f := range c.archive.Files {
+		if !strings.HasPrefix(f.Name, ModCacheStep+"/") {
+			ar.Files = append(ar.Files, f)
+		}
+	}
 	if len(ar.Files) == 0 {
 		return txtar.Format(ar)
 	}

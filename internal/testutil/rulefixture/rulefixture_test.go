@@ -325,6 +325,45 @@ package v2alpha1
 	}
 }
 
+// Files under modcache/ are the module cache of the run, not a step of
+// the history, wherever they stand in the archive; Update keeps them.
+func TestModCache(t *testing.T) {
+	t.Parallel()
+	const archive = "options: profile=detect\nwant:\n" +
+		"-- modcache/k8s.io/api@v0.33.3/core/v1/types.go --\npackage v1\n" +
+		"-- base/go.mod --\nmodule other\n" +
+		"-- modcache/k8s.io/apimachinery@v0.33.3/pkg/apis/meta/v1/types.go --\npackage v1\n"
+	c, err := Parse("_engine/general", []byte(archive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(c.History()); got != "-- base/go.mod --\nmodule other\n" {
+		t.Errorf("History = %q", got)
+	}
+	var names []string
+	for _, f := range c.ModCache() {
+		names = append(names, f.Name+" "+string(f.Data))
+	}
+	want := []string{"k8s.io/api@v0.33.3/core/v1/types.go package v1\n", "k8s.io/apimachinery@v0.33.3/pkg/apis/meta/v1/types.go package v1\n"}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("ModCache = %q\nwant %q", names, want)
+	}
+	dir := filepath.Join(t.TempDir(), "_engine")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.File = filepath.Join(dir, "general.txtar")
+	if err := c.Update(&finding.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(c.ModCache()); got != 2 {
+		t.Errorf("after Update, %d module cache files, want 2", got)
+	}
+	if none, _ := Parse("_engine/general", []byte("want:\n-- base/go.mod --\nmodule other\n")); len(none.ModCache()) != 0 {
+		t.Errorf("a case without modcache/ files has %d", len(none.ModCache()))
+	}
+}
+
 func TestRelease(t *testing.T) {
 	t.Parallel()
 	named := &finding.Report{Releases: &finding.Releases{NewestBeforeBase: &finding.Release{Tag: "v1.2.0", Commit: "c", Date: "2024-01-01"}}}
