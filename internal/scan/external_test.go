@@ -104,6 +104,23 @@ func TestExternalFromModuleCache(t *testing.T) {
 		t.Errorf("EnvVar.ValueFrom is %s, want optional", got)
 	}
 
+	// A relative module cache is none, as for the go command.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = scan.Scan(k8sRepo("v0.33.3"), scan.Options{ModCache: rel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.External) != 0 {
+		t.Errorf("a relative module cache: external packages %v", externals(m))
+	}
+
 	// Off by option, as for a release's model.
 	m, err = scan.Scan(k8sRepo("v0.33.3"), scan.Options{ModCache: cache, NoExternal: true})
 	if err != nil {

@@ -68,10 +68,14 @@ type declMember struct {
 }
 
 // newResolver returns the scan's resolver, reading the module cache at
-// modCache ("": where the go command has it, goenv.ModCache).
+// modCache ("": where the go command has it, goenv.ModCache; a relative
+// path: none, as the go command rejects one).
 func newResolver(s *state, modCache string) *resolver {
-	if modCache == "" {
+	switch {
+	case modCache == "":
 		modCache = goenv.ModCache()
+	case !filepath.IsAbs(modCache):
+		modCache = ""
 	}
 	return &resolver{s: s, modCache: modCache, pkgs: map[string]*declPkg{}}
 }

@@ -72,9 +72,9 @@ type Options struct {
 	Record *Reuse
 	// Reuse, when set, offers the groups another scan builds (see Reuse).
 	Reuse *Reuse
-	// ModCache is the module cache directory that types of modules
-	// outside the repository are read from, never written to; "" is the
-	// go command's (goenv.ModCache).
+	// ModCache is the module cache directory (an absolute path) that
+	// types of modules outside the repository are read from, never
+	// written to; "" is the go command's (goenv.ModCache).
 	ModCache string
 	// NoExternal leaves Model.External empty: for a model no wire shape
 	// is compared on (a release's, for what it declared).
