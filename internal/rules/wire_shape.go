@@ -189,12 +189,30 @@ func (s *shaper) compare(b, h typeSide) shapeMatch {
 		return s.compareOneResolved(b, h, bt, ht, bs, hs)
 	}
 	if bt.t.Kind != model.KindStruct || ht.t.Kind != model.KindStruct {
+		// A defined type over another named type (admissionregistration
+		// v1alpha1's `type MatchCondition v1.MatchCondition`) has that
+		// type's shape: a struct on one side compares with what the other
+		// side's declaration names.
+		switch {
+		case bt.t.Kind == model.KindStruct && ht.t.Kind == model.KindOther && namesType(ht.t):
+			return s.compare(b, ht.with(ht.t.UnderlyingIdentity()))
+		case ht.t.Kind == model.KindStruct && bt.t.Kind == model.KindOther && namesType(bt.t):
+			return s.compare(bt.with(bt.t.UnderlyingIdentity()), h)
+		}
 		if bt.t.Kind == model.KindStruct || ht.t.Kind == model.KindStruct {
 			return s.differ("%s became %s", b.id, h.id)
 		}
 		return s.compare(bt.with(bt.t.UnderlyingIdentity()), ht.with(ht.t.UnderlyingIdentity()))
 	}
 	return s.compareStructs(bt, ht)
+}
+
+// namesType reports whether a non-struct declaration's underlying type is
+// a named type (`type A B`, `type A pkg.B`), not a built-in, a pointer or
+// a container.
+func namesType(t *model.Type) bool {
+	u := t.UnderlyingIdentity()
+	return u != "" && !isBuiltinID(u) && !strings.ContainsAny(u, "*[]{}() ") && !strings.HasPrefix(u, "map[")
 }
 
 // compareContainers compares two sides of which one is a slice or a map
@@ -326,8 +344,16 @@ func (s *shaper) compareOneResolved(b, h typeSide, bt, ht *resolvedType, bs, hs 
 // fields flattened: base's members (compareBaseMembers), then the members
 // head adds, which may be optional only.
 func (s *shaper) compareStructs(bt, ht *resolvedType) shapeMatch {
-	bm, bu, bok := s.members(bt)
-	hm, hu, hok := s.members(ht)
+	bm, bu, bi, bok := s.members(bt, nil)
+	hm, hu, hi, hok := s.members(ht, nil)
+	if opaque := oneSided(bu, hi, hu, bi); len(opaque) > 0 {
+		// An inline type resolved on one side only (the module cache
+		// holds the version one revision requires, not the other's): its
+		// members are unknown on both, as the same type brings the same
+		// members.
+		bm, bu, _, bok = s.members(bt, opaque)
+		hm, hu, _, hok = s.members(ht, opaque)
+	}
 	if !bok || !hok {
 		return shapeUnknown
 	}
@@ -447,11 +473,31 @@ type member struct {
 	deprecated bool
 }
 
-// members are a struct's JSON members, inline fields flattened, and the
-// identities of the inline members that could not be resolved (their
-// members are unknown); ok is false when an inline member is no struct or
-// the nesting is too deep.
-func (s *shaper) members(t *resolvedType) (_ map[string]member, unresolved []string, ok bool) {
+// oneSided returns the inline type identities that one side could not
+// resolve (bu, hu) and the other flattened (hi, bi).
+func oneSided(bu, hi, hu, bi []string) map[string]bool {
+	var out map[string]bool
+	add := func(unresolved, inlined []string) {
+		for _, id := range unresolved {
+			if slices.Contains(inlined, id) {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[id] = true
+			}
+		}
+	}
+	add(bu, hi)
+	add(hu, bi)
+	return out
+}
+
+// members are a struct's JSON members, inline fields flattened (but for
+// the identities in opaque, which count as not resolved), the identities
+// of the inline members that could not be resolved (their members are
+// unknown) and those of the inline members flattened; ok is false when
+// an inline member is no struct or the nesting is too deep.
+func (s *shaper) members(t *resolvedType, opaque map[string]bool) (_ map[string]member, unresolved, inlined []string, ok bool) {
 	out := map[string]member{}
 	var walk func(t *resolvedType, depth int) bool
 	walk = func(t *resolvedType, depth int) bool {
@@ -465,9 +511,16 @@ func (s *shaper) members(t *resolvedType) (_ map[string]member, unresolved []str
 			}
 			if c.Inline {
 				it, _ := t.with(c.Type).resolve()
+				if opaque[c.Type] {
+					it = nil
+				}
 				if it == nil || it.t.Kind != model.KindStruct {
 					if strings.HasSuffix(c.Type, "TypeMeta") || strings.HasSuffix(c.Type, "ObjectMeta") {
+						// apimachinery's metadata, unresolved: a member
+						// of its own, the same type on both sides the
+						// same member.
 						out["\x00"+c.Type] = member{side: t.with(c.Type), presence: model.Optional}
+						unresolved = append(unresolved, c.Type)
 						continue
 					}
 					if it == nil {
@@ -476,6 +529,7 @@ func (s *shaper) members(t *resolvedType) (_ map[string]member, unresolved []str
 					}
 					return false
 				}
+				inlined = append(inlined, c.Type)
 				if !walk(it, depth+1) {
 					return false
 				}
@@ -486,7 +540,7 @@ func (s *shaper) members(t *resolvedType) (_ map[string]member, unresolved []str
 		return true
 	}
 	if !walk(t, 0) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return out, unresolved, true
+	return out, unresolved, inlined, true
 }
