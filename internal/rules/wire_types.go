@@ -32,6 +32,13 @@ func (t typeSide) resolve() (*resolvedType, string) {
 	pkg := t.pkg
 	name := id
 	if i := strings.LastIndex(id, "."); i >= 0 {
+		if jsonKind(id) != "" {
+			// Kubernetes' scalar types with JSON methods of their own
+			// (metav1.Time, IntOrString, Quantity): their JSON form is
+			// known, their declaration (read from the module cache) says
+			// nothing of it.
+			return nil, id
+		}
 		path := id[:i]
 		name = id[i+1:]
 		pkg = findPackage(t.m, path)
