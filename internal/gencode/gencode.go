@@ -14,6 +14,7 @@ package gencode
 
 import (
 	"fmt"
+	"iter"
 	"path"
 	"regexp"
 	"slices"
@@ -49,13 +50,16 @@ type Files struct {
 	has     map[string]bool
 	openapi []string
 	text    map[string]string
-	errs    map[string]error
-	defs    map[string]*Definitions
+	// converts are the autoConvert functions of the conversion files
+	// asked about (autoConvertFuncs), by path.
+	converts map[string][]convertFunc
+	errs     map[string]error
+	defs     map[string]*Definitions
 }
 
 // New reads the generated files of src.
 func New(src Source) *Files {
-	return &Files{src: src, text: map[string]string{}, errs: map[string]error{}, defs: map[string]*Definitions{}}
+	return &Files{src: src, text: map[string]string{}, converts: map[string][]convertFunc{}, errs: map[string]error{}, defs: map[string]*Definitions{}}
 }
 
 func (f *Files) list() {
@@ -187,23 +191,117 @@ func DeepCopyInto(text, typ string) (Block, bool) {
 	return block(text, "func (in *"+typ+") DeepCopyInto(out *"+typ+") {")
 }
 
-var autoConvertRe = regexp.MustCompile(`(?m)^func (autoConvert_\w+)\(`)
-
 // AutoConverts are conversion-gen's autoConvert functions that convert
 // type typ of the package named pkg into or out of another package
 // (autoConvert_v1beta1_Shoot_To_core_Shoot and
 // autoConvert_core_Shoot_To_v1beta1_Shoot), in the order of the text.
+// Asking about many types of one file, use Files.AutoConverts, which
+// finds the file's functions once.
 func AutoConverts(text, pkg, typ string) []Block {
+	return autoConvertsIn(text, autoConvertFuncs(text), pkg, typ)
+}
+
+// AutoConverts is AutoConverts of generated file p (read as Read
+// reads it), whose autoConvert functions are found once: a conversion
+// file holds the functions of every type of its package (Gardener's
+// core/v1beta1 has hundreds), and the rules ask about its types one by
+// one.
+func (f *Files) AutoConverts(p, pkg, typ string) ([]Block, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	text, err := f.read(p)
+	if err != nil {
+		return nil, err
+	}
+	fns, ok := f.converts[p]
+	if !ok {
+		fns = autoConvertFuncs(text)
+		f.converts[p] = fns
+	}
+	return autoConvertsIn(text, fns, pkg, typ), nil
+}
+
+// convertFunc is an autoConvert function of a text: its name, and the
+// offset and line (from 1) of the first line that declares it.
+type convertFunc struct {
+	name     string
+	at, line int
+}
+
+// autoConvertsIn is AutoConverts with the text's autoConvert functions
+// found (autoConvertFuncs).
+func autoConvertsIn(text string, fns []convertFunc, pkg, typ string) []Block {
 	from, to := "autoConvert_"+pkg+"_"+typ+"_To_", "_To_"+pkg+"_"+typ
 	var out []Block
-	for _, m := range autoConvertRe.FindAllStringSubmatch(text, -1) {
-		if name := m[1]; strings.HasPrefix(name, from) || strings.HasSuffix(name, to) {
-			if b, ok := block(text, "func "+name+"("); ok {
+	for _, fn := range fns {
+		if strings.HasPrefix(fn.name, from) || strings.HasSuffix(fn.name, to) {
+			if b, ok := block(text[fn.at:], "func "+fn.name+"("); ok {
+				b.Line += fn.line - 1
 				out = append(out, b)
 			}
 		}
 	}
 	return out
+}
+
+// autoConvertFuncs are the functions the lines of text declare as
+// "func autoConvert_<word characters>(", in order: what
+// (?m)^func (autoConvert_\w+)\( matches, found with a substring search
+// (a regular expression over a file of megabytes, once per type, was
+// most of a Gardener release pair's time). A function declared twice is
+// at its first declaration both times.
+func autoConvertFuncs(text string) []convertFunc {
+	var out []convertFunc
+	first := map[string]int{} // name -> index in out
+	line, counted := 1, 0     // the line of offset counted
+	for name, at := range declaredFuncs(text, "autoConvert_") {
+		line += strings.Count(text[counted:at], "\n")
+		counted = at
+		fn := convertFunc{name: name, at: at, line: line}
+		if n, ok := first[name]; ok {
+			fn = out[n]
+		} else {
+			first[name] = len(out)
+		}
+		out = append(out, fn)
+	}
+	return out
+}
+
+// declaredFuncs yields the functions the lines of text declare as
+// "func <prefix><word characters>(", with the offset of their line, in
+// order: the matches of (?m)^func (<prefix>\w+)\( for a prefix of word
+// characters.
+func declaredFuncs(text, prefix string) iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		head := "func " + prefix
+		for i := 0; ; {
+			j := strings.Index(text[i:], head)
+			if j < 0 {
+				return
+			}
+			j += i
+			i = j + len(head)
+			if j > 0 && text[j-1] != '\n' {
+				continue
+			}
+			k := i
+			for k < len(text) && isWordByte(text[k]) {
+				k++
+			}
+			if k > i && k < len(text) && text[k] == '(' {
+				if !yield(text[j+len("func "):k], j) {
+					return
+				}
+				i = k + 1
+			}
+		}
+	}
+}
+
+// isWordByte reports the bytes \w matches: ASCII letters, digits, _.
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // Mentions reports whether generated Go code reads or writes the field
@@ -226,11 +324,6 @@ type Definitions struct {
 	funcs    map[string]int    // function -> offset of its line
 }
 
-var (
-	definitionRe = regexp.MustCompile(`(?m)^\s*"([^"]+)\.([A-Za-z_]\w*)":\s*(schema_\w+)\(ref\),?$`)
-	schemaFuncRe = regexp.MustCompile(`(?m)^func (schema_\w+)\(`)
-)
-
 // OpenAPI returns the definitions of OpenAPI file p, read and indexed
 // once.
 func (f *Files) OpenAPI(p string) (*Definitions, error) {
@@ -248,17 +341,96 @@ func (f *Files) OpenAPI(p string) (*Definitions, error) {
 	return d, nil
 }
 
-// ParseDefinitions indexes the definitions of an OpenAPI file's text.
+// ParseDefinitions indexes the definitions of an OpenAPI file's text:
+// the lines `"<import path>.<Type>": schema_<name>(ref),` of the
+// definitions map, and the schema functions. Both are found with
+// substring searches, not regular expressions (Gardener's file is
+// megabytes).
 func ParseDefinitions(text string) *Definitions {
 	d := &Definitions{text: text, schema: map[string]string{}, packages: map[string]bool{}, funcs: map[string]int{}}
-	for _, m := range definitionRe.FindAllStringSubmatch(text, -1) {
-		d.schema[m[1]+"."+m[2]] = m[3]
-		d.packages[m[1]] = true
+	for i := 0; i < len(text); {
+		end := strings.IndexByte(text[i:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += i
+		}
+		if pkg, typ, fn, ok := definition(text, i); ok {
+			d.schema[pkg+"."+typ] = fn
+			d.packages[pkg] = true
+		}
+		i = end + 1
 	}
-	for _, m := range schemaFuncRe.FindAllStringSubmatchIndex(text, -1) {
-		d.funcs[text[m[2]:m[3]]] = m[0]
+	for name, at := range declaredFuncs(text, "schema_") {
+		d.funcs[name] = at
 	}
 	return d
+}
+
+// definition reads a definition at line start i of text: what
+// (?m)^\s*"([^"]+)\.([A-Za-z_]\w*)":\s*(schema_\w+)\(ref\),?$ matches
+// there.
+func definition(text string, i int) (pkg, typ, fn string, ok bool) {
+	i = skipSpace(text, i)
+	if i >= len(text) || text[i] != '"' {
+		return "", "", "", false
+	}
+	q := strings.IndexByte(text[i+1:], '"')
+	if q < 0 {
+		return "", "", "", false
+	}
+	name := text[i+1 : i+1+q]
+	dot := strings.LastIndexByte(name, '.')
+	if dot <= 0 || !identifier(name[dot+1:]) {
+		return "", "", "", false
+	}
+	i += q + 2
+	if i >= len(text) || text[i] != ':' {
+		return "", "", "", false
+	}
+	i = skipSpace(text, i+1)
+	rest := text[i:]
+	if !strings.HasPrefix(rest, "schema_") {
+		return "", "", "", false
+	}
+	k := len("schema_")
+	for k < len(rest) && isWordByte(rest[k]) {
+		k++
+	}
+	if k == len("schema_") {
+		return "", "", "", false
+	}
+	after, found := strings.CutPrefix(rest[k:], "(ref)")
+	if !found {
+		return "", "", "", false
+	}
+	after = strings.TrimPrefix(after, ",")
+	if after != "" && after[0] != '\n' {
+		return "", "", "", false
+	}
+	return name[:dot], name[dot+1:], rest[:k], true
+}
+
+// skipSpace skips what \s matches from i: tabs, newlines, form feeds,
+// carriage returns and spaces.
+func skipSpace(text string, i int) int {
+	for i < len(text) && strings.IndexByte("\t\n\f\r ", text[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// identifier reports a Go identifier of ASCII letters, digits and _.
+func identifier(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isWordByte(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Defines reports whether the file has definitions of types of the

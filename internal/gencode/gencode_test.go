@@ -2,6 +2,8 @@ package gencode
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -124,6 +126,87 @@ func TestAutoConverts(t *testing.T) {
 	}
 	if !Mentions(fns[1], "Internal") || Mentions(fns[0], "Items") {
 		t.Errorf("Mentions: a WARNING names a field; another function's field is not mentioned")
+	}
+}
+
+// TestAutoConvertNames: the functions found are those the regular
+// expression (?m)^func (autoConvert_\w+)\( finds, edge cases included.
+func TestAutoConvertNames(t *testing.T) {
+	re := regexp.MustCompile(`(?m)^func (autoConvert_\w+)\(`)
+	for _, text := range []string{
+		conversion,
+		"",
+		"func autoConvert_a(",
+		"func autoConvert_(x)\nfunc autoConvert_b (\nfunc autoConvert_c\n(\nfunc autoConvert_d(",
+		" func autoConvert_mid(\n\tfunc autoConvert_tab(\nxfunc autoConvert_x(\n",
+		"func autoConvert_é(\nfunc autoConvert_a-b(\nfunc autoConvert_ok1_X(func autoConvert_same(\nfunc autoConvert_last",
+		"func autoConvert_a(func autoConvert_b(\nfunc autoConvert_c(",
+		"\n\nfunc autoConvert_v1_A_To_core_A(in *A) {\n}\n",
+		"func autoConvert_twice(a)\n}\nfunc autoConvert_other(b)\n}\nfunc autoConvert_twice(c)\n}\n",
+	} {
+		var want []string
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			want = append(want, m[1])
+		}
+		var got []string
+		for _, fn := range autoConvertFuncs(text) {
+			got = append(got, fn.name)
+			if b, ok := block(text, "func "+fn.name+"("); !ok || fn.at != strings.Index(text, b.Text) || fn.line != b.Line {
+				t.Errorf("%s at offset %d, line %d; its first declaration is at %d, line %d", fn.name, fn.at, fn.line, strings.Index(text, b.Text), b.Line)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("autoConvertFuncs(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// TestParseDefinitions: the definitions and functions found are those
+// the regular expressions the index is defined by find.
+func TestParseDefinitions(t *testing.T) {
+	defRe := regexp.MustCompile(`(?m)^\s*"([^"]+)\.([A-Za-z_]\w*)":\s*(schema_\w+)\(ref\),?$`)
+	fnRe := regexp.MustCompile(`(?m)^func (schema_\w+)\(`)
+	for _, text := range []string{
+		openapi,
+		"",
+		"\"a.B\": schema_x(ref),",
+		"\t\t\"example.com/a/b.C\":schema_c(ref)\n\"a.b.C\": schema_d(ref),\r\n\"a.b-c\": schema_e(ref),\n",
+		"\"a.B\":\n\n\tschema_f(ref),\n\"x\n\"a.D\": schema_g(ref)\n  \n\"a.1E\": schema_h(ref)\n\".E\": schema_i(ref)\n",
+		"\"a.B\": schema_(ref)\n\"a.B\": schema_j(ref)x\n\"a.B\": schema_k(ref),,\n\"a.B\": schema_l(ref)\n",
+		"func schema_a(\nfunc schema_(\n func schema_b(\nfunc schema_c (\nfunc schema_a(x)\n",
+	} {
+		want := &Definitions{text: text, schema: map[string]string{}, packages: map[string]bool{}, funcs: map[string]int{}}
+		for _, m := range defRe.FindAllStringSubmatch(text, -1) {
+			want.schema[m[1]+"."+m[2]] = m[3]
+			want.packages[m[1]] = true
+		}
+		for _, m := range fnRe.FindAllStringSubmatchIndex(text, -1) {
+			want.funcs[text[m[2]:m[3]]] = m[0]
+		}
+		got := ParseDefinitions(text)
+		if fmt.Sprint(got.schema, got.packages, got.funcs) != fmt.Sprint(want.schema, want.packages, want.funcs) {
+			t.Errorf("ParseDefinitions(%q) = %v %v %v, want %v %v %v", text, got.schema, got.packages, got.funcs, want.schema, want.packages, want.funcs)
+		}
+	}
+}
+
+// TestFilesAutoConverts: Files.AutoConverts answers as AutoConverts of
+// the file's text, reading the file once.
+func TestFilesAutoConverts(t *testing.T) {
+	p := "pkg/apis/core/v1beta1/zz_generated.conversion.go"
+	src := &source{files: map[string]string{p: conversion}}
+	f := New(src)
+	for _, c := range [][2]string{{"v1beta1", "ShootSpec"}, {"core", "ShootSpec"}, {"v1beta1", "ShootSpecList"}, {"v1beta1", "Nope"}} {
+		got, err := f.AutoConverts(p, c[0], c[1])
+		if want := AutoConverts(conversion, c[0], c[1]); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("AutoConverts(%s, %s) = %+v, %v; want %+v", c[0], c[1], got, err, want)
+		}
+	}
+	if src.reads != 1 {
+		t.Errorf("%d reads, want 1", src.reads)
+	}
+	if _, err := f.AutoConverts("none/zz_generated.conversion.go", "v1", "A"); err == nil {
+		t.Error("AutoConverts of a file that does not exist: no error")
 	}
 }
 

@@ -152,11 +152,13 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 	}
 
 	for _, cv := range conversionFiles(g, gd, pd) {
-		text, ok := readGenerated(c, g, cv)
-		if !ok {
+		if _, ok := readGenerated(c, g, cv); !ok {
 			continue
 		}
-		fns := gencode.AutoConverts(text, pd.Head.Name, name)
+		fns, err := g.Head.AutoConverts(cv, pd.Head.Name, name)
+		if err != nil {
+			continue // readGenerated read it
+		}
 		if len(fns) == 0 {
 			continue // the type is not converted there (or hand-converted)
 		}
