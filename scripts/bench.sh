@@ -5,6 +5,7 @@
 #   scripts/bench.sh            # or: RUNS=9 COUNT=5 scripts/bench.sh
 #   scripts/bench.sh --repo DIR --base A --head B [--runs N] [--cache warm|cold|off]
 #   scripts/bench.sh [...] --markdown   # the measurements as a Markdown table
+#   scripts/bench.sh --other-files N [--runs N]   # what N files outside the API cost
 #
 # The second form times an existing repository (a clone, or the git
 # directory of a bare one): see "Real repositories" below. --markdown
@@ -50,6 +51,15 @@
 # makes and removes the directory: a few milliseconds), off disables it.
 # The cache lives in the temporary directory, never in the user's.
 #
+# --other-files N: generates the repository twice, the second time with N
+# files outside the API packages (benchgen -other-files: docs, charts,
+# web assets and Go packages of controllers, the same at base and head),
+# and times `apicheck check` on both, interleaved, --runs rounds (default
+# 9) after one warm-up round with the cache kept (warm, in the temporary
+# directory); it prints each one's median wall and CPU time and the
+# median of the differences round by round, and PASS (exit 0) when the
+# wall-time difference is at most 20 ms, FAIL (exit 1) otherwise.
+#
 # --markdown in the generated form: apicheck's cell is the binary's median
 # (and best), the floor BenchmarkReadAndParse's best, the ratio the one
 # the verdict uses (best binary / best floor, and in-process); the exit
@@ -64,6 +74,7 @@ REV_HEAD=""
 CACHE=warm
 REPO_RUNS=5
 MARKDOWN=""
+OTHER_FILES=""
 args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -73,9 +84,14 @@ while [ $# -gt 0 ]; do
 	--runs) REPO_RUNS=${2:?--runs needs a number}; shift 2 ;;
 	--cache) CACHE=${2:?--cache needs warm, cold or off}; shift 2 ;;
 	--markdown) MARKDOWN=1; shift ;;
-	*) die "unknown argument $1 (usage: bench.sh [--repo DIR --base A --head B [--runs N] [--cache warm|cold|off]] [--markdown])" ;;
+	--other-files) OTHER_FILES=${2:?--other-files needs a number}; shift 2 ;;
+	*) die "unknown argument $1 (usage: bench.sh [--repo DIR --base A --head B [--runs N] [--cache warm|cold|off]] [--other-files N] [--markdown])" ;;
 	esac
 done
+if [ -n "$OTHER_FILES" ]; then
+	case "$OTHER_FILES" in *[!0-9]*) die "--other-files must be a number" ;; esac
+	[ -z "$REPO$REV_BASE$REV_HEAD" ] || die "--other-files generates its repositories: no --repo, --base or --head"
+fi
 if [ -n "$REPO" ] || [ -n "$REV_BASE" ] || [ -n "$REV_HEAD" ]; then
 	[ -n "$REPO" ] && [ -n "$REV_BASE" ] && [ -n "$REV_HEAD" ] || die "--repo, --base and --head go together"
 	[ -d "$REPO" ] || die "--repo $REPO is not a directory"
@@ -197,6 +213,36 @@ if [ -n "$REPO" ]; then
 			"$(awk -v k="$(tv c1_max_rss_kb)" 'BEGIN { printf "%.0f MB", k / 1024 }')"
 	fi
 	exit 0
+fi
+
+if [ -n "$OTHER_FILES" ]; then
+	runs=$REPO_RUNS
+	case " ${args[*]} " in *" --runs "*) ;; *) runs=9 ;; esac
+	echo "== generate the repository ($API_GROUPS groups), without and with $OTHER_FILES other files" >&2
+	go run ./internal/benchgen/cmd/benchgen -groups "$API_GROUPS" -seed "$SEED" "$tmp/repo" >/dev/null || die "benchgen failed"
+	go run ./internal/benchgen/cmd/benchgen -groups "$API_GROUPS" -seed "$SEED" -other-files "$OTHER_FILES" "$tmp/big" >/dev/null ||
+		die "benchgen failed"
+	mkdir -m 0700 "$tmp/cache"
+	export GOFLAGS=-mod=mod GOPROXY=off APICHECK_CACHE_DIR="$tmp/cache"
+	small=("$tmp/apicheck" check --repo "$tmp/repo" --base base --head head --format json --fail-on none)
+	big=("$tmp/apicheck" check --repo "$tmp/big" --base base --head head --format json --fail-on none)
+	echo "== time apicheck on both, interleaved ($runs rounds after 1 warm-up, cache warm)" >&2
+	"$tmp/benchtime" -n "$runs" -warmup 1 -ok 0 -diff -- "${big[@]}" ::: "${small[@]}" >"$tmp/times.txt" ||
+		die "a timed run failed"
+	tv() { sed -n "s/^$1=//p" "$tmp/times.txt"; }
+	awk -v n="$OTHER_FILES" -v groups="$API_GROUPS" -v runs="$runs" \
+		-v big="$(tv c1_median_ms)" -v big_cpu="$(tv c1_median_cpu_ms)" -v small="$(tv c2_median_ms)" -v small_cpu="$(tv c2_median_cpu_ms)" \
+		-v diff="$(tv diff_median_ms)" -v diff_cpu="$(tv diff_median_cpu_ms)" '
+	BEGIN {
+		printf "\napicheck on %d API groups with and without %d files outside the API packages (median of %d interleaved runs, cache warm)\n\n", groups, n, runs
+		printf "  %-22s %s\n", "without", sprintf("%.3f s; CPU %.3f s", small / 1000, small_cpu / 1000)
+		printf "  %-22s %s\n", "with", sprintf("%.3f s; CPU %.3f s", big / 1000, big_cpu / 1000)
+		printf "  %-22s %s\n", "added (round by round)", sprintf("%.1f ms wall, %.1f ms CPU (target: at most 20 ms wall)", diff, diff_cpu)
+		verdict = diff <= 20 ? "PASS" : "FAIL"
+		printf "\n%s\n", verdict
+		exit verdict == "PASS" ? 0 : 1
+	}'
+	exit $?
 fi
 
 echo "== generate repository ($API_GROUPS groups)" >&2

@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -42,6 +43,11 @@ type Options struct {
 	Seed int64 `json:"seed"`
 	// Module is the module path in go.mod (default example.cloud/bench).
 	Module string `json:"module"`
+	// OtherFiles is the number of files outside the API packages (default
+	// none): documentation, Helm charts, web assets and Go packages of
+	// controllers, twenty to a directory, the same at base and head (see
+	// otherFiles).
+	OtherFiles int `json:"otherFiles,omitempty"`
 }
 
 // Defaults used for zero Options fields. With them a revision has 880 Go
@@ -91,7 +97,37 @@ func Generate(dir string, opts Options) error {
 		return err
 	}
 	files[ManifestFile] = append(manifest, '\n')
+	maps.Copy(files, otherFiles(opts.OtherFiles))
 	return writeFiles(dir, files)
+}
+
+// otherFiles returns n files outside the API packages, twenty to a
+// directory, the directories in turn of four kinds: Markdown pages
+// (docs/content), Helm chart values (charts), JavaScript assets
+// (web/static) and Go packages of controllers (internal/controllers),
+// which import nothing of the API. Every file's content is its own, as
+// in a real repository.
+func otherFiles(n int) map[string][]byte {
+	out := make(map[string][]byte, n)
+	type kind struct{ root, ext string }
+	kinds := [...]kind{{"docs/content", ".md"}, {"charts", ".yaml"}, {"web/static", ".js"}, {"internal/controllers", ".go"}}
+	for i := 0; i < n; i++ {
+		d, f := i/20, i%20
+		k := kinds[d%len(kinds)]
+		dir := fmt.Sprintf("%s/s%02d/p%03d", k.root, d/len(kinds)/100, d/len(kinds)%100)
+		name := fmt.Sprintf("%s/f%02d%s", dir, f, k.ext)
+		var content string
+		switch k.ext {
+		case ".go":
+			content = fmt.Sprintf("package p%03d\n\n// F%d is file %d of %s.\nfunc F%d() int { return %d }\n", d/len(kinds)%100, f, f, dir, f, i)
+		case ".yaml":
+			content = fmt.Sprintf("# file %d of %s\nreplicas: %d\n", f, dir, i)
+		default:
+			content = fmt.Sprintf("file %d of %s: %d\n", f, dir, i)
+		}
+		out[name] = []byte(content)
+	}
+	return out
 }
 
 // Mutate changes the tree that Generate wrote into dir into a head

@@ -9,9 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// versionName matches the directory names the scan takes for API versions.
+var versionName = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
 
 var small = Options{Groups: 3, TypesFiles: 4, RootKinds: 2}
 
@@ -253,6 +257,52 @@ func TestLowerCamel(t *testing.T) {
 	} {
 		if got := lowerCamel(in); got != want {
 			t.Errorf("lowerCamel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestOtherFiles: the files outside the API packages are as many as
+// asked, of the four kinds, none in a directory the scan could take for
+// an API version, valid Go, and Mutate leaves them alone.
+func TestOtherFiles(t *testing.T) {
+	t.Parallel()
+	d := t.TempDir()
+	if err := Generate(d, Options{Groups: 3, OtherFiles: 170}); err != nil {
+		t.Fatal(err)
+	}
+	plain := t.TempDir()
+	if err := Generate(plain, Options{Groups: 3}); err != nil {
+		t.Fatal(err)
+	}
+	all, api := readTree(t, d), readTree(t, plain)
+	other := map[string][]byte{}
+	exts := map[string]int{}
+	for p, s := range all {
+		if _, ok := api[p]; ok || p == ManifestFile {
+			continue
+		}
+		other[p] = []byte(s)
+		exts[filepath.Ext(p)]++
+		for _, seg := range strings.Split(filepath.ToSlash(filepath.Dir(p)), "/") {
+			if versionName.MatchString(seg) {
+				t.Errorf("%s is in a directory named like an API version", p)
+			}
+		}
+	}
+	if len(other) != 170 {
+		t.Errorf("%d other files, want 170", len(other))
+	}
+	if len(exts) != 4 || exts[".go"] < 40 {
+		t.Errorf("other files by extension: %v, want four kinds", exts)
+	}
+	checkGofmt(t, other)
+	if err := Mutate(d, 3); err != nil {
+		t.Fatal(err)
+	}
+	after := readTree(t, d)
+	for p, s := range other {
+		if after[p] != string(s) {
+			t.Errorf("Mutate changed %s", p)
 		}
 	}
 }

@@ -122,6 +122,9 @@ func finish(req Request, res, out *Result, err error) (*Result, error) {
 	if stop := req.stopped(); stop != nil && !rules.Interrupted(err) {
 		err = stop
 	}
+	if res.Repo != nil {
+		res.Repo.SaveTreeMemo()
+	}
 	if err != nil {
 		res.Close()
 		return nil, err
@@ -135,6 +138,7 @@ func openRepo(req Request) (*git.Repo, error) {
 	if err != nil {
 		return nil, &UsageError{err}
 	}
+	repo.UseTreeMemo(lifecycle.TreeMemoPath(req.Lifecycle.CacheDir, repo.Root))
 	return repo, nil
 }
 
@@ -334,7 +338,8 @@ func (res *Result) smallTree(size int) bool {
 	if !res.counted {
 		for _, snap := range []git.Snapshot{res.Base, res.Head} {
 			if snap != nil { // audit reads one revision
-				res.candidates += scan.CandidateFilesAtMost(snap.Files())
+				files, _ := git.Select(snap, scan.Selection) // opened: selected without error
+				res.candidates += scan.CandidateFilesAtMost(files)
 			}
 		}
 		res.counted = true
@@ -390,6 +395,9 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 	}
 	if res.Head, err = snapshot(res.Repo, headRef(req)); err != nil {
 		return nil, refError(res.Repo, err)
+	}
+	if err = git.SelectAll(scan.Selection, res.Head); err != nil {
+		return nil, err
 	}
 	if res.Config, err = LoadConfig(res.Head, req.ConfigPath, req.catalogue()); err != nil { // config
 		return nil, err
@@ -504,6 +512,11 @@ func openSnapshots(res *Result, req Request) error {
 		if err == nil && e != nil {
 			err = refError(repo, e)
 		}
+	}
+	if err == nil {
+		// What the scans read of the file lists, for both revisions in one
+		// walk of their trees (the directories they share once).
+		err = git.SelectAll(scan.Selection, snaps[0], snaps[1])
 	}
 	if err != nil { // a failure, or a panic
 		for _, s := range snaps {

@@ -291,13 +291,11 @@ func ruleIDs(rs []*rules.Rule) []string {
 	return ids
 }
 
+// hasFile reports whether revision s has file name; true when that
+// cannot be told (reading it then says why).
 func hasFile(s git.Snapshot, name string) bool {
-	for _, f := range s.Files() {
-		if f == name {
-			return true
-		}
-	}
-	return false
+	ok, err := git.HasFile(s, name)
+	return ok || err != nil
 }
 
 // checkGroupDirs reports configured groups whose directory holds no file
@@ -306,19 +304,16 @@ func checkGroupDirs(cfg *config.Config, head git.Snapshot) error {
 	if len(cfg.Groups) == 0 {
 		return nil
 	}
-	dirs := map[string]bool{}
-	for _, f := range head.Files() {
-		for d := f; strings.Contains(d, "/"); {
-			d = d[:strings.LastIndex(d, "/")]
-			if dirs[d] {
-				break
-			}
-			dirs[d] = true
-		}
-	}
 	var errs config.Errors
 	for i, g := range cfg.Groups {
-		if g.Dir != "." && !dirs[g.Dir] {
+		if g.Dir == "." {
+			continue
+		}
+		ok, err := git.HasDir(head, g.Dir)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			errs = append(errs, &config.Error{File: g.Pos.File, Line: g.Pos.Line, Column: g.Pos.Col,
 				Key: fmt.Sprintf("groups[%d].dir", i), Msg: fmt.Sprintf("directory %s does not exist in %s", quote.Name(g.Dir), head.Ref())})
 		}

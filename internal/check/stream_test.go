@@ -310,7 +310,7 @@ func TestGCPercent(t *testing.T) {
 		}
 	}
 	// An audit reads one revision, as small.
-	res, err := check.Audit(check.Request{Dir: fx.Dir, Head: fx.Commits["head"], GCPercent: 321})
+	res, err := check.Audit(check.Request{Dir: fx.Dir, Head: fx.Commits["head"], GCPercent: 321, Lifecycle: lifecycle.Options{CacheDir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/apicheck/apicheck/internal/git"
 )
 
 // Source is a revision's files (git.Snapshot).
@@ -396,8 +398,12 @@ const maxNamed = 32
 // m.mu is held. Past maxNamed files, or when reading them fails,
 // the kind stays unknown (the other kinds' answers hold).
 func (m *Manifests) loadNamed(k groupKind) {
+	all, err := git.Select(m.src, namedSelection(k.kind))
+	if err != nil {
+		return // the kind stays unknown; the other kinds' answers hold
+	}
 	var files []string
-	for _, f := range m.src.Files() {
+	for _, f := range all {
 		if named(f, k.kind) && !strings.Contains(strings.ToLower(f), "crd") && !excluded(f) {
 			files = append(files, f)
 		}
@@ -488,7 +494,12 @@ func (m *Manifests) load(groups []string) {
 	if m.failed != "" {
 		return
 	}
-	files := slices.DeleteFunc(candidates(m.src.Files()), func(f string) bool {
+	all, err := git.Select(m.src, candidateSelection)
+	if err != nil {
+		m.failed = "listing them failed: " + err.Error()
+		return
+	}
+	files := slices.DeleteFunc(candidates(all), func(f string) bool {
 		g, ok := namedGroup(f)
 		return ok && !slices.Contains(groups, g)
 	})
@@ -525,6 +536,27 @@ func (m *Manifests) load(groups []string) {
 	for _, ks := range m.kinds {
 		ks.sort()
 	}
+}
+
+// candidateSelection keeps the candidates, and more (git.Select): the
+// YAML files whose path contains "crd".
+var candidateSelection = &git.Selection{
+	Name:     "crd 1",
+	Mark:     func(name string) bool { return strings.Contains(strings.ToLower(name), "crd") },
+	MarkFile: isYAML,
+}
+
+// namedSelection keeps the YAML files named after kind (git.Select).
+func namedSelection(kind string) *git.Selection {
+	return &git.Selection{
+		Name: "named 1 " + strings.ToLower(kind),
+		File: func(name string) bool { return named(name, kind) },
+	}
+}
+
+func isYAML(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
 }
 
 // candidates are the files that may hold CRD manifests: YAML whose path

@@ -59,9 +59,8 @@ func (l *lookups) parse(name string, src []byte) (*parsedFile, *parseError) {
 
 // snapshotSource reads package directories from a snapshot, once.
 type snapshotSource struct {
-	snap  git.Snapshot
-	files []string
-	dirs  map[string]map[string][]byte
+	snap git.Snapshot
+	dirs map[string]map[string][]byte
 	lookups
 }
 
@@ -69,9 +68,13 @@ func (s *snapshotSource) dirFiles(dir string) (map[string][]byte, error) {
 	if m, ok := s.dirs[dir]; ok {
 		return m, nil
 	}
+	files, err := git.DirFiles(s.snap, dir)
+	if err != nil {
+		return nil, err
+	}
 	var want []string
-	for _, f := range s.files {
-		if path.Dir(f) == dir && strings.HasSuffix(f, ".go") {
+	for _, f := range files {
+		if strings.HasSuffix(f, ".go") {
 			want = append(want, f)
 		}
 	}

@@ -209,7 +209,7 @@ func New(in Input) *Plan {
 	}
 	b.numbers()
 	p.sortItems()
-	src := &snapshotSource{snap: in.Head, files: in.Head.Files(), dirs: map[string]map[string][]byte{}}
+	src := &snapshotSource{snap: in.Head, dirs: map[string]map[string][]byte{}}
 	for _, file := range p.files() {
 		items := p.itemsOf(file)
 		dir := items[0].dir

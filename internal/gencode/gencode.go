@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/apicheck/apicheck/internal/git"
 )
 
 // Source is a revision's files (git.Snapshot).
@@ -59,22 +61,28 @@ type Files struct {
 
 // New reads the generated files of src.
 func New(src Source) *Files {
-	return &Files{src: src, text: map[string]string{}, converts: map[string][]convertFunc{}, errs: map[string]error{}, defs: map[string]*Definitions{}}
+	return &Files{src: src, has: map[string]bool{}, text: map[string]string{}, converts: map[string][]convertFunc{}, errs: map[string]error{}, defs: map[string]*Definitions{}}
 }
 
+// Selection keeps the OpenAPI definition files (git.Select), wherever
+// they are.
+var Selection = &git.Selection{
+	Name: "openapi 1",
+	File: func(name string) bool { return slices.Contains(OpenAPINames, name) },
+}
+
+// list finds the OpenAPI definition files, once.
 func (f *Files) list() {
 	if f.listed {
 		return
 	}
 	f.listed = true
-	f.has = map[string]bool{}
-	for _, p := range f.src.Files() {
-		name := path.Base(p)
-		switch {
-		case name == Proto || name == DeepCopy || name == Conversion:
-			f.has[p] = true
-		case slices.Contains(OpenAPINames, name) && !skippedDir(p):
-			f.has[p] = true
+	files, err := git.Select(f.src, Selection)
+	if err != nil {
+		return // none can be read either
+	}
+	for _, p := range files {
+		if slices.Contains(OpenAPINames, path.Base(p)) && !skippedDir(p) {
 			f.openapi = append(f.openapi, p)
 		}
 	}
@@ -91,12 +99,27 @@ func skippedDir(p string) bool {
 	return false
 }
 
-// Has reports whether the revision has the generated file p.
+// Has reports whether the revision has the generated file p (one of
+// the generators' names; an OpenAPI file outside vendor/ and testdata/).
 func (f *Files) Has(p string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.list()
-	return f.has[p]
+	return f.hasLocked(p)
+}
+
+func (f *Files) hasLocked(p string) bool {
+	if has, ok := f.has[p]; ok {
+		return has
+	}
+	has := false
+	switch name := path.Base(p); {
+	case name == Proto || name == DeepCopy || name == Conversion:
+		has, _ = git.HasFile(f.src, p) // a file that cannot be told is not there
+	case slices.Contains(OpenAPINames, name) && !skippedDir(p):
+		has, _ = git.HasFile(f.src, p)
+	}
+	f.has[p] = has
+	return has
 }
 
 // OpenAPIFiles lists the revision's OpenAPI definition files, sorted
@@ -116,14 +139,13 @@ func (f *Files) Read(p string) (string, error) {
 }
 
 func (f *Files) read(p string) (string, error) {
-	f.list()
 	if t, ok := f.text[p]; ok {
 		return t, nil
 	}
 	if err, ok := f.errs[p]; ok {
 		return "", err
 	}
-	if !f.has[p] {
+	if !f.hasLocked(p) {
 		return "", fmt.Errorf("%s does not exist", p)
 	}
 	m, err := f.src.ReadFiles([]string{p})

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrNotRepo is returned (wrapped) by Open when dir is not inside a git
@@ -60,6 +61,22 @@ type Repo struct {
 	// trees memoizes parsed tree objects (oid -> []TreeEntry): the
 	// revisions a run lists share most of their directories.
 	trees sync.Map
+
+	// sums are the selections' summaries of trees (select.go), kept in
+	// the tree memo file when the repository has one; selMu serialises
+	// the walks that compute them.
+	sums  treeSums
+	selMu sync.Mutex
+	// raw keeps the tree objects the walks read (oid -> content), for
+	// the walks of later selections; rawBytes counts their bytes.
+	raw      sync.Map
+	rawBytes atomic.Int64
+	// plainBatch is set once git refused cat-file --batch-command (a git
+	// older than 2.36): object readers run --batch.
+	plainBatch atomic.Bool
+	// treeReads counts the trees the selections' walks read from git
+	// (tests).
+	treeReads atomic.Int64
 
 	driversOnce sync.Once // driverOverrides
 	drivers     []string

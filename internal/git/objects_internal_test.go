@@ -117,6 +117,7 @@ func TestSnapshotUsesObjectReader(t *testing.T) {
 	}
 	// walkTree lists what ls-tree listed, links alike.
 	for _, s := range snaps {
+		s.Files() // the whole list, by ls-tree
 		lsTree, links := maps.Clone(s.blobs), maps.Clone(s.links)
 		clear(s.blobs)
 		s.links = nil

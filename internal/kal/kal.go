@@ -23,6 +23,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/apicheck/apicheck/internal/git"
 )
 
 // Files are the configuration files read, in order: the first that
@@ -87,12 +89,10 @@ type Source interface {
 // first of Files that configures kubeapilinter and enables it; nil when
 // none does.
 func Read(src Source) (*Config, error) {
-	have := map[string]bool{}
-	for _, f := range src.Files() {
-		have[f] = true
-	}
 	for _, name := range Files {
-		if !have[name] {
+		if ok, err := git.HasFile(src, name); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		} else if !ok {
 			continue
 		}
 		data, err := src.ReadFiles([]string{name})

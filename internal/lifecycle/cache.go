@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/apicheck/apicheck/internal/atomicfile"
+	"github.com/apicheck/apicheck/internal/git"
 )
 
 // The struct cache keeps what a Go file of a release (a blob, by object
@@ -109,37 +110,65 @@ const CacheEnv = "APICHECK_CACHE_DIR"
 // Options.CacheDir ("" $APICHECK_CACHE_DIR or the user cache directory,
 // "-" none).
 func openBlobCache(configured, repoRoot string) *blobCache {
+	dir := cacheDir(configured, repoRoot, cacheSubdir)
+	if dir == "" {
+		return &blobCache{}
+	}
+	return &blobCache{dir: dir, budget: cacheBudget, maxPacks: packsMax}
+}
+
+// treeMemoSubdir is the directory of the tree memo files (git.UseTreeMemo)
+// under the cache root.
+const treeMemoSubdir = "trees-v1"
+
+// TreeMemoPath returns the file of the tree memo of the repository at
+// repoRoot (git.Repo.UseTreeMemo), in the cache that configured names as
+// Options.CacheDir does; "" when there is no cache. The directory is
+// made, and checked, as the struct cache's is.
+func TreeMemoPath(configured, repoRoot string) string {
+	dir := cacheDir(configured, repoRoot, treeMemoSubdir)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, git.TreeMemoName(repoRoot))
+}
+
+// cacheDir returns the directory sub of the cache root (configured is
+// Options.CacheDir), made if needed: "" when the cache is off, there is
+// no per-user directory, the root is inside the repository, or the root
+// or sub is not a private directory.
+func cacheDir(configured, repoRoot, sub string) string {
 	if configured == "" {
 		configured = os.Getenv(CacheEnv)
 	}
 	if configured == "-" {
-		return &blobCache{}
+		return ""
 	}
 	root := configured
 	if root == "" {
 		base, err := os.UserCacheDir()
 		if err != nil || base == "" {
-			return &blobCache{} // no per-user directory: no cache
+			return "" // no per-user directory: no cache
 		}
 		root = filepath.Join(base, "apicheck")
 	}
 	root, err := filepath.Abs(root)
 	if err != nil {
-		return &blobCache{}
+		return ""
 	}
 	if r, err := filepath.Abs(repoRoot); err == nil && (root == r || strings.HasPrefix(root, r+string(filepath.Separator))) {
-		return &blobCache{} // never write into the repository
+		return "" // never write into the repository
 	}
-	dir := filepath.Join(root, cacheSubdir)
+	dir := filepath.Join(root, sub)
 	for _, d := range []string{root, dir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			return &blobCache{}
+			return ""
 		}
 		if err := privateDir(d); err != nil {
-			return &blobCache{}
+			return ""
 		}
 	}
-	return &blobCache{dir: dir, budget: cacheBudget, maxPacks: packsMax}
+	return dir
 }
 
 // privateDir checks that d is a directory, not a symlink, that only the

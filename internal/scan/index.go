@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"reflect"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"weak"
 
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/quote"
 )
 
@@ -37,10 +39,25 @@ type sourceIndex struct {
 	versionsOf map[string][]string
 	// parents are the keys of versionsOf, sorted.
 	parents []string
-	// protoDirs are the directories with a .proto file.
+	// protoDirs are the directories with a .proto file (of those the
+	// index read: of every version directory).
 	protoDirs map[string]bool
+	// dirs are the keys of goFiles when the index was built, sorted.
+	dirs []string
+
+	// lazy is set for an index built from Selection: the Go files of
+	// other directories are listed when asked for (goFilesOf, under mu),
+	// and go into goFiles and links then. err is why the selection
+	// failed. (The index holds no reference to its source, which would
+	// keep it alive: see indexOf.)
+	lazy bool
+	err  error
 
 	mu sync.Mutex
+	// listed are the directories a lazy index listed; listErr the first
+	// failure to list one.
+	listed  map[string]bool
+	listErr error
 	// mods are the modules, once read (readModules).
 	mods *modules
 	// discovered are the last discoveries, newest first (maxDiscoveries).
@@ -126,26 +143,43 @@ func indexOf(src Source) *sourceIndex {
 // indexBuilds counts the indexes built (tests).
 var indexBuilds atomic.Int64
 
-// newSourceIndex indexes the file list of src, in one pass.
+// Selection is the part of a revision's file list a scan reads up front
+// from a source that can list parts of it (a git.Selector: the snapshot
+// of a commit): the Go and .proto files of the version directories and
+// of the group directories above them, and the go.mod files. The Go
+// files of any other directory, which a scan needs for the few packages
+// outside the groups that the groups' types use, are listed when asked
+// for (sourceIndex.goFilesOf). It must keep everything newSourceIndex
+// reads of the version directories: a version directory no selection
+// keeps a Go file of is not one of the index's.
+var Selection = &git.Selection{
+	Name:      "api 1",
+	Group:     IsVersionDir,
+	GroupFile: func(name string) bool { return strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".proto") },
+	File:      func(name string) bool { return name == "go.mod" },
+}
+
+// newSourceIndex indexes the file list of src, in one pass: all of it,
+// or what Selection keeps of it (the index is then lazy, see goFilesOf).
 func newSourceIndex(src Source) *sourceIndex {
 	indexBuilds.Add(1)
 	x := &sourceIndex{goFiles: map[string][]string{}, links: map[string][]string{}, versionsOf: map[string][]string{}, protoDirs: map[string]bool{}}
+	var files []string
+	if sel, ok := src.(git.Selector); ok {
+		x.lazy = true
+		files, x.err = sel.Select(Selection)
+	} else {
+		files = src.Files()
+	}
 	sl, _ := src.(symlinks)
-	for _, f := range src.Files() {
+	for _, f := range files {
 		if path.Base(f) == "go.mod" {
 			x.goMods = append(x.goMods, f)
 		}
 		if strings.HasSuffix(f, ".proto") {
 			x.protoDirs[path.Dir(f)] = true
 		}
-		if scannable(f) {
-			d := path.Dir(f)
-			if sl != nil && sl.IsSymlink(f) {
-				x.links[d] = append(x.links[d], f)
-				continue
-			}
-			x.goFiles[d] = append(x.goFiles[d], f)
-		}
+		x.add(sl, f)
 	}
 	for d, fs := range x.goFiles {
 		slices.Sort(fs) // in the order of a snapshot's Files, whatever the source's
@@ -161,7 +195,89 @@ func newSourceIndex(src Source) *sourceIndex {
 		x.parents = append(x.parents, p)
 	}
 	slices.Sort(x.parents)
+	x.dirs = slices.Sorted(maps.Keys(x.goFiles))
 	return x
+}
+
+// add indexes one file of the source (sl, when it tells links from
+// files).
+func (x *sourceIndex) add(sl symlinks, f string) {
+	if !scannable(f) {
+		return
+	}
+	d := path.Dir(f)
+	if sl != nil && sl.IsSymlink(f) {
+		x.links[d] = append(x.links[d], f)
+		return
+	}
+	x.goFiles[d] = append(x.goFiles[d], f)
+}
+
+// goFilesOf returns the scanned Go files of dir. A lazy index lists a
+// directory that Selection does not keep the files of the first time it
+// is asked for; a failure to list it is the index's failure (failed).
+func (x *sourceIndex) goFilesOf(src Source, dir string) []string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.goFilesLocked(src, dir)
+}
+
+// goFilesLocked is goFilesOf with x.mu held.
+func (x *sourceIndex) goFilesLocked(src Source, dir string) []string {
+	sel, ok := src.(git.Selector)
+	if fs, known := x.goFiles[dir]; known || !x.lazy || !ok || x.kept(dir) || x.listed[dir] {
+		return fs
+	}
+	if x.listed == nil {
+		x.listed = map[string]bool{}
+	}
+	x.listed[dir] = true
+	files, err := sel.DirFiles(dir)
+	if err != nil {
+		if x.listErr == nil {
+			x.listErr = err
+		}
+		return nil
+	}
+	sl, _ := src.(symlinks)
+	for _, f := range files {
+		x.add(sl, f)
+	}
+	slices.Sort(x.links[dir])
+	return x.goFiles[dir]
+}
+
+// kept reports a directory whose Go files Selection keeps: a version
+// directory, or the directory above one with Go files.
+func (x *sourceIndex) kept(dir string) bool {
+	if dir != "." && IsVersionDir(path.Base(dir)) {
+		return true
+	}
+	_, ok := x.versionsOf[dir]
+	return ok
+}
+
+// failed returns why the index could not list the source, nil when it
+// could.
+func (x *sourceIndex) failed() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.err != nil {
+		return x.err
+	}
+	return x.listErr
+}
+
+// goFilesForScan returns the map a scan reads goFiles from: the index's
+// own (read-only once built), or, for a lazy index, a copy that the scan
+// adds the directories it lists to (stateModules.dirFor).
+func (x *sourceIndex) goFilesForScan() map[string][]string {
+	if !x.lazy {
+		return x.goFiles
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return maps.Clone(x.goFiles)
 }
 
 // modules returns the modules of the index's source, read once.
@@ -181,19 +297,26 @@ func (x *sourceIndex) modules(src Source) (*modules, error) {
 
 // changedImports returns the import paths of the directories whose Go
 // files differ from base's (changed reports one directory), computed once
-// for a base. The modules must have been read.
+// for a base: of the directories the index was built with (a lazy
+// index: those Selection keeps). The modules must have been read. It
+// only orders work (importingChanged), so the directories a lazy index
+// lists later need not be in it.
 func (x *sourceIndex) changedImports(base *sourceIndex, changed func(dir string) bool) map[string]bool {
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.changed.base == base && x.changed.ips != nil {
+		defer x.mu.Unlock()
 		return x.changed.ips
 	}
+	x.mu.Unlock()
+	// changed reads the indexes: x.mu is not held.
 	ips := map[string]bool{}
-	for d := range x.goFiles {
+	for _, d := range x.dirs {
 		if changed(d) {
 			ips[x.mods.importPath(d)] = true
 		}
 	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	x.changed.base, x.changed.ips = base, ips
 	return ips
 }
@@ -212,7 +335,7 @@ func discoveryKey(opts Options) string {
 }
 
 // discover returns the discovery for opts, found once per configuration.
-func (x *sourceIndex) discover(opts Options) *discovery {
+func (x *sourceIndex) discover(src Source, opts Options) *discovery {
 	key := discoveryKey(opts)
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -223,7 +346,7 @@ func (x *sourceIndex) discover(opts Options) *discovery {
 			return d
 		}
 	}
-	d := x.find(opts)
+	d := x.find(src, opts)
 	d.key = key
 	if len(x.discovered) == maxDiscoveries {
 		x.discovered = x.discovered[:maxDiscoveries-1]
@@ -234,7 +357,7 @@ func (x *sourceIndex) discover(opts Options) *discovery {
 
 // find discovers the candidate groups and their versions: the
 // configured groups, or the parents of version directories.
-func (x *sourceIndex) find(opts Options) *discovery {
+func (x *sourceIndex) find(src Source, opts Options) *discovery {
 	var cands []*candidate
 	if len(opts.Groups) > 0 {
 		for _, g := range opts.Groups {
@@ -251,6 +374,14 @@ func (x *sourceIndex) find(opts Options) *discovery {
 					cands = append(cands, &candidate{dir: p})
 					break
 				}
+			}
+		}
+	}
+	for _, c := range cands {
+		if c.explicit { // configured: any directories, not only those Selection keeps
+			x.goFilesLocked(src, c.dir)
+			for _, v := range c.versions {
+				x.goFilesLocked(src, v)
 			}
 		}
 	}

@@ -38,11 +38,11 @@ type Reuse struct {
 	modFiles *modFiles
 
 	// Set before discovered is closed; nil when discovery failed.
-	src     BlobIDs
-	idx     *sourceIndex
-	goFiles map[string][]string
-	mods    *modules
-	cands   map[string]candidate // as discovered, before keepDeclared
+	src    BlobIDs
+	source Source // src, as the first scan read it
+	idx    *sourceIndex
+	mods   *modules
+	cands  map[string]candidate // as discovered, before keepDeclared
 
 	// Set before done is closed; ok is false when the scan failed.
 	ok      bool
@@ -116,7 +116,7 @@ func (r *Reuse) recordDiscovered(s *state, cands []*candidate) {
 func (r *Reuse) publishDiscovered(s *state, cands []*candidate) {
 	if cands != nil {
 		if ids, ok := s.src.(BlobIDs); ok {
-			r.src, r.idx, r.goFiles, r.mods = ids, s.idx, s.goFiles, s.mods
+			r.src, r.source, r.idx, r.mods = ids, s.src, s.idx, s.mods.modules
 			r.cands = map[string]candidate{}
 			for _, c := range cands {
 				r.cands[c.dir] = cloneCandidate(c)
@@ -199,8 +199,9 @@ func (s *state) sameFile(f string) bool {
 // sameDir reports whether a directory has the same Go files, with the
 // same content, at base as here.
 func (s *state) sameDir(dir string) bool {
-	r := s.reuse
-	a, b := r.goFiles[dir], s.goFiles[dir]
+	// The indexes, not the scans' maps: base's scan may be listing a
+	// directory on demand meanwhile.
+	a, b := s.reuse.idx.goFilesOf(s.reuse.source, dir), s.idx.goFilesOf(s.src, dir)
 	if !slices.Equal(a, b) {
 		return false
 	}

@@ -221,7 +221,7 @@ type state struct {
 	idx *sourceIndex
 	// goFiles maps a directory to its non-test Go files that are scanned.
 	goFiles map[string][]string
-	mods    *modules
+	mods    stateModules
 	parsed  map[string]*parsedFile
 	// preread holds file contents read before the parse that needs them
 	// (importingChanged reads the files of the groups it builds early):
@@ -444,8 +444,37 @@ func (s *state) readModules() error {
 	if err != nil {
 		return err
 	}
-	s.mods = mods
+	s.mods = stateModules{mods, s}
 	return nil
+}
+
+// stateModules are the modules of a scan's source, for the scan: dirFor
+// also makes sure that goFiles holds the directory it finds, which a
+// lazy index (sourceIndex.goFilesOf) lists only when it is asked for. The
+// scan reads goFiles of a directory outside the groups only for an
+// import path it mapped with dirFor.
+type stateModules struct {
+	*modules
+	s *state
+}
+
+func (m stateModules) dirFor(importPath string) (string, bool) {
+	dir, ok := m.modules.dirFor(importPath)
+	if ok {
+		m.s.listDir(dir)
+	}
+	return dir, ok
+}
+
+// listDir adds dir's Go files to goFiles when the index lists
+// directories on demand.
+func (s *state) listDir(dir string) {
+	if !s.idx.lazy {
+		return
+	}
+	if _, ok := s.goFiles[dir]; !ok {
+		s.goFiles[dir] = s.idx.goFilesOf(s.src, dir)
+	}
 }
 
 // discover returns the candidate groups and their versions (only, when
@@ -453,8 +482,8 @@ func (s *state) readModules() error {
 // found once per source and configuration (sourceIndex), so that a scan
 // of a few groups of a large tree costs what they hold.
 func (s *state) discover(opts Options, only []string) ([]*candidate, error) {
-	d := s.idx.discover(opts)
-	s.goFiles = s.idx.goFiles
+	d := s.idx.discover(s.src, opts)
+	s.goFiles = s.idx.goFilesForScan()
 	s.notes = append(s.notes, d.notes...)
 	return d.candidates(only), nil
 }
@@ -575,6 +604,9 @@ const batchFiles = 256
 func (s *state) run(opts Options) (*model.Model, error) {
 	cands, err := s.discover(opts, opts.Only)
 	if err == nil {
+		err = s.idx.failed() // the file list could not be read
+	}
+	if err == nil {
 		err = s.readModules()
 	}
 	if err != nil {
@@ -646,6 +678,9 @@ func (s *state) run(opts Options) (*model.Model, error) {
 	m.Sort()
 	sort.Strings(s.notes)
 	m.Notes = slices.Compact(s.notes)
+	if err := s.idx.failed(); err != nil { // a directory listed on demand
+		return nil, err
+	}
 	return m, nil
 }
 

@@ -3,7 +3,7 @@
 // the peak RSS is the kernel's ru_maxrss of the child (what GNU time -v
 // prints as "Maximum resident set size"), read from wait4's rusage.
 //
-//	benchtime [-n RUNS] [-warmup K] [-ok 0,1] [-stdout FILE] -- CMD ARGS... [::: CMD2 ARGS...]...
+//	benchtime [-n RUNS] [-warmup K] [-ok 0,1] [-stdout FILE] [-diff] -- CMD ARGS... [::: CMD2 ARGS...]...
 //
 // Several commands, separated by ":::", run interleaved: round i runs
 // each of them once, in order, so that a change in the machine's load
@@ -16,7 +16,9 @@
 // the command and of the processes it waited for, such as git), max_rss_kb
 // (0 where the platform does not report it). With several commands every
 // key but runs is printed per command, prefixed "cN_" (c1_median_ms,
-// c2_median_ms, ...).
+// c2_median_ms, ...). -diff with two commands adds diff_median_ms and
+// diff_median_cpu_ms: the median of the first command's time minus the
+// second's, round by round.
 package main
 
 import (
@@ -45,10 +47,11 @@ func main() {
 	warmup := flag.Int("warmup", 1, "untimed runs first (page cache, git object store)")
 	okCodes := flag.String("ok", "0", "comma-separated exit codes that count as success")
 	stdout := flag.String("stdout", "", "write the first command's stdout of the last run to this file (default: discard)")
+	diff := flag.Bool("diff", false, "with two commands, also the median of the first's time minus the second's, round by round")
 	flag.Parse()
 	cmds := split(flag.Args())
 	if len(cmds) == 0 || *runs < 1 {
-		fmt.Fprintln(os.Stderr, "usage: benchtime [-n RUNS] [-warmup K] [-ok 0,1] [-stdout FILE] -- CMD ARGS... [::: CMD2 ARGS...]...")
+		fmt.Fprintln(os.Stderr, "usage: benchtime [-n RUNS] [-warmup K] [-ok 0,1] [-stdout FILE] [-diff] -- CMD ARGS... [::: CMD2 ARGS...]...")
 		os.Exit(2)
 	}
 	ok := map[int]bool{}
@@ -84,6 +87,11 @@ func main() {
 		}
 	}
 	fmt.Printf("runs=%d\n", *runs)
+	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
+	if *diff && len(results) == 2 {
+		fmt.Printf("diff_median_ms=%s\n", ms(medianDiff(results[0].times, results[1].times)))
+		fmt.Printf("diff_median_cpu_ms=%s\n", ms(medianDiff(results[0].cpus, results[1].cpus)))
+	}
 	for c, r := range results {
 		prefix := ""
 		if len(results) > 1 {
@@ -91,7 +99,6 @@ func main() {
 		}
 		slices.Sort(r.times)
 		slices.Sort(r.cpus)
-		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
 		for _, kv := range [][2]string{
 			{"best_ms", ms(r.times[0])}, {"median_ms", ms(r.times[len(r.times)/2])}, {"worst_ms", ms(r.times[len(r.times)-1])},
 			{"best_cpu_ms", ms(r.cpus[0])}, {"median_cpu_ms", ms(r.cpus[len(r.cpus)/2])}, {"max_rss_kb", strconv.FormatInt(r.maxRSS, 10)},
@@ -99,6 +106,20 @@ func main() {
 			fmt.Printf("%s%s=%s\n", prefix, kv[0], kv[1])
 		}
 	}
+}
+
+// medianDiff is the median of a[i] - b[i], the rounds' differences (a
+// round's two runs saw the same load).
+func medianDiff(a, b []time.Duration) time.Duration {
+	d := make([]time.Duration, min(len(a), len(b)))
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
 }
 
 // split cuts the arguments into commands at each ":::"; nil when there

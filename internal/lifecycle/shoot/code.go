@@ -78,10 +78,12 @@ func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *Stag
 		return &StageCode{Problem: err.Error()}
 	}
 	entries, setting := e.stageEntries(st, versionDir)
-	files := snap.Files()
 	var want, missing []string
 	for _, en := range entries {
-		got := expandEntry(files, en, st == StageStrategy || st == StageValidation)
+		got, err := expandEntry(snap, en, st == StageStrategy || st == StageValidation)
+		if err != nil {
+			return &StageCode{Problem: fmt.Sprintf("cannot list %s code at %s: %v", st, revName, err)}
+		}
 		if len(got) == 0 {
 			missing = append(missing, en)
 		}
@@ -91,6 +93,10 @@ func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *Stag
 		missing = nil // no defaults*.go file: the version package has no defaulting
 	}
 	if len(missing) > 0 {
+		files, err := git.Select(snap, locateSelection)
+		if err != nil {
+			return &StageCode{Problem: fmt.Sprintf("cannot search %s code at %s: %v", st, revName, err)}
+		}
 		found, err := locate(st, files, snap.ReadFiles)
 		if err != nil {
 			return &StageCode{Problem: fmt.Sprintf("cannot search %s code at %s: %v", st, revName, err)}
@@ -152,43 +158,38 @@ func (e *Stages) stageEntries(st Stage, versionDir string) ([]string, string) {
 // (for the strategy and the validation: every such file of its package,
 // whose helpers they call), and "dir/prefix*.go" the matching files of
 // dir.
-func expandEntry(files []string, entry string, wholePackage bool) []string {
-	var out []string
+func expandEntry(snap git.Snapshot, entry string, wholePackage bool) ([]string, error) {
+	var files []string
+	var err error
 	switch {
 	case strings.HasSuffix(entry, "/"):
-		for _, f := range files {
-			if strings.HasPrefix(f, entry) && scan.Scannable(f) {
-				out = append(out, f)
-			}
+		if dir := strings.TrimSuffix(entry, "/"); dir != "" {
+			files, err = git.FilesUnder(snap, dir)
 		}
 	case strings.Contains(entry, "*"):
-		for _, f := range files {
-			if ok, _ := path.Match(entry, f); ok && scan.Scannable(f) {
-				out = append(out, f)
-			}
+		if dir := path.Dir(entry); !strings.ContainsAny(dir, `*?[\`) {
+			files, err = git.DirFiles(snap, dir) // the pattern matches files of dir only
+		} else {
+			files = snap.Files()
 		}
+		files = slices.DeleteFunc(files, func(f string) bool {
+			ok, _ := path.Match(entry, f)
+			return !ok
+		})
 	default:
-		found := false
-		for _, f := range files {
-			if f == entry {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil
+		found, ferr := git.HasFile(snap, entry)
+		if ferr != nil || !found {
+			return nil, ferr
 		}
 		if !wholePackage {
-			return []string{entry}
+			return []string{entry}, nil
 		}
-		dir := path.Dir(entry)
-		for _, f := range files {
-			if path.Dir(f) == dir && scan.Scannable(f) {
-				out = append(out, f)
-			}
-		}
+		files, err = git.DirFiles(snap, path.Dir(entry))
 	}
-	return out
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(files, func(f string) bool { return !scan.Scannable(f) }), nil
 }
 
 // HeadRelease says whether the comparison crosses a release: it returns
@@ -297,12 +298,10 @@ func (e *Stages) SupportedVersions() ([]Version, string) {
 	e.versDone = true
 	p := e.hist.Options().Shoot.SupportedVersions
 	head := e.hist.Input().Head
-	found := false
-	for _, f := range head.Files() {
-		if f == p {
-			found = true
-			break
-		}
+	found, err := git.HasFile(head, p)
+	if err != nil {
+		e.versProb = fmt.Sprintf("cannot read %s: %v", p, err)
+		return nil, e.versProb
 	}
 	if !found {
 		e.versProb = fmt.Sprintf("%s not found at head (set shoot.supportedVersions in .apicheck.yaml)", p)

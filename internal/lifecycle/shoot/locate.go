@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/scan"
 )
 
@@ -19,6 +20,14 @@ var lookFor = map[Stage]string{
 	StageValidation:  "a func ValidateShoot or ValidateShootSpec",
 	StageStrategy:    "a Canonicalize method that asserts its object to *Shoot",
 	StageMaintenance: "a directory or file whose name contains \"maintenance\"",
+}
+
+// locateSelection keeps the files locate looks at, and more (git.Select):
+// the Go files whose path mentions "shoot".
+var locateSelection = &git.Selection{
+	Name:     "shoot 1",
+	Mark:     func(name string) bool { return strings.Contains(strings.ToLower(name), "shoot") },
+	MarkFile: func(name string) bool { return strings.HasSuffix(name, ".go") },
 }
 
 // locate finds a stage's code by content: among the non-test,

@@ -2,7 +2,7 @@
 // committed as branch "base", a realistic change set on top committed as
 // branch "head".
 //
-//	go run ./internal/benchgen/cmd/benchgen [-groups N] [-seed S] DIR
+//	go run ./internal/benchgen/cmd/benchgen [-groups N] [-seed S] [-other-files N] DIR
 //
 // It prints key=value statistics on stdout (see scripts/bench.sh).
 package main
@@ -24,6 +24,7 @@ func main() {
 	var opts benchgen.Options
 	flag.IntVar(&opts.Groups, "groups", benchgen.DefaultGroups, "number of API groups")
 	flag.IntVar(&opts.TypesFiles, "types-files", benchgen.DefaultTypesFiles, "types_*.go files per package")
+	flag.IntVar(&opts.OtherFiles, "other-files", 0, "files outside the API packages (docs, charts, assets, controllers)")
 	flag.Int64Var(&opts.Seed, "base-seed", 1, "seed of the base tree")
 	seed := flag.Int64("seed", 1, "seed of the head change set")
 	verbose := flag.Bool("v", false, "list the changes on stderr")
