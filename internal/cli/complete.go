@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/report"
 )
 
@@ -139,7 +139,7 @@ func registerCompletions(cmd *cobra.Command) {
 }
 
 // unknownFlagRE matches pflag's errors for a flag that does not exist.
-var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^=\s]+)|^unknown shorthand flag: '(.)' in -`)
+var unknownFlagRE = lazyre.New(`^unknown flag: --([^=\s]+)|^unknown shorthand flag: '(.)' in -`)
 
 // flagError is the flag error function of every command: a usage error
 // (exit 2) that suggests the flag meant, by edit distance or prefix, or

@@ -180,7 +180,7 @@ type Ignore struct {
 func Default() *Config {
 	return &Config{
 		Rules:    map[string]RuleSetting{},
-		Releases: Releases{TagPattern: DefaultTagPattern, TagRegexp: defaultTagRegexp},
+		Releases: Releases{TagPattern: DefaultTagPattern, TagRegexp: defaultTagRegexp.Regexp()},
 		Shoot:    DefaultStageFiles(),
 		Usages:   Usages{Exclude: DefaultUsageExclude()},
 	}

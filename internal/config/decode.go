@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/quote"
 )
 
@@ -142,7 +142,7 @@ func parseDocument(file string, data []byte) (*yaml.Node, error) {
 	return &doc, nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // syntaxBudget bounds the bytes syntaxError re-parses to find the line of
 // a mistake, so that a crafted file cannot make it quadratic.
@@ -183,11 +183,11 @@ func syntaxError(file string, data []byte, err error) *Error {
 // found in type config.rawConfig"), which means nothing to the author of
 // the file: decoderWords says them in the file's terms.
 var (
-	fieldNotFoundMsg = regexp.MustCompile(`(?s)^field (.*) not found in type \S+$`)
-	fieldSetMsg      = regexp.MustCompile(`(?s)^field (.*) already set in type \S+$`)
-	mappingKeyMsg    = regexp.MustCompile(`(?s)^mapping key (".*") already defined at line (\d+)$`)
-	unmarshalMsg     = regexp.MustCompile(`(?s)^cannot unmarshal (.*) into \S+$`)
-	goTypeWords      = regexp.MustCompile(`\s+(?:in type|into|of type)\s+\S*config\.\S*`)
+	fieldNotFoundMsg = lazyre.New(`(?s)^field (.*) not found in type \S+$`)
+	fieldSetMsg      = lazyre.New(`(?s)^field (.*) already set in type \S+$`)
+	mappingKeyMsg    = lazyre.New(`(?s)^mapping key (".*") already defined at line (\d+)$`)
+	unmarshalMsg     = lazyre.New(`(?s)^cannot unmarshal (.*) into \S+$`)
+	goTypeWords      = lazyre.New(`\s+(?:in type|into|of type)\s+\S*config\.\S*`)
 )
 
 // decoderWords rewrites a message of the YAML decoder (without its "line

@@ -2,9 +2,10 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // StarterGroup is one discovered API group for Starter.
@@ -171,7 +172,7 @@ ignore: []
 	return []byte(b.String())
 }
 
-var plainYAML = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*$`)
+var plainYAML = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_./-]*$`)
 
 // yamlString renders s as a YAML scalar: plain when that is unambiguous,
 // double-quoted otherwise (Go's escapes are valid YAML escapes).

@@ -6,12 +6,14 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // DefaultTagPattern matches release tags v<major>.<minor>.0.
 const DefaultTagPattern = `^v(\d+)\.(\d+)\.0$`
 
-var defaultTagRegexp = regexp.MustCompile(DefaultTagPattern)
+var defaultTagRegexp = lazyre.New(DefaultTagPattern)
 
 // UnprefixedTagPattern matches release tags <major>.<minor>.0. Where the
 // default pattern is in effect and no tag matches it, these are the

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/quote"
 )
 
@@ -36,9 +36,9 @@ func (v *validator) pos(n *yaml.Node) Pos {
 // Messages of yaml.v3's TypeError entries that name a key of a mapping.
 // A key may hold a line break ("a\nb": 1), which (?s) lets ".+" match.
 var (
-	unknownKeyMsg   = regexp.MustCompile(`(?s)^line (\d+): field (.+) not found in type \S+$`)
-	duplicateKeyMsg = regexp.MustCompile(`(?s)^line (\d+): mapping key (".*") already defined at line (\d+)$`)
-	lineMsg         = regexp.MustCompile(`(?s)^line (\d+): (.*)$`)
+	unknownKeyMsg   = lazyre.New(`(?s)^line (\d+): field (.+) not found in type \S+$`)
+	duplicateKeyMsg = lazyre.New(`(?s)^line (\d+): mapping key (".*") already defined at line (\d+)$`)
+	lineMsg         = lazyre.New(`(?s)^line (\d+): (.*)$`)
 )
 
 // usable reports the problems of a mapping or list at key: a value of the

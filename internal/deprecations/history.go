@@ -2,10 +2,10 @@ package deprecations
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/lifecycle/shoot"
 	"github.com/apicheck/apicheck/internal/model"
@@ -109,7 +109,7 @@ func (r *run) releases(needed bool) {
 }
 
 // versionText is the first semantic version in a tag name.
-var versionText = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
+var versionText = lazyre.New(`(\d+)\.(\d+)\.(\d+)`)
 
 // bump names the release k minor versions after tag ("v1.149.0", 1:
 // "v1.150.0"); "" when the tag carries no version.

@@ -2,12 +2,13 @@ package git
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // Ref is a ref with the commit it points at.
@@ -371,7 +372,7 @@ func (r *Repo) staleness(b *Base, defaults []RemoteBranch) error {
 
 // fetchable matches what `git fetch <remote> <ref>` can name: a branch,
 // tag or commit, not an expression such as HEAD~2.
-var fetchable = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]*$`)
+var fetchable = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9._/-]*$`)
 
 // RefHints says what may help when ref names no commit: a
 // remote-tracking branch of that name, a shallow clone that lacks

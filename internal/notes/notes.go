@@ -15,13 +15,13 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/rules"
 	"github.com/apicheck/apicheck/internal/scan"
@@ -236,7 +236,7 @@ func Generate(d *model.Diff, fs []finding.Finding, rs []*rules.Rule, o Options) 
 // whose files still load. A message that leaves the wire open ("Go
 // clients break; apicheck does not read the methods' code") is no such
 // message.
-var goOnlyMarker = regexp.MustCompile(`\((?:Go clients(?: that import [^ ()]+)? break, the wire does not|Go code that sets the field breaks)\)`)
+var goOnlyMarker = lazyre.New(`\((?:Go clients(?: that import [^ ()]+)? break, the wire does not|Go code that sets the field breaks)\)`)
 
 // goOnlyMessage reports whether a finding's message says its change
 // breaks Go clients only.
@@ -653,11 +653,11 @@ func deprecationText(doc string) string {
 // replacementRe finds where a deprecation names what to use instead: "use
 // X instead", "please use X", "in favo(u)r of X". X is what follows, up
 // to " instead" or the end of the sentence.
-var replacementRe = regexp.MustCompile(`(?i)\b(?:please\s+use|use|in\s+favou?r\s+of)\s+`)
+var replacementRe = lazyre.New(`(?i)\b(?:please\s+use|use|in\s+favou?r\s+of)\s+`)
 
 // replacementLead are words before the replacement's name ("use the new
 // field X instead").
-var replacementLead = regexp.MustCompile(`(?i)^(?:the\s+)?(?:new\s+)?(?:field\s+|fields\s+)?`)
+var replacementLead = lazyre.New(`(?i)^(?:the\s+)?(?:new\s+)?(?:field\s+|fields\s+)?`)
 
 // quoteReplacement puts the name of the replacement that a deprecation
 // text names in backticks: "Use .spec.network instead." becomes "Use

@@ -7,13 +7,13 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -138,20 +138,20 @@ const MalformedPrefix = "malformed "
 
 var (
 	// +k8s:deprecated=configMapRef,protobuf=1 (Kubernetes).
-	k8sDeprecated = regexp.MustCompile(`^\+k8s:deprecated=([A-Za-z_][A-Za-z0-9_]*)(?:,\s*protobuf=(\d+))?\s*$`)
+	k8sDeprecated = lazyre.New(`^\+k8s:deprecated=([A-Za-z_][A-Za-z0-9_]*)(?:,\s*protobuf=(\d+))?\s*$`)
 	// "Future extensions must not use "claims" or field number 3."
-	proseNumber = regexp.MustCompile(`(?i)\b(?:field|tag|protobuf)\s+(?:number|tag)\s+(\d+)\b`)
-	proseVerb   = regexp.MustCompile(`(?i)\b(?:must\s+not|do\s+not|don't|never|reserved|tombstoned)\b`)
-	proseName   = regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_]*)"`)
+	proseNumber = lazyre.New(`(?i)\b(?:field|tag|protobuf)\s+(?:number|tag)\s+(\d+)\b`)
+	proseVerb   = lazyre.New(`(?i)\b(?:must\s+not|do\s+not|don't|never|reserved|tombstoned)\b`)
+	proseName   = lazyre.New(`"([A-Za-z_][A-Za-z0-9_]*)"`)
 	// protobuf:"bytes,3,... inside a line that does not parse.
-	garbledTag = regexp.MustCompile(`protobuf:\\?"\s*[A-Za-z0-9]+\s*,\s*(\d+)`)
+	garbledTag = lazyre.New(`protobuf:\\?"\s*[A-Za-z0-9]+\s*,\s*(\d+)`)
 	// A tag value that did not parse: its second element, if a number.
-	garbledValue = regexp.MustCompile(`protobuf:"\s*[A-Za-z0-9]+\s*,\s*(\d+)`)
+	garbledValue = lazyre.New(`protobuf:"\s*[A-Za-z0-9]+\s*,\s*(\d+)`)
 )
 
 // matchIf is re.FindStringSubmatch(s) when the cheap test that every
 // match passes holds, else nil.
-func matchIf(maybe bool, re *regexp.Regexp, s string) []string {
+func matchIf(maybe bool, re *lazyre.Regexp, s string) []string {
 	if !maybe {
 		return nil
 	}

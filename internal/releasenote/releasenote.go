@@ -16,9 +16,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // Categories and audiences of Gardener's release-note blocks
@@ -96,11 +97,11 @@ func (n *Note) Headers() []string {
 
 // noneRe is a block that says NONE (in any case, with punctuation around
 // it), as the release-note tooling of Gardener and Kubernetes reads it.
-var noneRe = regexp.MustCompile(`(?i)^\W*NONE\W*$`)
+var noneRe = lazyre.New(`(?i)^\W*NONE\W*$`)
 
 // commentRe is an HTML comment: text the rendered description does not
 // show (the template's instructions), blocks inside it included.
-var commentRe = regexp.MustCompile(`(?s)<!--.*?(-->|$)`)
+var commentRe = lazyre.New(`(?s)<!--.*?(-->|$)`)
 
 // Parse reads the release-note blocks of Markdown text. Line ends may be
 // LF, CRLF or CR; fences may be indented (in a list item) and use three

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // MarkdownLimit is the most bytes the Markdown report may take. GitHub
@@ -265,7 +265,7 @@ func mdNotes(notes []string, budget int) string {
 // choose another)", "profile kubernetes (configured)", either followed
 // by "; groups with their own profile: DIR: PROFILE, ..." and "; judged
 // under base's profiles (...), not head's own (...)".
-var profileNoteRe = regexp.MustCompile(`^profile (\S+) \((detected|configured)[;)]`)
+var profileNoteRe = lazyre.New(`^profile (\S+) \((detected|configured)[;)]`)
 
 // profileLine says in one line which profile judged the change
 // ("Profile: `gardener` (detected)."), taking the profile note out of

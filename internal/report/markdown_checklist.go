@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // The Checklist section of the Markdown report: Gardener's API change
@@ -33,7 +33,7 @@ const noGroupsNote = "no API groups found"
 
 // skipNoteRe is the engine's note about rules skipped for one reason:
 // "A, B skipped: why".
-var skipNoteRe = regexp.MustCompile(`^([A-Z][A-Z0-9_]*(?:, [A-Z][A-Z0-9_]*)*) skipped: `)
+var skipNoteRe = lazyre.New(`^([A-Z][A-Z0-9_]*(?:, [A-Z][A-Z0-9_]*)*) skipped: `)
 
 // checklist is the Checklist section: one row per item with its rating
 // and the rules behind it, each with what it found ("" when the report

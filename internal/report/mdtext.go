@@ -1,12 +1,12 @@
 package report
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/quote"
 )
 
@@ -144,7 +144,7 @@ func isWordByte(c byte) bool {
 // blockStart matches what would start a block (list item, heading,
 // setext underline, thematic break) at the beginning of a line of
 // running text.
-var blockStart = regexp.MustCompile(`^(?:[-+=]|\d+[.)])`)
+var blockStart = lazyre.New(`^(?:[-+=]|\d+[.)])`)
 
 // mdLine renders s (prose, as mdProse) to begin a line of running text
 // (a list item's content): a leading list or heading marker is escaped
@@ -219,7 +219,7 @@ const mdCodeHidden = "*Code not shown: a line of it would read as a GitHub Actio
 
 // markerRe finds markers in prose ("// +optional", "+required",
 // "+apicheck:ignore"), which mdProse shows as code.
-var markerRe = regexp.MustCompile(`(?://\s?)?\+[a-z][A-Za-z0-9_:.\-]*(?:=[^\s,;]*)?`)
+var markerRe = lazyre.New(`(?://\s?)?\+[a-z][A-Za-z0-9_:.\-]*(?:=[^\s,;]*)?`)
 
 // mdProse renders text that may quote code between single backticks (as
 // the rules' messages and hints do) and name markers: the quoted parts
@@ -259,7 +259,7 @@ func mdProse(s string, ctx mdContext) string {
 // `json:...`", "type A = B"). A field's type must look like one (a
 // pointer, slice, map, qualified or predeclared type, or a struct tag must
 // follow), so that two words of prose are not taken for code.
-var goDecl = regexp.MustCompile("^(?:type\\s+[A-Za-z_]\\w*\\s*=\\s*\\S+|[A-Z]\\w*\\s+(?:" +
+var goDecl = lazyre.New("^(?:type\\s+[A-Za-z_]\\w*\\s*=\\s*\\S+|[A-Z]\\w*\\s+(?:" +
 	"(?:\\*|\\[\\d*\\]|map\\[[^\\]]+\\])+[A-Za-z_][\\w.]*|[A-Za-z_]\\w*\\.[A-Za-z_]\\w*|" +
 	"(?:string|bool|byte|rune|u?int(?:8|16|32|64)?|float(?:32|64))|[A-Za-z_][\\w.]*\\s+`[^`]*`)(?:\\s+`[^`]*`)?)$")
 

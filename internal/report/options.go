@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // Options configure the writers beyond the report itself.
@@ -36,7 +36,7 @@ func WriterFor(format string, o Options) (Writer, bool) {
 const RulesDocURL = "https://github.com/apicheck/apicheck/blob/main/docs/rules.md"
 
 // ruleIDRe is what a rule ID looks like (and all that goes into a URL).
-var ruleIDRe = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+var ruleIDRe = lazyre.New(`^[A-Z][A-Z0-9_]*$`)
 
 // RuleDocURL is the address of a rule's documentation; "" for a string
 // that is no rule ID.
@@ -49,7 +49,7 @@ func RuleDocURL(id string) string {
 
 // linkBaseChars are the characters a link base may hold: those of a URL
 // that need no escaping in a Markdown link destination.
-var linkBaseChars = regexp.MustCompile(`^[A-Za-z0-9\-._~:/%@+=,;$&'!*]+$`)
+var linkBaseChars = lazyre.New(`^[A-Za-z0-9\-._~:/%@+=,;$&'!*]+$`)
 
 // ParseLinkBase checks a repository web address for links: an absolute
 // http or https URL with a host and a path, without user, query or
@@ -103,7 +103,7 @@ func (l *linker) ruleDoc(id string) string {
 }
 
 // hexCommit is what a commit ID looks like.
-var hexCommit = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+var hexCommit = lazyre.New(`^[0-9a-f]{7,64}$`)
 
 // file is the address of a position, "" when it cannot be linked (no link
 // base, or its revision has no commit).

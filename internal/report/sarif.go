@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // SARIF constants. The schema URI is the OASIS-published SARIF 2.1.0
@@ -509,7 +509,7 @@ func sarifLevel(s finding.Severity) string {
 }
 
 // semverRE is Semantic Versioning 2.0.0 (semver.org's regular expression).
-var semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
+var semverRE = lazyre.New(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
 	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
 	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
 

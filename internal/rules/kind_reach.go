@@ -1,10 +1,10 @@
 package rules
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -70,7 +70,7 @@ func (k kindReach) sharesKind(a, b skewPV) bool {
 }
 
 // qualifier matches the package qualifiers of a type expression.
-var qualifier = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*\.`)
+var qualifier = lazyre.New(`\b[A-Za-z_][A-Za-z0-9_]*\.`)
 
 // holds reports whether version x already had, at base and at head, the
 // field that version g added to its type fname, in another struct of a

@@ -2,11 +2,11 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/releasenote"
 )
@@ -107,7 +107,7 @@ func noteSays(note *releasenote.Note, lacks string) string {
 // headerRe is a fence header worth naming in a message: words only, so
 // that no text of the pull request's description reaches the report
 // but what could be a header.
-var headerRe = regexp.MustCompile(`^[A-Za-z]+( [A-Za-z]+){0,3}$`)
+var headerRe = lazyre.New(`^[A-Za-z]+( [A-Za-z]+){0,3}$`)
 
 func unknownHeaders(note *releasenote.Note) string {
 	var hs []string

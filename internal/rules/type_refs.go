@@ -1,10 +1,10 @@
 package rules
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -16,7 +16,7 @@ import (
 // typeRef finds the named types a type identity (model.Field.TypeID)
 // mentions: "pkg/path.Name" for another package's, "Name" for the
 // package's own.
-var typeRef = regexp.MustCompile(`(?:[\w.\-/]+\.)?[A-Za-z_]\w*`)
+var typeRef = lazyre.New(`(?:[\w.\-/]+\.)?[A-Za-z_]\w*`)
 
 // typeRefs are the types of a model by identity ("importpath.Name") and
 // the references between them: which fields refer to a type, and which

@@ -5,10 +5,10 @@ import (
 	"go/constant"
 	"go/parser"
 	"go/token"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/quote"
 )
 
@@ -215,7 +215,7 @@ func (s *state) apiVersionGroup(scope *constScope, d groupDecl, version string) 
 
 // groupNameChars are the characters of a DNS subdomain, the form of an
 // API group name.
-var groupNameChars = regexp.MustCompile(`^[a-z0-9]([a-z0-9.\-]*[a-z0-9])?$`)
+var groupNameChars = lazyre.New(`^[a-z0-9]([a-z0-9.\-]*[a-z0-9])?$`)
 
 // exprText prints an expression for a note.
 func exprText(e ast.Expr) string {

@@ -9,22 +9,22 @@ import (
 	"hash/fnv"
 	"path"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/protobuf"
 	"github.com/apicheck/apicheck/internal/quote"
 )
 
-var groupNameValue = regexp.MustCompile(`\+groupName\s*=\s*([A-Za-z0-9.\-]+)`)
+var groupNameValue = lazyre.New(`\+groupName\s*=\s*([A-Za-z0-9.\-]+)`)
 
 // conversionGenValue is a package's +k8s:conversion-gen=<import path>
 // (not the type-level =false, nor -external-types).
-var conversionGenValue = regexp.MustCompile(`^\+k8s:conversion-gen=([A-Za-z0-9._~/\-]+)\s*$`)
+var conversionGenValue = lazyre.New(`^\+k8s:conversion-gen=([A-Za-z0-9._~/\-]+)\s*$`)
 
 // pendingConst is an exported constant with the name of its type, kept
 // until the package's types are known.
@@ -279,7 +279,7 @@ func constDoc(gd *ast.GenDecl, vs *ast.ValueSpec) string {
 // "only available for Kubernetes versions < v1.30", "supported for
 // versions below 1.30", "only valid with Kubernetes versions older than
 // v1.30".
-var upperBound = regexp.MustCompile(`(?i)\b(?:available|supported|allowed|valid|usable)\s+(?:for|with|on|in)\s+(?:\w+\s+)?versions?\s*(?:<|below|before|lower than|older than|prior to)\s*(v?\d+\.\d+(?:\.\d+)?)\b`)
+var upperBound = lazyre.New(`(?i)\b(?:available|supported|allowed|valid|usable)\s+(?:for|with|on|in)\s+(?:\w+\s+)?versions?\s*(?:<|below|before|lower than|older than|prior to)\s*(v?\d+\.\d+(?:\.\d+)?)\b`)
 
 // versionBound is the version an upper bound in doc names, "" for none.
 func versionBound(doc string) string {
@@ -489,7 +489,7 @@ func commentLines(cg *ast.CommentGroup) []string {
 // A line that only starts with the word ("Deprecated declares whether
 // the operation is deprecated", the doc of a field named Deprecated;
 // "Deprecated features are …") is no such statement.
-var deprecatedLine = regexp.MustCompile(`(?i)^\s*deprecated(\s*$|\s*[:.,;!(]|\s+[-\x{2013}\x{2014}]|\s+\d|\s+(in|since|as|field|and|for|until|use|now|starting|from|with)\b)`)
+var deprecatedLine = lazyre.New(`(?i)^\s*deprecated(\s*$|\s*[:.,;!(]|\s+[-\x{2013}\x{2014}]|\s+\d|\s+(in|since|as|field|and|for|until|use|now|starting|from|with)\b)`)
 
 // DeprecationLine reports whether a line of a doc comment (its comment
 // markers removed) says that the declaration it documents is deprecated
@@ -503,7 +503,7 @@ func DeprecationLine(line string) bool {
 // alphaText is how Kubernetes-style doc comments call a field alpha
 // ("This is an alpha field and requires enabling the X feature gate.",
 // "alpha-level", "This field is alpha").
-var alphaText = regexp.MustCompile(`(?i)\b(an alpha field|alpha-level|(field|feature) is (in )?alpha|is an alpha feature)\b`)
+var alphaText = lazyre.New(`(?i)\b(an alpha field|alpha-level|(field|feature) is (in )?alpha|is an alpha feature)\b`)
 
 // experimentalChannel reports a doc comment line "<gateway:experimental>":
 // Gateway API's CRD generator (and the projects that reuse it) leaves
@@ -748,7 +748,7 @@ func structTombstones(pf *parsedFile, st *ast.StructType) []*model.Tombstone {
 
 // typeIdent matches the identifiers of a type expression that are not
 // package-qualified ("X", "*X", "[]X", "map[string]X", not "v1.X").
-var typeIdent = regexp.MustCompile(`(?:^|[^.\w])([A-Za-z_]\w*)`)
+var typeIdent = lazyre.New(`(?:^|[^.\w])([A-Za-z_]\w*)`)
 
 // propagateAlpha marks the types of pkg that only alpha fields use
 // (Kubernetes documents a feature's field as alpha, not the structs and

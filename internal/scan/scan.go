@@ -16,7 +16,6 @@ import (
 	"go/token"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/contract"
 	"github.com/apicheck/apicheck/internal/glob"
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/par"
 	"github.com/apicheck/apicheck/internal/quote"
@@ -149,7 +149,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", quote.Name(e.Pos.File), e.Pos.Line, e.Pos.Col, e.Msg)
 }
 
-var versionDir = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
+var versionDir = lazyre.New(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
 
 // IsVersionDir reports whether a directory base name looks like an API
 // version (v1, v1beta1, v2alpha3).
@@ -1134,7 +1134,7 @@ func versionDeprecated(p *model.Package) bool {
 	return kinds > 0 && deprecated == kinds
 }
 
-var groupNameMarker = regexp.MustCompile(`(?m)^\s*//\s*\+groupName\s*=`)
+var groupNameMarker = lazyre.New(`(?m)^\s*//\s*\+groupName\s*=`)
 
 // declaresGroup reports whether a version package declares its API group:
 // a +groupName marker, or a package-level SchemeGroupVersion (Kubernetes
@@ -1346,7 +1346,7 @@ const MaxShared = maxShared
 
 // qualifiedID matches the package-qualified names in a type identity
 // ("example.com/api/pkg/apis/common.DNSProvider" in "*[]...").
-var qualifiedID = regexp.MustCompile(`[\w.~-]+(?:/[\w.~-]+)*\.[A-Za-z_]\w*`)
+var qualifiedID = lazyre.New(`[\w.~-]+(?:/[\w.~-]+)*\.[A-Za-z_]\w*`)
 
 // sharedPackages reads the packages of the repository outside the API
 // groups whose types the groups' fields use (and the ones those use in

@@ -3,7 +3,6 @@ package shoot
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/git"
+	"github.com/apicheck/apicheck/internal/lazyre"
 	"github.com/apicheck/apicheck/internal/lifecycle"
 	"github.com/apicheck/apicheck/internal/model"
 	"github.com/apicheck/apicheck/internal/scan"
@@ -267,7 +267,7 @@ func (e *Stages) ReleasesBetween(from string) []string {
 	return out
 }
 
-var tagNumbers = regexp.MustCompile(`\d+`)
+var tagNumbers = lazyre.New(`\d+`)
 
 // tagNewer orders release tags by their numbers, then by name.
 func tagNewer(a, b string) bool {

@@ -1,21 +1,22 @@
 package shoot
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 var (
 	// k8sVersionText is a Kubernetes version in prose: "Kubernetes 1.35",
 	// "kubernetes v1.32", "K8s >= 1.33", "Kubernetes version >= 1.35".
-	k8sVersionText = regexp.MustCompile(`(?i)\b(?:kubernetes|k8s)(?:\s+versions?)?\s*(>=|>)?\s*v?(\d+)\.(\d+)\b`)
+	k8sVersionText = lazyre.New(`(?i)\b(?:kubernetes|k8s)(?:\s+versions?)?\s*(>=|>)?\s*v?(\d+)\.(\d+)\b`)
 	// dropSupportText says the field goes when support for a version goes:
 	// "after support for Kubernetes 1.30 is dropped", "once gardener drops
 	// support for kubernetes v1.32".
-	dropSupportText = regexp.MustCompile(`(?i)\bsupport\s+for\s+(?:kubernetes|k8s)(?:\s+versions?)?\s*(<=|<)?\s*v?(\d+)\.(\d+)\b`)
+	dropSupportText = lazyre.New(`(?i)\bsupport\s+for\s+(?:kubernetes|k8s)(?:\s+versions?)?\s*(<=|<)?\s*v?(\d+)\.(\d+)\b`)
 	// forbidWords say a field stops being allowed.
-	forbidWords = regexp.MustCompile(`(?i)\b(forbid|forbidden|disallow|disallowed|must\s+not|no\s+longer|not\s+(?:be\s+)?(?:allowed|supported|provided|permitted)|remove|removed|drop|dropped)\b`)
+	forbidWords = lazyre.New(`(?i)\b(forbid|forbidden|disallow|disallowed|must\s+not|no\s+longer|not\s+(?:be\s+)?(?:allowed|supported|provided|permitted)|remove|removed|drop|dropped)\b`)
 )
 
 // ForbiddenFrom reads, from the doc comment of a deprecated Shoot field, the

@@ -4,9 +4,10 @@ import (
 	"go/ast"
 	"go/token"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // Validation finds the validation errors for the field (field.Forbidden,
@@ -614,8 +615,8 @@ func isConjunction(e ast.Expr) bool {
 }
 
 var (
-	constraintName = regexp.MustCompile(`^ConstraintK8s(GreaterEqual|Greater|LessEqual|Less)(\d)(\d+)$`)
-	constraintText = regexp.MustCompile(`^\s*(>=|>|<=|<)\s*v?(\d+)\.(\d+)`)
+	constraintName = lazyre.New(`^ConstraintK8s(GreaterEqual|Greater|LessEqual|Less)(\d)(\d+)$`)
+	constraintText = lazyre.New(`^\s*(>=|>|<=|<)\s*v?(\d+)\.(\d+)`)
 )
 
 // gatesOf returns the version facts a condition implies when it is true:

@@ -3,10 +3,11 @@ package shoot
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // Version is a Kubernetes minor version.
@@ -24,7 +25,7 @@ func (v Version) Less(w Version) bool {
 	return v.Minor < w.Minor
 }
 
-var versionText = regexp.MustCompile(`^\s*v?(\d+)\.(\d+)(\.\d+)?\s*$`)
+var versionText = lazyre.New(`^\s*v?(\d+)\.(\d+)(\.\d+)?\s*$`)
 
 // ParseVersion reads "1.33", "v1.33" or "1.33.2".
 func ParseVersion(s string) (Version, bool) {
