@@ -53,15 +53,17 @@ type Files struct {
 	openapi []string
 	text    map[string]string
 	// converts are the autoConvert functions of the conversion files
-	// asked about (autoConvertFuncs), by path.
+	// asked about (autoConvertFuncs), by path; heads the indexes of
+	// DeepCopyInto and ProtoMessage, by kind and path.
 	converts map[string][]convertFunc
+	heads    map[string]map[string]blockAt
 	errs     map[string]error
 	defs     map[string]*Definitions
 }
 
 // New reads the generated files of src.
 func New(src Source) *Files {
-	return &Files{src: src, has: map[string]bool{}, text: map[string]string{}, converts: map[string][]convertFunc{}, errs: map[string]error{}, defs: map[string]*Definitions{}}
+	return &Files{src: src, has: map[string]bool{}, text: map[string]string{}, converts: map[string][]convertFunc{}, heads: map[string]map[string]blockAt{}, errs: map[string]error{}, defs: map[string]*Definitions{}}
 }
 
 // Selection keeps the OpenAPI definition files (git.Select), wherever
@@ -210,7 +212,96 @@ func ProtoField(msg Block, name string, number int) bool {
 
 // DeepCopyInto is deepcopy-gen's DeepCopyInto of type typ.
 func DeepCopyInto(text, typ string) (Block, bool) {
-	return block(text, "func (in *"+typ+") DeepCopyInto(out *"+typ+") {")
+	return block(text, deepCopyHead(typ))
+}
+
+func deepCopyHead(typ string) string {
+	return "func (in *" + typ + ") DeepCopyInto(out *" + typ + ") {"
+}
+
+func protoHead(name string) string { return "message " + name + " {" }
+
+// DeepCopyInto is DeepCopyInto of generated file p, whose functions are
+// found once (heads).
+func (f *Files) DeepCopyInto(p, typ string) (Block, bool, error) {
+	return f.indexed(p, "deepcopy", typ, deepCopyHead, func(text string) map[string]blockAt {
+		return heads(text, "func (in *", func(rest string) (string, bool) {
+			name, _, ok := strings.Cut(rest, ")")
+			return name, ok && strings.HasPrefix(rest, name+") DeepCopyInto(out *"+name+") {")
+		})
+	})
+}
+
+// ProtoMessage is ProtoMessage of generated file p, whose messages are
+// found once (heads).
+func (f *Files) ProtoMessage(p, name string) (Block, bool, error) {
+	return f.indexed(p, "proto", name, protoHead, func(text string) map[string]blockAt {
+		return heads(text, "message ", func(rest string) (string, bool) {
+			name, _, ok := strings.Cut(rest, " ")
+			return name, ok && strings.HasPrefix(rest, name+" {")
+		})
+	})
+}
+
+// indexed finds the block of file p that head(name) opens through the
+// file's index of kind (made once by index), as block does; a name the
+// index cannot hold (not an identifier) is looked for in the text.
+func (f *Files) indexed(p, kind, name string, head func(string) string, index func(string) map[string]blockAt) (Block, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	text, err := f.read(p)
+	if err != nil {
+		return Block{}, false, err
+	}
+	if !identifier(name) {
+		b, ok := block(text, head(name))
+		return b, ok, nil
+	}
+	key := kind + "\x00" + p
+	idx, ok := f.heads[key]
+	if !ok {
+		idx = index(text)
+		f.heads[key] = idx
+	}
+	at, ok := idx[name]
+	if !ok {
+		return Block{}, false, nil
+	}
+	b, ok := block(text[at.at:], head(name))
+	b.Line += at.line - 1
+	return b, ok, nil
+}
+
+// blockAt is where a block starts: its offset and line (from 1).
+type blockAt struct{ at, line int }
+
+// heads indexes the lines of text that start with prefix and open a
+// block of the name that name reads off the rest of the line (ok false:
+// the line opens none), by name: the first such line of each, which is
+// the one block finds for the name's head.
+func heads(text, prefix string, name func(rest string) (string, bool)) map[string]blockAt {
+	out := map[string]blockAt{}
+	line, counted := 1, 0
+	for i := 0; ; {
+		j := strings.Index(text[i:], prefix)
+		if j < 0 {
+			return out
+		}
+		j += i
+		i = j + len(prefix)
+		if j > 0 && text[j-1] != '\n' {
+			continue
+		}
+		n, ok := name(text[i:])
+		if !ok || !identifier(n) {
+			continue
+		}
+		if _, seen := out[n]; !seen {
+			line += strings.Count(text[counted:j], "\n")
+			counted = j
+			out[n] = blockAt{j, line}
+		}
+	}
 }
 
 // AutoConverts are conversion-gen's autoConvert functions that convert
@@ -332,8 +423,29 @@ func isWordByte(c byte) bool {
 // converts every field, or says that it cannot (`// WARNING: in.Name
 // requires manual conversion`).
 func Mentions(b Block, field string) bool {
-	re := regexp.MustCompile(`\b(?:in|out)\.` + regexp.QuoteMeta(field) + `\b`)
-	return re.MatchString(b.Text)
+	if !identifier(field) {
+		re := regexp.MustCompile(`\b(?:in|out)\.` + regexp.QuoteMeta(field) + `\b`)
+		return re.MatchString(b.Text)
+	}
+	// \b(?:in|out)\.<field>\b, by substring search.
+	text, dot := b.Text, "."+field
+	for i := 0; ; {
+		j := strings.Index(text[i:], dot)
+		if j < 0 {
+			return false
+		}
+		j += i
+		i = j + 1
+		if end := j + len(dot); end < len(text) && isWordByte(text[end]) {
+			continue
+		}
+		for _, recv := range [...]string{"in", "out"} {
+			k := j - len(recv)
+			if k >= 0 && text[k:j] == recv && (k == 0 || !isWordByte(text[k-1])) {
+				return true
+			}
+		}
+	}
 }
 
 // Definitions are the definitions of an OpenAPI file, indexed once: the

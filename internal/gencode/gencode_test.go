@@ -190,6 +190,48 @@ func TestParseDefinitions(t *testing.T) {
 	}
 }
 
+// TestFilesIndexed: Files.DeepCopyInto and Files.ProtoMessage, which
+// index a file once, find what DeepCopyInto and ProtoMessage find in its
+// text, declarations twice and names that are no identifiers included.
+func TestFilesIndexed(t *testing.T) {
+	dc := deepcopy + "package v1\n\nfunc (in *A) DeepCopyInto(out *A) {\n\t*out = *in\n}\n\nfunc (in *B) DeepCopyInto(out *C) {\n}\n" +
+		" func (in *D) DeepCopyInto(out *D) {\n}\nfunc (in *A) DeepCopyInto(out *A) {\n\tsecond\n}\nfunc (in *E) DeepCopyInto(out *E) {\n\tx := in.E\n}\n" +
+		"func (in *F[T]) DeepCopyInto(out *F[T]) {\n}\nfunc (in *G"
+	pr := proto + "message A {\n}\n  message B {\n}\nmessage A {\n  second\n}\nmessage C{\n}\nmessage D  {\n}\nmessage E {"
+	src := &source{files: map[string]string{"v1/" + DeepCopy: dc, "v1/" + Proto: pr}}
+	f := New(src)
+	for _, name := range []string{"A", "B", "C", "D", "E", "F", "F[T]", "G", "ShootSpec", "ShootSpecList", "", "A) DeepCopyInto(out *A"} {
+		got, ok, err := f.DeepCopyInto("v1/"+DeepCopy, name)
+		want, wok := DeepCopyInto(dc, name)
+		if err != nil || ok != wok || got != want {
+			t.Errorf("DeepCopyInto(%q) = %+v, %v, %v; want %+v, %v", name, got, ok, err, want, wok)
+		}
+		got, ok, err = f.ProtoMessage("v1/"+Proto, name)
+		want, wok = ProtoMessage(pr, name)
+		if err != nil || ok != wok || got != want {
+			t.Errorf("ProtoMessage(%q) = %+v, %v, %v; want %+v, %v", name, got, ok, err, want, wok)
+		}
+	}
+	if src.reads != 2 {
+		t.Errorf("%d reads, want 2", src.reads)
+	}
+}
+
+// TestMentions: the substring search finds what the regular expression
+// \b(?:in|out)\.<field>\b finds.
+func TestMentions(t *testing.T) {
+	texts := []string{"", "in.A", "out.A", "xin.A", "in.AB", "in.A_", "(in.A)", "*in.A = x", "a.in.A", "_in.A", "9in.A",
+		"in.B in.A", "main.A", "in.Ab out.A", "in.\nA", "in .A", "in.A.B", "out.Aa, in.A;", "pin.A in.A"}
+	for _, field := range []string{"A", "B", "A_", "Ab"} {
+		re := regexp.MustCompile(`\b(?:in|out)\.` + regexp.QuoteMeta(field) + `\b`)
+		for _, text := range texts {
+			if got, want := Mentions(Block{Text: text}, field), re.MatchString(text); got != want {
+				t.Errorf("Mentions(%q, %q) = %v, want %v", text, field, got, want)
+			}
+		}
+	}
+}
+
 // TestFilesAutoConverts: Files.AutoConverts answers as AutoConverts of
 // the file's text, reading the file once.
 func TestFilesAutoConverts(t *testing.T) {

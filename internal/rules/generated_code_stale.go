@@ -113,8 +113,8 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 	newType := td.Base == nil
 
 	if p := dir + "/" + gencode.Proto; pd.External() && committed(g, p) {
-		if text, ok := readGenerated(c, g, p); ok {
-			msg, found := gencode.ProtoMessage(text, name)
+		if _, ok := readGenerated(c, g, p); ok {
+			msg, found, _ := g.Head.ProtoMessage(p, name) // readGenerated read it
 			for _, fd := range td.Fields {
 				f := fd.Head
 				if !judgedOf(fd).proto || f.Proto == nil || f.ProtoErr != "" || f.Proto.Name == "" {
@@ -136,8 +136,8 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 	}
 
 	if p := dir + "/" + gencode.DeepCopy; committed(g, p) && !markedOff(td.Head.Markers, "k8s:deepcopy-gen") {
-		if text, ok := readGenerated(c, g, p); ok {
-			fn, found := gencode.DeepCopyInto(text, name)
+		if _, ok := readGenerated(c, g, p); ok {
+			fn, found, _ := g.Head.DeepCopyInto(p, name) // readGenerated read it
 			switch {
 			case found:
 				for _, fd := range td.Fields {
