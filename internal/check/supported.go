@@ -74,7 +74,7 @@ func droppedVersions(res *Result) []shoot.Version {
 	snaps := [2]git.Snapshot{res.Base, res.Head}
 	var ids [2]string
 	for i, snap := range snaps {
-		if _, ok := slices.BinarySearch(snap.Files(), p); !ok {
+		if ok, err := git.HasFile(snap, p); err != nil || !ok {
 			return nil
 		}
 		if b, ok := snap.(git.BlobIDs); ok {

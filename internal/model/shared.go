@@ -1,10 +1,11 @@
 package model
 
 import (
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/apicheck/apicheck/internal/lazyre"
 )
 
 // Shared types packages: the packages of the repository outside the API
@@ -17,7 +18,7 @@ import (
 
 // typeRefID finds the named types a type identity mentions:
 // "pkg/path.Name" for another package's, "Name" for the package's own.
-var typeRefID = regexp.MustCompile(`(?:[\w.~\-/]+\.)?[A-Za-z_]\w*`)
+var typeRefID = lazyre.New(`(?:[\w.~\-/]+\.)?[A-Za-z_]\w*`)
 
 // sharedReach returns, for model m, the shared packages' types the
 // external versions' types reach (by identity, "importpath.Name"), and
