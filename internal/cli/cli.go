@@ -472,8 +472,8 @@ func dirOrCwd(d string) string {
 // of Go's default for a run that lives a fraction of a second, unless the
 // user chose one with GOGC (then 0: the runtime's setting stands).
 // Measured on Gardener's release pair against Go's default, interleaved:
-// 0.97x the wall time warm and 0.93x cold, 0.92x the CPU (farm-bench, 21
-// and 15 pairs); peak RSS 36 and 68 MB either way.
+// 0.97x the wall time warm and 0.93x cold, 0.92x the CPU (21
+// and 15 interleaved pairs); peak RSS 36 and 68 MB either way.
 func gcPercent() int {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return 0
