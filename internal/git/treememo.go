@@ -167,7 +167,7 @@ func compareRecs(a, b memoRec) int {
 // readTreeMemo returns the sections of the memo file at path written by
 // this build, not indexed yet; none when there is no such file.
 func readTreeMemo(path string) map[string]*memoSection {
-	if path == "" || binaryID() == "" {
+	if path == "" || BinaryID() == "" {
 		return nil
 	}
 	fi, err := os.Lstat(path)
@@ -178,7 +178,7 @@ func readTreeMemo(path string) map[string]*memoSection {
 	if err != nil {
 		return nil
 	}
-	head := treeMemoHeader + "binary " + binaryID() + "\n"
+	head := treeMemoHeader + "binary " + BinaryID() + "\n"
 	if !bytes.HasPrefix(data, []byte(head)) {
 		return nil // another format or build
 	}
@@ -210,7 +210,7 @@ func (r *Repo) SaveTreeMemo() {
 	t := &r.sums
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.path == "" || !t.added || binaryID() == "" {
+	if t.path == "" || !t.added || BinaryID() == "" {
 		return
 	}
 	bySel := map[string][]sumKey{}
@@ -222,7 +222,7 @@ func (r *Repo) SaveTreeMemo() {
 			bySel[sel] = nil
 		}
 	}
-	b := []byte(treeMemoHeader + "binary " + binaryID() + "\n")
+	b := []byte(treeMemoHeader + "binary " + BinaryID() + "\n")
 	for _, sel := range slices.Sorted(maps.Keys(bySel)) {
 		used := encodeRecords(t.m, bySel[sel])
 		if used == nil && len(bySel[sel]) > 0 {
@@ -278,9 +278,11 @@ func sectionSum(name string, body []byte) [sha256.Size]byte {
 	return sum
 }
 
-// binaryID names the running executable by its file (path, size and
-// modification time); "" when it cannot be found (no memo then).
-var binaryID = sync.OnceValue(func() string {
+// BinaryID names the running executable by its file (path, size and
+// modification time): a memo written by one build is only read by the
+// same build, so a change of the code never meets a stale answer. ""
+// when it cannot be found (no memo then).
+var BinaryID = sync.OnceValue(func() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return ""

@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -25,26 +24,10 @@ import (
 // memoKind is the kind of the memo entries of usage searches.
 const memoKind = "usages 1"
 
-// binaryID names the running executable by its file (path, size and
-// modification time): an answer is only reused by the build that computed
-// it, so that a change of the search's code never meets a stale answer.
-// "" (no memo) when the executable cannot be found.
-var binaryID = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
-})
-
 // memoKey is the key of the search of commit for q, "" when it cannot be
 // memoised.
 func (e *Finder) memoKey(commit string, q *query, typeInfo bool) string {
-	id := binaryID()
+	id := git.BinaryID()
 	if commit == "" || id == "" {
 		return ""
 	}
