@@ -42,7 +42,7 @@ var GeneratedCodeStale = &Rule{
 					continue // a version added or removed as a whole
 				}
 				for _, td := range pd.Types {
-					if td.Head != nil && td.Head.Kind == model.KindStruct {
+					if td.Head != nil && td.Head.Kind == model.KindStruct && (td.Base == nil || anyJudged(td)) {
 						staleType(c, g, gd, pd, td)
 					}
 				}
@@ -90,6 +90,18 @@ func judgedOf(fd *model.FieldDiff) judged {
 		conversion: fd.Renamed,
 		openapi:    fd.Has(model.AttrJSONName),
 	}
+}
+
+// anyJudged reports whether a field of an existing struct changed in a
+// way generated code shows (judgedOf): only then is its generated code
+// read.
+func anyJudged(td *model.TypeDiff) bool {
+	for _, fd := range td.Fields {
+		if judgedOf(fd) != (judged{}) {
+			return true
+		}
+	}
+	return false
 }
 
 // staleType judges the fields of one struct, and the struct itself when
