@@ -277,7 +277,7 @@ func (l *loader) known(f string) *declFile {
 }
 
 // declFile loads a file for its declarations: whether it builds on
-// linux/amd64, and its syntax without function bodies (declsOnly). src
+// linux/amd64, and its syntax without function bodies (golex.DeclsOnly). src
 // is its content, unless another search loaded the same blob.
 func (l *loader) declFile(f string, src []byte) *declFile {
 	if d := l.known(f); d != nil {
@@ -286,7 +286,7 @@ func (l *loader) declFile(f string, src []byte) *declFile {
 	d := &declFile{builds: buildOK(f, src)}
 	if d.builds {
 		// A file that does not parse keeps what the parser made of it.
-		d.file, _ = parser.ParseFile(l.fset, f, declsOnly(src), parser.SkipObjectResolution)
+		d.file, _ = parser.ParseFile(l.fset, f, golex.DeclsOnly(src), parser.SkipObjectResolution)
 	}
 	if k, ok := keyOf(l.snap, f); ok {
 		l.shared.mu.Lock()
@@ -516,71 +516,3 @@ func (l *loader) checkUnit(u *unit) {
 type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
-
-// declsOnly returns a Go file's source without the bodies of its functions
-// and methods, which the type checker does not need for a package loaded
-// for its declarations. Tokenizing is much cheaper than parsing the
-// bodies. Positions in the result are not those of the file: no position
-// of such a file is ever reported. A body is the "{" at the top level of
-// a func declaration that does not open a struct or interface type.
-func declsOnly(src []byte) []byte {
-	l := golex.New(src)
-	out := make([]byte, 0, len(src)/2)
-	last := 0
-	depth, nest := 0, 0 // braces; parentheses and brackets
-	inFunc := false
-	prev, prevKw := golex.EOF, "" // EOF: nothing read yet
-	for {
-		tok, start, _ := l.Next()
-		if tok == golex.EOF {
-			break
-		}
-		kw := l.Keyword()
-		switch tok {
-		case golex.Keyword:
-			// A declaration, not a function literal in a var initializer.
-			if kw == "func" && depth == 0 && nest == 0 && (prev == golex.Semicolon || prev == golex.EOF) {
-				inFunc = true
-			}
-		case golex.LParen, golex.LBrack:
-			nest++
-		case golex.RParen, golex.RBrack:
-			nest--
-		case golex.Semicolon:
-			if depth == 0 && nest == 0 {
-				inFunc = false
-			}
-		case golex.LBrace:
-			if depth == 0 && nest == 0 && inFunc && !(prev == golex.Keyword && (prevKw == "struct" || prevKw == "interface")) {
-				end := -1
-				for d := 1; d > 0; {
-					t, _, e := l.Next()
-					switch t {
-					case golex.EOF:
-						d = 0
-					case golex.LBrace:
-						d++
-					case golex.RBrace:
-						if d--; d == 0 {
-							end = e
-						}
-					}
-				}
-				if end < 0 {
-					return src // unbalanced: leave it to the parser
-				}
-				out = append(out, src[last:start]...)
-				out = append(out, ';')
-				last = end
-				inFunc = false
-				prev, prevKw = golex.RBrace, ""
-				continue
-			}
-			depth++
-		case golex.RBrace:
-			depth--
-		}
-		prev, prevKw = tok, kw
-	}
-	return append(out, src[last:]...)
-}
