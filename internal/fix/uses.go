@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/apicheck/apicheck/internal/gencode"
+	"github.com/apicheck/apicheck/internal/golex"
 	"github.com/apicheck/apicheck/internal/lifecycle/usage"
 	"github.com/apicheck/apicheck/internal/model"
 )
@@ -90,6 +91,11 @@ func typeCheck(files map[string][]byte, pkgName, importPath string) (tp *typedPk
 	for _, n := range names {
 		src := files[n]
 		gen := generatedFile(n, src)
+		if gen {
+			// Only its declarations are checked: no position in it is
+			// reported, and bodies are most of a generated file.
+			src = golex.DeclsOnly(src)
+		}
 		f, err := parser.ParseFile(tp.fset, n, src, parser.SkipObjectResolution)
 		if err != nil {
 			if gen {
