@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -305,12 +306,32 @@ func run(res *Result, req Request) (*Result, error) {
 	return res, nil
 }
 
+// gcFloor is the heap a small tree's check grows to before its first
+// collection: a release pair of Gardener allocates about 50 MB in all.
+const gcFloor = 128 << 20
+
 // setGCPercent sets the garbage collector's percentage the request gives
-// (Request.GCPercent) when the tree is small for sure.
+// (Request.GCPercent) when the tree is small for sure, and lets the heap
+// reach gcFloor before the first collection: the collector is off under
+// a memory limit of gcFloor until it first runs, then the percentage
+// applies with the limit there was before (a live heap above the floor
+// is collected as usual, never against the limit).
 func setGCPercent(res *Result, req Request) {
-	if req.GCPercent > 0 && res.smallTree(partSize(req)) {
-		debug.SetGCPercent(req.GCPercent)
+	if req.GCPercent <= 0 || !res.smallTree(partSize(req)) {
+		return
 	}
+	limit := debug.SetMemoryLimit(-1) // reads it
+	if limit < gcFloor {
+		debug.SetGCPercent(req.GCPercent)
+		return
+	}
+	debug.SetMemoryLimit(gcFloor)
+	debug.SetGCPercent(-1)
+	sentinel := new([16]byte) // 16 bytes: the tiny allocator would batch a smaller one
+	runtime.SetFinalizer(sentinel, func(*[16]byte) {
+		debug.SetGCPercent(req.GCPercent)
+		debug.SetMemoryLimit(limit)
+	})
 }
 
 // releaseHistory prepares the release history of the comparison. It

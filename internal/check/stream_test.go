@@ -2,12 +2,15 @@ package check_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -278,7 +281,8 @@ func TestStreamExternalPackages(t *testing.T) {
 }
 
 // TestGCPercent: a check (or an audit) of a tree that is small for sure
-// sets the garbage collector's percentage it was given; one of a tree
+// turns the collector off under a memory limit until it first runs, then
+// sets the percentage it was given and the limit there was; one of a tree
 // larger than two parts (here parts of one file) leaves the runtime's
 // setting.
 func TestGCPercent(t *testing.T) {
@@ -305,7 +309,14 @@ func TestGCPercent(t *testing.T) {
 			t.Fatal(err)
 		}
 		res.Close()
-		if got := debug.SetGCPercent(100); got != c.wantAfter {
+		// The fixture allocates far less than the floor: no collection
+		// ran during the check.
+		if off, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1); c.gcPercent > 0 && c.partFiles == 0 && (off != -1 || limit != 128<<20) {
+			t.Errorf("%s: right after the check the GC percent is %d and the memory limit %d, want -1 and 128 MiB", c.name, off, limit)
+		} else {
+			debug.SetGCPercent(off)
+		}
+		if got := gcPercentAfterCollection(t); got != c.wantAfter {
 			t.Errorf("%s: GC percent after the check = %d, want %d", c.name, got, c.wantAfter)
 		}
 	}
@@ -315,7 +326,32 @@ func TestGCPercent(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Close()
-	if got := debug.SetGCPercent(100); got != 321 {
+	if got := gcPercentAfterCollection(t); got != 321 {
 		t.Errorf("audit: GC percent after it = %d, want 321", got)
 	}
+}
+
+// gcPercentAfterCollection is the collector's percentage once it has run
+// after a check (a small tree's check leaves it off, under a memory limit,
+// until then), and resets it to 100. The memory limit must be back to what
+// it was (none).
+func gcPercentAfterCollection(t *testing.T) int {
+	t.Helper()
+	got := debug.SetGCPercent(100)
+	debug.SetGCPercent(got)
+	for deadline := time.Now().Add(5 * time.Second); got < 0 && time.Now().Before(deadline); {
+		if limit := debug.SetMemoryLimit(-1); limit == math.MaxInt64 {
+			t.Errorf("the collector is off without a memory limit")
+			break
+		}
+		runtime.GC() // the finalizer that turns it back on runs after a collection
+		time.Sleep(time.Millisecond)
+		got = debug.SetGCPercent(100)
+		debug.SetGCPercent(got)
+	}
+	if limit := debug.SetMemoryLimit(-1); got >= 0 && limit != math.MaxInt64 {
+		t.Errorf("memory limit after the first collection = %d, want none", limit)
+	}
+	debug.SetGCPercent(100)
+	return got
 }
