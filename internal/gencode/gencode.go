@@ -224,23 +224,88 @@ func protoHead(name string) string { return "message " + name + " {" }
 // DeepCopyInto is DeepCopyInto of generated file p, whose functions are
 // found once (heads).
 func (f *Files) DeepCopyInto(p, typ string) (Block, bool, error) {
-	return f.indexed(p, "deepcopy", typ, deepCopyHead, func(text string) map[string]blockAt {
-		return heads(text, "func (in *", func(rest string) (string, bool) {
-			name, _, ok := strings.Cut(rest, ")")
-			return name, ok && strings.HasPrefix(rest, name+") DeepCopyInto(out *"+name+") {")
-		})
+	return f.indexed(p, "deepcopy", typ, deepCopyHead, deepCopyIndex)
+}
+
+// deepCopyIndex finds the DeepCopyInto functions of a text.
+func deepCopyIndex(text string) map[string]blockAt {
+	return heads(text, "func (in *", func(rest string) (string, bool) {
+		name, _, ok := strings.Cut(rest, ")")
+		return name, ok && strings.HasPrefix(rest, name+") DeepCopyInto(out *"+name+") {")
 	})
 }
 
 // ProtoMessage is ProtoMessage of generated file p, whose messages are
 // found once (heads).
 func (f *Files) ProtoMessage(p, name string) (Block, bool, error) {
-	return f.indexed(p, "proto", name, protoHead, func(text string) map[string]blockAt {
-		return heads(text, "message ", func(rest string) (string, bool) {
-			name, _, ok := strings.Cut(rest, " ")
-			return name, ok && strings.HasPrefix(rest, name+" {")
-		})
+	return f.indexed(p, "proto", name, protoHead, protoIndex)
+}
+
+// protoIndex finds the messages of a text.
+func protoIndex(text string) map[string]blockAt {
+	return heads(text, "message ", func(rest string) (string, bool) {
+		name, _, ok := strings.Cut(rest, " ")
+		return name, ok && strings.HasPrefix(rest, name+" {")
 	})
+}
+
+// Prefetch reads the generated files of paths that the revision has and
+// that were not read yet, in one batch, and indexes each as the questions
+// about its kind do (DeepCopyInto, ProtoMessage, AutoConverts, OpenAPI):
+// started in the background before those questions are asked, it reads
+// and indexes while other work runs. The questions stay correct beside
+// it: one about a file it has not stored yet reads the file itself.
+// Nothing is reported: a file it cannot read is read (and its error
+// returned) by the question that asks for it.
+func (f *Files) Prefetch(paths []string) {
+	f.mu.Lock()
+	var todo []string
+	for _, p := range paths {
+		_, read := f.text[p]
+		_, failed := f.errs[p]
+		if !read && !failed && !slices.Contains(todo, p) && f.hasLocked(p) {
+			todo = append(todo, p)
+		}
+	}
+	f.mu.Unlock()
+	if len(todo) == 0 {
+		return
+	}
+	m, err := f.src.ReadFiles(todo)
+	if err != nil {
+		return
+	}
+	for _, p := range todo {
+		text := strings.ReplaceAll(string(m[p]), "\r\n", "\n")
+		var heads map[string]blockAt
+		var fns []convertFunc
+		var defs *Definitions
+		kind := ""
+		switch name := path.Base(p); {
+		case name == DeepCopy:
+			kind, heads = "deepcopy", deepCopyIndex(text)
+		case name == Proto:
+			kind, heads = "proto", protoIndex(text)
+		case name == Conversion:
+			fns = autoConvertFuncs(text)
+		case slices.Contains(OpenAPINames, name):
+			defs = ParseDefinitions(text)
+		}
+		f.mu.Lock()
+		if _, ok := f.text[p]; !ok {
+			f.text[p] = text
+		}
+		if key := kind + "\x00" + p; heads != nil && f.heads[key] == nil {
+			f.heads[key] = heads
+		}
+		if _, ok := f.converts[p]; !ok && fns != nil {
+			f.converts[p] = fns
+		}
+		if _, ok := f.defs[p]; !ok && defs != nil {
+			f.defs[p] = defs
+		}
+		f.mu.Unlock()
+	}
 }
 
 // indexed finds the block of file p that head(name) opens through the

@@ -3,6 +3,7 @@ package gencode
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -371,4 +372,56 @@ func TestFiles(t *testing.T) {
 func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
+}
+
+// TestPrefetch: Prefetch reads the files the revision has in one batch and
+// indexes them; the questions then answer as without it and read nothing.
+// A batch that fails leaves each file to the question that asks for it.
+func TestPrefetch(t *testing.T) {
+	dir := "pkg/apis/core/v1beta1/"
+	files := map[string]string{
+		dir + DeepCopy:                     deepcopy + "package v1beta1\n\nfunc (in *ShootSpec) DeepCopyInto(out *ShootSpec) {\n\t*out = *in\n}\n",
+		dir + Proto:                        proto + "message ShootSpec {\n  optional string purpose = 1;\n}\n",
+		dir + Conversion:                   conversion,
+		"pkg/openapi/openapi_generated.go": openapi,
+	}
+	paths := []string{dir + DeepCopy, dir + Proto, dir + Conversion, "pkg/openapi/openapi_generated.go", dir + DeepCopy, "pkg/apis/none/" + DeepCopy}
+	ask := func(f *Files) string {
+		dc, dok, derr := f.DeepCopyInto(dir+DeepCopy, "ShootSpec")
+		pm, pok, perr := f.ProtoMessage(dir+Proto, "ShootSpec")
+		cv, cerr := f.AutoConverts(dir+Conversion, "v1beta1", "ShootSpec")
+		defs, oerr := f.OpenAPI("pkg/openapi/openapi_generated.go")
+		schema, sok := defs.Schema("example.com/api/pkg/apis/core/v1beta1", "ShootSpec")
+		return fmt.Sprint(dc, dok, derr, pm, pok, perr, cv, cerr, schema, sok, oerr)
+	}
+	want := ask(New(&source{files: files}))
+
+	src := &source{files: files}
+	f := New(src)
+	f.Prefetch(paths)
+	if src.reads != 1 {
+		t.Errorf("Prefetch: %d reads, want 1 batch", src.reads)
+	}
+	if got := ask(f); got != want {
+		t.Errorf("after Prefetch:\n%s\nwant\n%s", got, want)
+	}
+	if src.reads != 1 {
+		t.Errorf("the questions after Prefetch read %d more times, want none", src.reads-1)
+	}
+	f.Prefetch(paths)
+	if src.reads != 1 {
+		t.Errorf("a second Prefetch read again")
+	}
+
+	withBig := maps.Clone(files)
+	withBig["big/generated.proto"] = ""
+	src = &source{files: withBig}
+	f = New(src)
+	f.Prefetch(append(paths, "big/generated.proto"))
+	if got := ask(f); got != want {
+		t.Errorf("after a failed Prefetch:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := f.Read("big/generated.proto"); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("Read of the file that failed the batch: %v, want its own error", err)
+	}
 }

@@ -119,6 +119,9 @@ type Manifests struct{ Base, Head *crd.Manifests }
 type Generated struct {
 	Base, Head *gencode.Files
 	Worktree   bool
+	// prefetched is closed when what GENERATED_CODE_STALE's Ahead
+	// started to read is read (nil: nothing was started).
+	prefetched chan struct{}
 }
 
 // ReleaseNote is the input of RELEASE_NOTE_MISSING.

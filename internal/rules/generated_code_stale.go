@@ -34,21 +34,95 @@ var GeneratedCodeStale = &Rule{
 	Before: "// types.go: Replicas *int32 `json:\"replicas,omitempty\" protobuf:\"varint,6,opt,name=replicas\"`\n" +
 		"// generated.proto: message ShootSpec { optional string purpose = 1; }",
 	After: "// generated.proto: message ShootSpec { optional string purpose = 1; optional int32 replicas = 6; }",
+	Ahead: func(d *model.Diff, a Analyses) {
+		g := a.Generated
+		if g == nil {
+			return
+		}
+		head, base := staleFiles(d, g)
+		if len(head)+len(base) == 0 {
+			return
+		}
+		done := make(chan struct{})
+		g.prefetched = done
+		go func() {
+			defer close(done)
+			defer func() { _ = recover() }() // Check reads what is missing, and says why
+			g.Head.Prefetch(head)
+			g.Base.Prefetch(base)
+		}()
+	},
 	Check: func(c *Context) {
 		g := c.Generated()
-		for _, gd := range c.Diff.Groups {
-			for _, pd := range gd.Packages {
-				if pd.Base == nil || pd.Head == nil {
-					continue // a version added or removed as a whole
-				}
-				for _, td := range pd.Types {
-					if td.Head != nil && td.Head.Kind == model.KindStruct && (td.Base == nil || anyJudged(td)) {
-						staleType(c, g, gd, pd, td)
-					}
+		if g.prefetched != nil {
+			<-g.prefetched
+		}
+		for _, j := range judgedStructs(c.Diff) {
+			staleType(c, g, j.gd, j.pd, j.td)
+		}
+	},
+}
+
+// judgedStruct is a struct whose generated code is judged, with its
+// package and group.
+type judgedStruct struct {
+	gd *model.GroupDiff
+	pd *model.PackageDiff
+	td *model.TypeDiff
+}
+
+// judgedStructs are the structs of packages present at base and head
+// whose generated code is judged: the new ones, and those with a field
+// that changed in a way generated code shows.
+func judgedStructs(d *model.Diff) []judgedStruct {
+	var out []judgedStruct
+	for _, gd := range d.Groups {
+		for _, pd := range gd.Packages {
+			if pd.Base == nil || pd.Head == nil {
+				continue // a version added or removed as a whole
+			}
+			for _, td := range pd.Types {
+				if td.Head != nil && td.Head.Kind == model.KindStruct && (td.Base == nil || anyJudged(td)) {
+					out = append(out, judgedStruct{gd, pd, td})
 				}
 			}
 		}
-	},
+	}
+	return out
+}
+
+// staleFiles are the generated files staleType reads of the judged
+// structs, at head and at base, for Prefetch: it asks of the same files
+// in the same conditions, so that none is read for nothing.
+func staleFiles(d *model.Diff, g *Generated) (head, base []string) {
+	var openapi []string // head's that base has too, listed once
+	for _, j := range judgedStructs(d) {
+		gd, pd, td := j.gd, j.pd, j.td
+		dir := pd.Head.Dir
+		if p := dir + "/" + gencode.Proto; pd.External() && committed(g, p) {
+			head = append(head, p)
+		}
+		if p := dir + "/" + gencode.DeepCopy; committed(g, p) && !markedOff(td.Head.Markers, "k8s:deepcopy-gen") {
+			head = append(head, p)
+		}
+		head = append(head, conversionFiles(g, gd, pd)...)
+		if !pd.External() {
+			continue
+		}
+		if openapi == nil {
+			openapi = []string{}
+			for _, p := range g.Head.OpenAPIFiles() {
+				if g.Base.Has(p) {
+					openapi = append(openapi, p)
+				}
+			}
+			head = append(head, openapi...)
+		}
+		if td.Base != nil && len(base) == 0 {
+			base = append(base, openapi...) // definedAtBase
+		}
+	}
+	return head, base
 }
 
 // staleness is what generated code misses of one field or type: the
