@@ -118,10 +118,12 @@ func planParts(res *Result, req Request, hist *lifecycle.History) (*tree, error)
 // newTree is a tree of parts (nil: the whole tree) whose candidates'
 // packages planned maps to their parts.
 func newTree(res *Result, req Request, hist *lifecycle.History, parts []*part, planned map[string]int) *tree {
+	manifests := &rules.Manifests{}
+	manifests.Base, manifests.Head = crd.NewPair(res.Base, res.Head)
 	t := &tree{
 		res: res, req: req, hist: hist, parts: parts,
 		profile:   res.Options.Scan.Profile,
-		manifests: &rules.Manifests{Base: crd.New(res.Base), Head: crd.New(res.Head)},
+		manifests: manifests,
 		files:     usage.NewIndex(),
 		styles:    fix.HouseStyles(nil),
 	}

@@ -64,6 +64,23 @@ type Manifests struct {
 	inCRDs map[string]bool           // groups some file with "crd" in its path defines kinds of
 	kinds  map[groupKind]*KindServed // what the manifests say
 	failed string                    // why nothing is known ("": the files were read)
+	// docs are the documents decoded, shared with the other revision's
+	// Manifests (NewPair): a manifest the change did not touch is
+	// decoded once.
+	docs *docMemo
+}
+
+// docMemo holds decoded manifest documents by their text. A document is
+// read-only once decoded.
+type docMemo struct {
+	mu   sync.Mutex
+	docs map[string]decodedDoc
+}
+
+type decodedDoc struct {
+	d    doc
+	node *yaml.Node
+	err  error
 }
 
 type groupKind struct{ group, kind string }
@@ -324,6 +341,32 @@ func (ks *KindServed) sort() {
 // none.
 func New(src Source) *Manifests {
 	return &Manifests{src: src, loaded: map[string]bool{}, named: map[groupKind]bool{}, inCRDs: map[string]bool{}, kinds: map[groupKind]*KindServed{}}
+}
+
+// NewPair returns the manifests of two revisions (New), which decode a
+// document the two have alike once.
+func NewPair(base, head Source) (*Manifests, *Manifests) {
+	memo := &docMemo{docs: map[string]decodedDoc{}}
+	b, h := New(base), New(head)
+	b.docs, h.docs = memo, memo
+	return b, h
+}
+
+// decode is decodeDoc, through the memo the Manifests share (if any).
+func (m *Manifests) decode(text []byte) (doc, *yaml.Node, error) {
+	if m.docs == nil {
+		return decodeDoc(text)
+	}
+	m.docs.mu.Lock()
+	dd, ok := m.docs.docs[string(text)]
+	m.docs.mu.Unlock()
+	if !ok {
+		dd.d, dd.node, dd.err = decodeDoc(text)
+		m.docs.mu.Lock()
+		m.docs.docs[string(text)] = dd
+		m.docs.mu.Unlock()
+	}
+	return dd.d, dd.node, dd.err
 }
 
 // Kind returns what the manifests say about kind of group: ok is false
@@ -681,12 +724,12 @@ func (m *Manifests) read(f string, data []byte, groups []string) {
 			!slices.ContainsFunc(groups, func(g string) bool { return bytes.Contains(text, []byte(g)) }) {
 			continue
 		}
-		d, node, err := decodeDoc(text)
+		d, node, err := m.decode(text)
 		if err != nil && bytes.Contains(text, []byte("{{")) {
 			// A Helm chart's template (Longhorn's generated crds.yaml
 			// carries a {{- include ... }} label): without its actions
 			// the rest is the manifest the chart installs.
-			d, node, _ = decodeDoc(withoutActions(text))
+			d, node, _ = m.decode(withoutActions(text))
 		}
 		if d.Kind != "CustomResourceDefinition" ||
 			!slices.Contains(groups, d.Spec.Group) || d.Spec.Names.Kind == "" {

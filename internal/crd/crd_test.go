@@ -431,3 +431,28 @@ func mustKind(t *testing.T, m *Manifests, group, kind string) KindServed {
 	}
 	return ks
 }
+
+// TestNewPair: the manifests of two revisions made by NewPair answer as
+// New's, and decode a document the two have alike once.
+func TestNewPair(t *testing.T) {
+	changed := strings.Replace(widgets, "served: false", "served: true", 1)
+	gadgets := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: gadgets.example.com\n  names: {kind: Gadget}\n  versions: [{name: v1, served: true}]\n"
+	baseSrc := &fakeSource{files: map[string]string{"config/crd/widgets.yaml": widgets, "config/crd/gadgets.yaml": gadgets}}
+	headSrc := &fakeSource{files: map[string]string{"config/crd/widgets.yaml": changed, "config/crd/gadgets.yaml": gadgets}}
+	base, head := NewPair(baseSrc, headSrc)
+	alone := [2]*Manifests{New(baseSrc), New(headSrc)}
+	for i, m := range []*Manifests{base, head} {
+		for _, gk := range [][2]string{{"widgets.example.com", "Widget"}, {"gadgets.example.com", "Gadget"}, {"other.example.com", "Widget"}} {
+			got, gok := m.Kind(gk[0], gk[1])
+			want, wok := alone[i].Kind(gk[0], gk[1])
+			if gok != wok || !reflect.DeepEqual(got, want) {
+				t.Errorf("revision %d, %v: NewPair's answer %+v, %v; New's %+v, %v", i, gk, got, gok, want, wok)
+			}
+		}
+	}
+	// widgets.yaml's first document differs, its second (other.example.com)
+	// and gadgets.yaml's are the same: 2 + 1 + 1 distinct documents.
+	if n := len(base.docs.docs); n != 4 {
+		t.Errorf("%d documents decoded, want 4 (a document both revisions have once)", n)
+	}
+}
