@@ -33,6 +33,9 @@ type source interface {
 	// typeCheck type-checks the files of a package directory (see
 	// typeCheck).
 	typeCheck(files map[string][]byte, pkgName, importPath string) (*typedPkg, *parseError)
+	// mayUse reports whether the files may use a field (useSyntax):
+	// false saves their type check.
+	mayUse(files map[string][]byte, field string) bool
 }
 
 // lookups memoises the files a plan parses to look into (where a struct
@@ -41,6 +44,7 @@ type source interface {
 type lookups struct {
 	parsed map[string]*parsedFile
 	typed  map[string]*typedPkg // by import path and package name
+	syntax *useSyntax           // the last directory's files asked about
 }
 
 func (l *lookups) parse(name string, src []byte) (*parsedFile, *parseError) {
@@ -495,6 +499,11 @@ func planPointer(pf *parsedFile, st *ast.StructType, fld *ast.Field, it *item, p
 		files = map[string][]byte{}
 	}
 	files[pf.path] = pf.src
+	typ := types.ExprString(fld.Type)
+	p := pf.off(fld.Type.Pos())
+	if !pkg.mayUse(files, it.field) {
+		return fixOf(fmt.Sprintf("make %s a pointer: *%s", it.field, typ), pf.edit(p, p, "*"))
+	}
 	tp, perr := pkg.typeCheck(files, pf.file.Name.Name, it.importPath)
 	if perr != nil {
 		return outcome{skip: fmt.Sprintf("cannot look for uses of %s in %s: it does not parse: %s", it.field, perr.pos, perr.msg), at: at}
@@ -502,8 +511,6 @@ func planPointer(pf *parsedFile, st *ast.StructType, fld *ast.Field, it *item, p
 	if refs := tp.uses(it.typ, it.field); len(refs) > 0 {
 		return outcome{skip: describeUses(it.field, refs), at: at}
 	}
-	typ := types.ExprString(fld.Type)
-	p := pf.off(fld.Type.Pos())
 	return fixOf(fmt.Sprintf("make %s a pointer: *%s", it.field, typ), pf.edit(p, p, "*"))
 }
 

@@ -268,6 +268,75 @@ func qualifier(info *types.Info, x ast.Expr) bool {
 	return isPkg
 }
 
+// useSyntax is what the Go files of a package directory that are not
+// generated (the files typedPkg.uses looks through) say of field uses
+// without types: the names selectors select, the names keys of composite
+// literals give, and whether some literal without keys may be of a struct
+// (its type is not written as a slice, array or map). A field it names
+// nowhere has no use that uses could find, whatever the types are: the
+// package need not be type-checked for it.
+type useSyntax struct {
+	files           map[string][]byte // the contents read
+	selected, keyed map[string]bool
+	unkeyed         bool
+	// broken: a file did not parse (the type check says which, and why).
+	broken bool
+}
+
+// syntaxOf reads the use syntax of a package directory's files.
+func syntaxOf(files map[string][]byte) *useSyntax {
+	s := &useSyntax{files: files, selected: map[string]bool{}, keyed: map[string]bool{}}
+	fset := token.NewFileSet()
+	for n, src := range files {
+		if generatedFile(n, src) {
+			continue
+		}
+		f, err := parser.ParseFile(fset, n, src, parser.SkipObjectResolution)
+		if err != nil {
+			s.broken = true
+			return s
+		}
+		ast.Inspect(f, func(node ast.Node) bool {
+			switch x := node.(type) {
+			case *ast.SelectorExpr:
+				s.selected[x.Sel.Name] = true
+			case *ast.CompositeLit:
+				keyed := false
+				for _, e := range x.Elts {
+					if kv, ok := e.(*ast.KeyValueExpr); ok {
+						keyed = true
+						if id, ok := kv.Key.(*ast.Ident); ok {
+							s.keyed[id.Name] = true
+						}
+					}
+				}
+				switch x.Type.(type) {
+				case *ast.ArrayType, *ast.MapType:
+				default:
+					s.unkeyed = s.unkeyed || !keyed && len(x.Elts) > 0
+				}
+			}
+			return true
+		})
+	}
+	return s
+}
+
+// mayUse reports whether the files may use field: false only when no
+// selector or key names it and no literal without keys may be a struct's.
+func (s *useSyntax) mayUse(field string) bool {
+	return s.broken || s.unkeyed || s.selected[field] || s.keyed[field]
+}
+
+// mayUse is useSyntax.mayUse of a package directory's files, read once
+// per content.
+func (l *lookups) mayUse(files map[string][]byte, field string) bool {
+	if l.syntax == nil || !maps.EqualFunc(l.syntax.files, files, bytes.Equal) {
+		l.syntax = syntaxOf(files)
+	}
+	return l.syntax.mayUse(field)
+}
+
 // typed memoises the type information of package directories: every
 // pointer fix of a package asks about the same files.
 func (l *lookups) typeCheck(files map[string][]byte, pkgName, importPath string) (*typedPkg, *parseError) {
