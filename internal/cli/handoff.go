@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/apicheck/apicheck/internal/finding"
+	"github.com/apicheck/apicheck/internal/supervisor"
 )
 
 // Under a supervisor (see Main) the check process does not write the
@@ -182,4 +183,24 @@ func (h *handoff) commit() error {
 		return fmt.Errorf("the check process handed over %d report files for %d destinations", len(h.files), files)
 	}
 	return p.write(io.Discard, nil)
+}
+
+// commitReports writes the report files a child handed over and returns
+// its exit code, or the code of what went wrong.
+func commitReports(reports []byte, code int, stderr io.Writer) int {
+	h, err := decodeHandoff(reports)
+	if err != nil {
+		io.WriteString(stderr, supervisor.CrashMessage("", "the report files the check process handed over are damaged: "+err.Error()))
+		return ExitFailure
+	}
+	if err := h.commit(); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			fmt.Fprintf(stderr, "apicheck: %v\n", err)
+			return ee.code
+		}
+		io.WriteString(stderr, supervisor.CrashMessage("", err.Error()))
+		return ExitFailure
+	}
+	return code
 }

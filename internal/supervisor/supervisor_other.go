@@ -1,0 +1,3 @@
+//go:build !unix
+
+package supervisor
