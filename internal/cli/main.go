@@ -18,10 +18,18 @@ const reportHint = supervisor.ReportHint
 // exit 3 with a message asking to report them, exit codes the child
 // chooses pass through, and the supervisor writes the child's report
 // files once the child has exited normally and no signal came
-// (handoff.go).
+// (handoff.go). cmd/apicheck starts the child while the program is
+// initialised (package supervisor/early); Main then only writes the
+// report files the child handed over, if any.
 func Main(args []string, stderr io.Writer) int {
 	if os.Getenv(supervisor.WorkerEnv) == "1" {
 		return supervised(args, stderr)
+	}
+	if end, begun := supervisor.Begun(); begun {
+		if end == nil {
+			return worker(args, stderr) // the child could not be started
+		}
+		return end.Code(stderr, commitReports)
 	}
 	return supervise(args, stderr)
 }

@@ -9,6 +9,13 @@
 // through. The child hands its report files over a pipe, and the
 // supervisor has them written once the child exited normally with 0 or 1
 // and no signal came (package cli's handoff.go).
+//
+// The supervisor costs one more start of the executable. So that the
+// supervising process does as little as possible, cmd/apicheck imports
+// package early, whose initialisation supervises the command line
+// (Begin) before the packages that the check process needs, and the
+// supervisor does not, are initialised: the supervising process exits
+// there, unless report files are left to write.
 package supervisor
 
 import "io"

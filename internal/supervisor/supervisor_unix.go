@@ -174,6 +174,20 @@ wait:
 	return e
 }
 
+// exited reports whether the child exited by itself with code 0 or 1:
+// then the report files it handed over, if any, are to be written.
+func (e *End) exited() bool {
+	if e.werr != nil || e.status.Signaled() || e.crash {
+		return false
+	}
+	code := e.status.ExitStatus()
+	return code == exitOK || code == exitFindings
+}
+
+// HasReports reports whether the child handed over report files that
+// Code would write.
+func (e *End) HasReports() bool { return e.exited() && len(e.reports) > 0 }
+
 // Code is the supervisor's exit code for how the child ended, after
 // saying on stderr what went wrong and, with commit, writing the report
 // files the child handed over, if it is to.
@@ -263,3 +277,59 @@ func withoutEnv(env []string, name string) []string {
 	}
 	return out
 }
+
+// early is what Begin did: begun when it supervised the command line;
+// end, the child's end when report files are left to write (nil when the
+// child could not be started).
+var early struct {
+	begun bool
+	end   *End
+}
+
+// Begin supervises the command line of this process (os.Args) unless it
+// is the child, during package initialisation (package early), before
+// the packages that only the child needs are initialised. It exits with
+// the child's outcome, unless the child could not be started or handed
+// over report files to write: then it returns, and Begun tells the rest
+// of the program, whose packages are then all initialised.
+func Begin() {
+	if os.Getenv(WorkerEnv) == "1" || testBinary(os.Args) {
+		return
+	}
+	early.begun = true
+	c := Start(os.Args[1:], os.Stderr)
+	if c == nil {
+		return
+	}
+	e := c.Wait()
+	if e.HasReports() {
+		early.end = e
+		return
+	}
+	os.Exit(e.Code(os.Stderr, nil))
+}
+
+// testBinary reports whether args are those of a test binary: the tests
+// of cmd/apicheck link package early too, and run their tests in the
+// process go test starts. go test names the binary *.test and passes it
+// -test. flags. (Were Begin to skip the real program, cli.Main would
+// supervise its command line all the same.)
+func testBinary(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	if strings.HasSuffix(args[0], ".test") {
+		return true
+	}
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-test.") {
+			return true
+		}
+	}
+	return false
+}
+
+// Begun reports whether Begin supervised this process's command line,
+// and the child's end (nil: the child could not be started, and the
+// command line is to run in this process).
+func Begun() (end *End, begun bool) { return early.end, early.begun }

@@ -37,3 +37,23 @@ func TestWithoutEnv(t *testing.T) {
 		t.Errorf("withoutEnv changed its argument: %q", env)
 	}
 }
+
+// TestTestBinary: Begin leaves test binaries alone, never apicheck's own
+// command lines.
+func TestTestBinary(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"/tmp/go-build1/b001/apicheck.test", "-test.paniconexit0", "-test.timeout=10m0s"}, true},
+		{[]string{"./x", "-test.v"}, true},
+		{[]string{"apicheck.test"}, true},
+		{[]string{"apicheck", "check", "--base", "main"}, false},
+		{[]string{"apicheck"}, false},
+		{nil, false},
+	} {
+		if got := testBinary(c.args); got != c.want {
+			t.Errorf("testBinary(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}
