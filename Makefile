@@ -8,8 +8,10 @@ LDFLAGS := -X github.com/apicheck/apicheck/internal/cli.Version=$(VERSION)
 
 all: build
 
+# Without cgo, as the release builds: a static binary, whose processes
+# (the supervisor and the check) start about 1 ms sooner each.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/apicheck
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/apicheck
 
 # Builds apicheck, turns the example API history (examples/shoot-api.txtar)
 # into a git repository in a temporary directory and checks its last

@@ -31,7 +31,7 @@ if [ "$1" = env ]; then
   printf 'go1.26.8\nlinux\namd64\n'
   exit 0
 fi
-printf '%s|%s|GOFLAGS=%s GOWORK=%s GOBIN=%s GOCACHE=%s\n' "$PWD" "$*" "$GOFLAGS" "$GOWORK" "$GOBIN" "$GOCACHE" >> "$FAKE_GO_LOG"
+printf '%s|%s|GOFLAGS=%s GOWORK=%s CGO_ENABLED=%s GOBIN=%s GOCACHE=%s\n' "$PWD" "$*" "$GOFLAGS" "$GOWORK" "$CGO_ENABLED" "$GOBIN" "$GOCACHE" >> "$FAKE_GO_LOG"
 out=""
 prev=""
 for a in "$@"; do
@@ -321,7 +321,7 @@ func TestActionRunsLikeTheRunner(t *testing.T) {
 		}
 		// apicheck is built from the action's checkout, with its own cache.
 		want := action + "|build -ldflags -X github.com/apicheck/apicheck/internal/cli.Version=main -o " + j.runnerTemp + "/apicheck-bin."
-		if !strings.HasPrefix(j.goLog, want) || !strings.Contains(j.goLog, "/apicheck ./cmd/apicheck|GOFLAGS=-mod=readonly -modcacherw GOWORK=off GOBIN= GOCACHE="+cacheDir+"/build\n") {
+		if !strings.HasPrefix(j.goLog, want) || !strings.Contains(j.goLog, "/apicheck ./cmd/apicheck|GOFLAGS=-mod=readonly -modcacherw GOWORK=off CGO_ENABLED=0 GOBIN= GOCACHE="+cacheDir+"/build\n") {
 			t.Errorf("go ran as %q, want %q...", j.goLog, want)
 		}
 	})
@@ -466,7 +466,7 @@ func TestActionRunsLikeTheRunner(t *testing.T) {
 		// go install runs in the new, empty bin directory: never in the
 		// pull request's checkout.
 		if !strings.HasPrefix(j.goLog, j.runnerTemp+"/apicheck-bin.") ||
-			!strings.Contains(j.goLog, "|install github.com/apicheck/apicheck/cmd/apicheck@v1.2.3|GOFLAGS=-mod=readonly -modcacherw GOWORK=off GOBIN="+j.runnerTemp+"/apicheck-bin.") {
+			!strings.Contains(j.goLog, "|install github.com/apicheck/apicheck/cmd/apicheck@v1.2.3|GOFLAGS=-mod=readonly -modcacherw GOWORK=off CGO_ENABLED=0 GOBIN="+j.runnerTemp+"/apicheck-bin.") {
 			t.Errorf("go ran as %q", j.goLog)
 		}
 		// v1.2.3 has no release (here): go install is the fallback.
