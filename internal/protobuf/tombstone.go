@@ -432,12 +432,27 @@ func jsonName(d *decl) string {
 // then prefixes ending at a closing back quote, longest first.
 func parseDecl(text string) (decl, bool) {
 	t := strings.TrimSpace(text)
-	if t == "" || strings.ContainsAny(t, "\n\r") || !strings.Contains(t, "`") {
+	if prose(t) {
 		return decl{}, false
+	}
+	for _, c := range declCandidates(t) {
+		if d, ok := parseField(c); ok {
+			return d, true
+		}
+	}
+	return decl{}, false
+}
+
+// declCandidates are the texts parseDecl parses of a trimmed comment line
+// t, in order: the whole line, then its prefixes that end at a closing
+// back quote, longest first; none when t cannot start a declaration.
+func declCandidates(t string) []string {
+	if t == "" || strings.ContainsAny(t, "\n\r") || !strings.Contains(t, "`") {
+		return nil
 	}
 	r, _ := utf8.DecodeRuneInString(t)
 	if r != '_' && !unicode.IsLetter(r) {
-		return decl{}, false
+		return nil
 	}
 	candidates := []string{t}
 	var quotes []int
@@ -454,12 +469,84 @@ func parseDecl(text string) (decl, bool) {
 	if len(candidates) > maxDeclCandidates {
 		candidates = candidates[:maxDeclCandidates]
 	}
-	for _, c := range candidates {
-		if d, ok := parseField(c); ok {
-			return d, true
-		}
+	return candidates
+}
+
+// prose reports a comment line that parseField rejects in every
+// candidate parseDecl would try, told by its first words alone (which every
+// candidate shares: each one reaches past the first back quote). Most
+// lines with a back quote are doc comments that quote a name ("Foo is the
+// `bar` of ..."), and parsing each candidate is most of a tombstone
+// search. Inside a struct, go/parser reads "A B ..." as field A of type B
+// and then wants a tag or the end of the field, and "A" followed by a
+// tag, a string or "." as an embedded field (no name); so the line is no
+// single named field when, after an ASCII identifier A that is not a
+// keyword:
+//   - the next token is a string, a raw string or "." (an embedded field),
+//     "," (more names, or an error), ":" or "'" (an error: no type starts
+//     so);
+//   - or the next token is a non-keyword identifier B, and after it comes
+//     another identifier or number, or one of ",:('={" (an error: the type
+//     B is complete and neither a tag nor the end of the field follows),
+//     or a back quote while B is unexported and not predeclared (a tag
+//     after a bare lower-case word: prose, as parseField decides).
+func prose(t string) bool {
+	a := identEnd(t)
+	if a == 0 || a < len(t) && t[a] >= utf8.RuneSelf || token.IsKeyword(t[:a]) {
+		return false
 	}
-	return decl{}, false
+	i := skipBlanks(t, a)
+	if i == len(t) {
+		return false
+	}
+	switch t[i] {
+	case '`', '"', '.', ',', ':', '\'':
+		return true
+	}
+	if i == a || !identStart(t[i]) {
+		return false
+	}
+	b := i + identEnd(t[i:])
+	typ := t[i:b]
+	if b < len(t) && t[b] >= utf8.RuneSelf || token.IsKeyword(typ) {
+		return false
+	}
+	j := skipBlanks(t, b)
+	if j == len(t) {
+		return false
+	}
+	switch c := t[j]; {
+	case identByte(c), strings.IndexByte(",:('={", c) >= 0:
+		return true // (an identifier byte only after a blank: B took them all)
+	case c == '`':
+		return !predeclared[typ] && !token.IsExported(typ)
+	}
+	return false
+}
+
+// identEnd is the length of the ASCII identifier that starts s (0 for none).
+func identEnd(s string) int {
+	if s == "" || !identStart(s[0]) {
+		return 0
+	}
+	n := 1
+	for n < len(s) && identByte(s[n]) {
+		n++
+	}
+	return n
+}
+
+func identStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func identByte(c byte) bool { return identStart(c) || '0' <= c && c <= '9' }
+
+// skipBlanks is the index of the first byte of s at or after i that is
+// neither a space nor a tab.
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // predeclared are Go's predeclared type names.

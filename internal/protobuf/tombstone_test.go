@@ -680,3 +680,63 @@ func TestPrefilterFolds(t *testing.T) {
 		}
 	}
 }
+
+// proseLines are comment lines of API types with a back quote, and
+// declarations prose must let through.
+var proseLines = []struct {
+	text  string
+	prose bool
+}{
+	{"KubeconfigSecret is the reference to a secret object. If `kubeconfig` is given", true},
+	{"in `Shoot` resources as `Unknown` in case the gardenlet did", true},
+	{"Deprecated: This field will be removed. Use `CloudProfile` instead.", true},
+	{"Until removed, this field is synced with the `CredentialsRef` field.", true},
+	{"If set, its value must be prefixed with `garden-`.", true},
+	{"SingleProcessOOMKill, if true, will prevent the `memory.oom.group` flag", true},
+	{"Shoot's `.status.lastOperation` field.", true},
+	{"role. The only way to change the owner is `owner`.", true},
+	{"Defaults to `foo`.", true},
+	{"Foo bar(`x`)", true},
+	{"Foo bar 3 `x`", true},
+	{"syntax (e.g. `{{ .resources.<name>.data.<key> }}`).", false},
+	{"SecretRef corev1.SecretReference `json:\"secretRef\" protobuf:\"bytes,3,opt,name=secretRef\"`", false},
+	{"GloballyEnabled *bool `json:\"globallyEnabled,omitempty\" protobuf:\"varint,3,opt,name=globallyEnabled\"`", false},
+	{"Name string `json:\"name\" protobuf:\"bytes,1,opt,name=name\"`", false},
+	{"Kind Kind `protobuf:\"bytes,1,opt\"`", false},
+	{"C chan int `protobuf:\"bytes,1,opt\"`", false},
+	{"M map[string]int `protobuf:\"bytes,1,opt\"`", false},
+	{"G T[int] `protobuf:\"bytes,1,opt\"`", false},
+	{"Größe int `protobuf:\"bytes,1,opt\"`", false},
+	{"F int/* c */`protobuf:\"bytes,1,opt\"`", false},
+}
+
+func TestProse(t *testing.T) {
+	for _, c := range proseLines {
+		if got := prose(c.text); got != c.prose {
+			t.Errorf("prose(%q) = %v, want %v", c.text, got, c.prose)
+		}
+	}
+}
+
+// FuzzProse checks that parseDecl's shortcut only drops lines that are no
+// declaration: parseField takes none of their candidates.
+func FuzzProse(f *testing.F) {
+	for _, c := range proseLines {
+		f.Add(c.text)
+	}
+	for _, s := range []string{"A b `x`", "A B `x`", "A int `x`", "A, B int `x`", "A:`x`", "A 'b' `x`", "A b{`x`}",
+		"A b=`x`", "A b c `x`", "A b.C `x`", "A b[c] `x`", "A `x`", "A \"x\" `y`", "A.B `x`", "type A `x`", "A chan `x`"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s := strings.TrimSpace(text)
+		if !prose(s) {
+			return
+		}
+		for _, c := range declCandidates(s) {
+			if d, ok := parseField(c); ok {
+				t.Fatalf("prose(%q), but %q declares %+v", s, c, d)
+			}
+		}
+	})
+}
