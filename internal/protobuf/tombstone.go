@@ -164,17 +164,115 @@ func matchIf(maybe bool, re *lazyre.Regexp, s string) []string {
 // prose that names a field number. A group of comment lines none of which
 // may reserve gives ParseTombstones nothing to find, so callers skip it
 // (and the positions its lines would need).
+//
+// It is
+//
+//	strings.Contains(text, "`") || strings.Contains(text, "+k8s:deprecated=") ||
+//		strings.Contains(text, "tombstoned") || strings.Contains(text, "protobuf:") ||
+//		strings.ContainsAny(text, "0123456789") && (ContainsFold(text, "tag") || ContainsFold(text, "number"))
+//
+// with each word looked for by a rare byte of it (IndexByte is fast, and
+// the first letters of the words are common in prose): the colon of the
+// tag keys, the b of "tombstoned" and "number", the g of "tag".
 func MayReserve(text string) bool {
-	return strings.Contains(text, "`") || strings.Contains(text, "+k8s:deprecated=") ||
-		strings.Contains(text, "tombstoned") || strings.Contains(text, "protobuf:") ||
-		strings.ContainsAny(text, "0123456789") && (ContainsFold(text, "tag") || ContainsFold(text, "number"))
+	if strings.IndexByte(text, '`') >= 0 {
+		return true
+	}
+	for i := range bytesOf(text, ':') {
+		if strings.HasSuffix(text[:i], "protobuf") || strings.HasSuffix(text[:i], "+k8s") && strings.HasPrefix(text[i:], ":deprecated=") {
+			return true
+		}
+	}
+	word := false // "tag" or "number" in some case
+	for i := range bytesOf(text, 'b') {
+		if i >= 3 && strings.HasPrefix(text[i-3:], "tombstoned") {
+			return true
+		}
+		word = word || numberAt(text, i)
+	}
+	word = word || anyByte(text, 'B', numberAt) || anyByte(text, 'g', tagAt) || anyByte(text, 'G', tagAt)
+	return word && strings.ContainsAny(text, "0123456789")
+}
+
+// bytesOf yields the indexes of c in s.
+func bytesOf(s string, c byte) func(yield func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; ; i++ {
+			j := strings.IndexByte(s[i:], c)
+			if j < 0 || !yield(i+j) {
+				return
+			}
+			i += j
+		}
+	}
+}
+
+// anyByte reports whether at holds at an index of c in s.
+func anyByte(s string, c byte, at func(s string, i int) bool) bool {
+	for i := range bytesOf(s, c) {
+		if at(s, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// numberAt reports "number" in any ASCII case around its b at s[i].
+func numberAt(s string, i int) bool {
+	return i >= 3 && hasPrefixFold(s[i-3:], "number")
+}
+
+// tagAt reports "tag" in any ASCII case around its g at s[i].
+func tagAt(s string, i int) bool {
+	return i >= 2 && hasPrefixFold(s[i-2:], "tag")
+}
+
+// hasPrefixFold reports whether s starts with word (lower-case ASCII
+// letters) in any ASCII case.
+func hasPrefixFold(s, word string) bool {
+	if len(s) < len(word) {
+		return false
+	}
+	for j := 0; j < len(word); j++ {
+		if c := s[j]; c != word[j] && c != word[j]-'a'+'A' {
+			return false
+		}
+	}
+	return true
 }
 
 // ContainsFold reports whether s contains word (lower-case ASCII letters)
 // in any ASCII case: a cheap test before a case-insensitive regexp.
 func ContainsFold(s, word string) bool {
-	for i := 0; i+len(word) <= len(s); i++ {
-		j := 0
+	if word == "" {
+		return true
+	}
+	// Candidates start where the first letter is, in either case: the
+	// next of each is found by IndexByte (much faster than a byte loop),
+	// and each found one is kept until passed.
+	lower, upper := word[0], word[0]-'a'+'A'
+	last := len(s) - len(word) // the last start a match can have
+	nl, nu := -1, -1           // the next start of each case at or after i, -1 unknown
+	for i := 0; i <= last; {
+		if nl < i {
+			if nl = strings.IndexByte(s[i:last+1], lower); nl < 0 {
+				nl = len(s)
+			} else {
+				nl += i
+			}
+		}
+		if nu < i {
+			if nu = strings.IndexByte(s[i:last+1], upper); nu < 0 {
+				nu = len(s)
+			} else {
+				nu += i
+			}
+		}
+		i = min(nl, nu)
+		if i > last {
+			return false
+		}
+		j := 1
 		for ; j < len(word); j++ {
 			if c := s[i+j]; c != word[j] && c != word[j]-'a'+'A' {
 				break
@@ -183,6 +281,7 @@ func ContainsFold(s, word string) bool {
 		if j == len(word) {
 			return true
 		}
+		i++
 	}
 	return false
 }

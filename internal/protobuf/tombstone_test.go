@@ -740,3 +740,49 @@ func FuzzProse(f *testing.F) {
 		}
 	})
 }
+
+// containsFoldRef is ContainsFold by its definition, one start at a time.
+func containsFoldRef(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for ; j < len(word) && (s[i+j] == word[j] || s[i+j] == word[j]-'a'+'A'); j++ {
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzContainsFold(f *testing.F) {
+	for _, s := range []string{"", "t", "TAG", "tTaG", "a tag", "Number 3", "nnumber", "NuMbEr", "tatag", "xxxxTaxTAg"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, word := range []string{"tag", "number", "alpha", "ver", "deprecated", "t"} {
+			if got, want := ContainsFold(s, word), containsFoldRef(s, word); got != want {
+				t.Fatalf("ContainsFold(%q, %q) = %v, want %v", s, word, got, want)
+			}
+		}
+	})
+}
+
+// mayReserveRef is MayReserve as its doc comment writes it.
+func mayReserveRef(text string) bool {
+	return strings.Contains(text, "`") || strings.Contains(text, "+k8s:deprecated=") ||
+		strings.Contains(text, "tombstoned") || strings.Contains(text, "protobuf:") ||
+		strings.ContainsAny(text, "0123456789") && (containsFoldRef(text, "tag") || containsFoldRef(text, "number"))
+}
+
+func FuzzMayReserve(f *testing.F) {
+	for _, s := range []string{"", "`", "+k8s:deprecated=x", "+k8s:deprecated", "k8s:deprecated=", "tombstoned", "Tombstoned",
+		"tombstone", "protobuf:", "protobuf", ":protobuf:", "tag 3", "3 TAG", "ag 3", "Number 3", "nUMBER", "3 numbe", "umber 3",
+		"ta", "t", "tombstone 3 number", "b", "g", ":", "3 bbb tAg"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := MayReserve(s), mayReserveRef(s); got != want {
+			t.Fatalf("MayReserve(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
