@@ -85,10 +85,19 @@ func (s *state) externalPackages(m *model.Model) []*model.Package {
 	from := map[*model.Package]string{}
 	var out []*model.Package
 	seen := map[string]bool{} // qualified type names
+	// Type identities visited, by the package they were visited from:
+	// many fields share one, and a second visit finds every name in it
+	// seen already.
+	visited := map[[2]string]bool{}
 	visit := func(id, pkgPath, fromDir string) {
 		if !strings.Contains(id, "/") && pkgPath == "" {
 			return // a local, built-in or standard-library type
 		}
+		k := [2]string{pkgPath, id}
+		if visited[k] {
+			return
+		}
+		visited[k] = true
 		if pkgPath != "" {
 			id = model.QualifyLocal(id, pkgPath)
 		}
