@@ -112,7 +112,7 @@ func (b *pkgBuilder) addFile(fp string, pf *parsedFile) error {
 		pkg.Name = pf.file.Name.Name
 	}
 	pkg.Imports[fp] = fileImports(pf.file)
-	if pkg.GroupName == "" {
+	if pkg.GroupName == "" && bytes.Contains(pf.src, []byte("+groupName")) { // the comments only where one can say it
 		for _, cg := range pf.file.Comments {
 			if m := groupNameValue.FindStringSubmatch(cg.Text()); m != nil {
 				pkg.GroupName = m[1]
@@ -763,10 +763,16 @@ func propagateAlpha(pkg *model.Package) {
 	}
 	users := map[string][]*model.Field{}
 	owner := map[*model.Field]*model.Type{}
+	idents := map[string][][]string{} // typeIdent's matches by type expression: many fields share one
 	for _, t := range pkg.Types {
 		for _, f := range t.Fields {
 			owner[f] = t
-			for _, m := range typeIdent.FindAllStringSubmatch(f.Type, -1) {
+			ms, ok := idents[f.Type]
+			if !ok {
+				ms = typeIdent.FindAllStringSubmatch(f.Type, -1)
+				idents[f.Type] = ms
+			}
+			for _, m := range ms {
 				users[m[1]] = append(users[m[1]], f)
 			}
 		}
