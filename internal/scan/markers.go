@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"k8s.io/gengo/v2/codetags"
 
@@ -21,17 +22,46 @@ import (
 // removed, and for the "k8s:" tags of Kubernetes' tag grammar also a
 // trailing "# comment" ("+k8s:maximum=1000000000 # HighestUserDefinablePriority").
 func ParseMarkers(lines []string) model.Markers {
-	var out model.Markers
+	// The markers of each marker text, then one slice of them all: most
+	// doc comments have one to three marker lines of one marker each.
+	var buf [8]model.Markers
+	parsed, n := buf[:0], 0
 	for _, line := range lines {
 		text := strings.TrimSpace(line)
 		if !strings.HasPrefix(text, "+") {
 			continue
 		}
+		if oneMarkerText(text) {
+			ms := parseMarker(text)
+			parsed, n = append(parsed, ms), n+len(ms)
+			continue
+		}
 		for _, text := range splitMarkerLine(text) {
-			out = append(out, parseMarker(text)...)
+			ms := parseMarker(text)
+			parsed, n = append(parsed, ms), n+len(ms)
 		}
 	}
+	if n == 0 {
+		return nil
+	}
+	out := make(model.Markers, 0, n)
+	for _, ms := range parsed {
+		out = append(out, ms...)
+	}
 	return out
+}
+
+// oneMarkerText reports a marker line that splitMarkerLine leaves whole:
+// one without white space (ASCII only: strings.Fields splits at Unicode
+// white space too).
+func oneMarkerText(text string) bool {
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c >= utf8.RuneSelf, c == ' ', c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // splitMarkerLine splits a line that holds several markers separated by
