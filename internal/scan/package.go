@@ -196,7 +196,7 @@ func (b *pkgBuilder) addConsts(pf *parsedFile, gd *ast.GenDecl) {
 	for _, spec := range gd.Specs {
 		vs := spec.(*ast.ValueSpec)
 		if vs.Type != nil {
-			lastType = types.ExprString(vs.Type)
+			lastType = exprString(vs.Type)
 		} else if len(vs.Values) > 0 {
 			lastType = ""
 			// Typed by conversion: const A = Kind("x").
@@ -215,7 +215,7 @@ func (b *pkgBuilder) addConsts(pf *parsedFile, gd *ast.GenDecl) {
 			}
 			c := &model.Const{Name: n.Name, Type: lastType, Pos: pf.pos(n.Pos()), Below: versionBound(constDoc(gd, vs))}
 			if i < len(vs.Values) {
-				c.Value = types.ExprString(vs.Values[i])
+				c.Value = exprString(vs.Values[i])
 			}
 			b.consts = append(b.consts, pendingConst{c, lastType})
 		}
@@ -462,7 +462,11 @@ func commentLines(cg *ast.CommentGroup) []string {
 	if cg == nil {
 		return nil
 	}
-	var out []string
+	return appendCommentLines(make([]string, 0, len(cg.List)), cg)
+}
+
+// appendCommentLines appends the lines of commentLines(cg) to out.
+func appendCommentLines(out []string, cg *ast.CommentGroup) []string {
 	for _, c := range cg.List {
 		t := c.Text
 		if strings.HasPrefix(t, "//") {
@@ -536,16 +540,39 @@ func isDeprecated(lines []string) bool {
 	return false
 }
 
+// docText is the text of a doc comment's lines without its marker lines:
+// the others joined by newlines, white space trimmed off both ends.
 func docText(lines []string) string {
-	var keep []string
+	n, size, one := 0, 0, ""
 	for _, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), "+") {
+		if !markerLine(l) {
+			n, size, one = n+1, size+len(l), l
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return strings.TrimSpace(one)
+	}
+	var b strings.Builder
+	b.Grow(size + n - 1)
+	first := true
+	for _, l := range lines {
+		if markerLine(l) {
 			continue
 		}
-		keep = append(keep, l)
+		if !first {
+			b.WriteByte('\n')
+		}
+		first = false
+		b.WriteString(l)
 	}
-	return strings.TrimSpace(strings.Join(keep, "\n"))
+	return strings.TrimSpace(b.String())
 }
+
+// markerLine reports a comment line docText leaves out (a "+marker").
+func markerLine(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "+") }
 
 // MaxFields bounds the fields of a struct the scanner reads: API types
 // have dozens of fields, Kubernetes' largest a few hundred. A struct with
@@ -564,8 +591,15 @@ func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, 
 	}
 	groups := pf.docGroups(doc, declPos)
 	var lines []string
-	for _, cg := range groups {
-		lines = append(lines, commentLines(cg)...)
+	if len(groups) > 0 {
+		n := 0
+		for _, cg := range groups {
+			n += len(cg.List)
+		}
+		lines = make([]string, 0, n)
+		for _, cg := range groups {
+			lines = appendCommentLines(lines, cg)
+		}
 	}
 	t := &model.Type{
 		Name:    ts.Name.Name,
@@ -578,7 +612,7 @@ func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, 
 	st, ok := ts.Type.(*ast.StructType)
 	if !ok || t.Alias {
 		t.Kind = model.KindOther
-		t.Underlying = types.ExprString(ts.Type)
+		t.Underlying = exprString(ts.Type)
 		t.End = pf.pos(ts.End())
 		return t, nil
 	}
@@ -592,17 +626,24 @@ func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, 
 		return nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("struct %s has %d fields, more than apicheck's limit of %d fields per struct: "+
 			"its fields cannot be checked", t.Name, n, MaxFields)}
 	}
+	if n > 0 {
+		t.Fields = make([]*model.Field, 0, n)
+	}
+	store := make([]model.Field, n) // the fields, one allocation for the struct
 	for _, f := range st.Fields.List {
-		fields, err := buildFields(pf, f)
-		if err != nil {
+		from := len(t.Fields)
+		var err error
+		if t.Fields, store, err = appendFields(t.Fields, store, pf, f); err != nil {
 			return nil, err
 		}
-		for _, fld := range fields {
+		for _, fld := range t.Fields[from:] {
 			if fld.Embedded && strings.HasSuffix(fld.Name, "TypeMeta") {
 				t.RootKind = true
 			}
 		}
-		t.Fields = append(t.Fields, fields...)
+	}
+	if len(t.Fields) == 0 {
+		t.Fields = nil // no exported field
 	}
 	if t.Markers.Has("genclient") {
 		if v, _ := t.Markers.Get("kubebuilder:object:root"); v != "false" {
@@ -614,14 +655,28 @@ func buildType(pf *parsedFile, gd *ast.GenDecl, ts *ast.TypeSpec) (*model.Type, 
 	}
 	t.Tombstones = structTombstones(pf, st)
 	t.Deprecated = t.Markers.Has("k8s:prerelease-lifecycle-gen:deprecated") || t.Markers.Has("k8s:prerelease-lifecycle-gen:removed") ||
-		isDeprecated(strings.Split(t.Doc, "\n"))
+		deprecatedDoc(t.Doc)
 	return t, nil
 }
 
-func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
+// deprecatedDoc is isDeprecated of the lines of doc.
+func deprecatedDoc(doc string) bool {
+	for l := range strings.SplitSeq(doc, "\n") {
+		if DeprecationLine(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendFields appends the exported fields that f declares (or the field
+// it embeds) to out, each stored in the next element of store, and
+// returns out and the rest of store: store has an element for each name
+// of f (one for an embedded field).
+func appendFields(out []*model.Field, store []model.Field, pf *parsedFile, f *ast.Field) ([]*model.Field, []model.Field, error) {
 	lines := commentLines(f.Doc)
 	base := model.Field{
-		Type:    types.ExprString(f.Type),
+		Type:    exprString(f.Type),
 		Doc:     docText(lines),
 		Markers: ParseMarkers(lines),
 		Own:     pf.ownMarkers(f.Doc),
@@ -631,7 +686,7 @@ func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
 	if f.Tag != nil {
 		tag, err := strconv.Unquote(f.Tag.Value)
 		if err != nil {
-			return nil, &Error{Pos: pf.pos(f.Tag.Pos()), Msg: "cannot read struct tag: " + err.Error()}
+			return nil, nil, &Error{Pos: pf.pos(f.Tag.Pos()), Msg: "cannot read struct tag: " + err.Error()}
 		}
 		base.Tag = tag
 		st := reflect.StructTag(tag)
@@ -648,23 +703,24 @@ func buildFields(pf *parsedFile, f *ast.Field) ([]*model.Field, error) {
 		}
 	}
 	if len(f.Names) == 0 {
-		fld := base
+		fld := &store[0]
+		*fld = base
 		fld.Embedded = true
 		fld.Name = EmbeddedName(f.Type)
 		fld.Pos = pf.pos(f.Type.Pos())
-		return []*model.Field{&fld}, nil
+		return append(out, fld), store[1:], nil
 	}
-	var out []*model.Field
-	for _, n := range f.Names {
+	for i, n := range f.Names {
 		if !n.IsExported() {
 			continue
 		}
-		fld := base
+		fld := &store[i]
+		*fld = base
 		fld.Name = n.Name
 		fld.Pos = pf.pos(n.Pos())
-		out = append(out, &fld)
+		out = append(out, fld)
 	}
-	return out, nil
+	return out, store[len(f.Names):], nil
 }
 
 // EmbeddedName is the field name an embedded field of type e gets: the
@@ -681,6 +737,35 @@ func EmbeddedName(e ast.Expr) string {
 		return EmbeddedName(x.X)
 	case *ast.IndexListExpr:
 		return EmbeddedName(x.X)
+	}
+	return exprString(e)
+}
+
+// exprString is types.ExprString(e), without its buffer for the
+// expressions most fields have: a name, a qualified name, a pointer to
+// or a slice of either, a literal.
+func exprString(e ast.Expr) string {
+	prefix := ""
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		prefix, e = "*", x.X
+	case *ast.ArrayType:
+		if x.Len == nil {
+			prefix, e = "[]", x.Elt
+		}
+	}
+	switch x := e.(type) {
+	case *ast.Ident:
+		return prefix + x.Name
+	case *ast.BasicLit:
+		return prefix + x.Value
+	case *ast.SelectorExpr:
+		if id, ok := x.X.(*ast.Ident); ok {
+			return prefix + id.Name + "." + x.Sel.Name
+		}
+	}
+	if prefix != "" {
+		return prefix + types.ExprString(e)
 	}
 	return types.ExprString(e)
 }
