@@ -295,14 +295,26 @@ func decodeEntry(oid string, data []byte) (map[string]decl, error) {
 	if len(body) == 0 {
 		return out, nil
 	}
-	lines := strings.Split(string(body), "\n")
-	if lines[len(lines)-1] != "" {
+	if body[len(body)-1] != '\n' {
 		return nil, errors.New("unterminated content")
 	}
-	lines = lines[:len(lines)-1]
-	cur := ""
-	for _, l := range lines {
+	text := string(body[:len(body)-1]) // the fields' strings are parts of it
+	// The fields of all structs, in one slice: a field line starts the
+	// text or follows a line end, and starts with a tab.
+	n := strings.Count(text, "\n\t")
+	if strings.HasPrefix(text, "\t") {
+		n++
+	}
+	fields := make([]relField, 0, n)
+	cur, from := "", 0 // the struct whose fields are read, where they start
+	end := func() {
+		if cur != "" {
+			out[cur] = decl{Found: true, Fields: fields[from:len(fields):len(fields)]}
+		}
+	}
+	for l := range strings.SplitSeq(text, "\n") {
 		if !strings.HasPrefix(l, "\t") {
+			end()
 			state, name, ok := strings.Cut(l, "\t")
 			if !ok || (state != "struct" && state != "absent") || !validTypeName(name) {
 				return nil, fmt.Errorf("bad struct line %q", l)
@@ -316,7 +328,7 @@ func decodeEntry(oid string, data []byte) (map[string]decl, error) {
 				continue
 			}
 			out[name] = decl{Found: true, Fields: []relField{}}
-			cur = name
+			cur, from = name, len(fields)
 			continue
 		}
 		if cur == "" {
@@ -326,20 +338,27 @@ func decodeEntry(oid string, data []byte) (map[string]decl, error) {
 		if err != nil {
 			return nil, err
 		}
-		d := out[cur]
-		d.Fields = append(d.Fields, rf)
-		out[cur] = d
+		fields = append(fields, rf)
 	}
+	end()
 	return out, nil
 }
 
 // decodeField reads a field line (without its leading tab).
 func decodeField(l string) (relField, error) {
 	bad := func() (relField, error) { return relField{}, fmt.Errorf("bad field line %q", l) } // only when it is
-	f := strings.Split(l, "\t")
-	if len(f) != 7 {
+	var f [7]string
+	rest := l
+	for i := range len(f) - 1 {
+		var ok bool
+		if f[i], rest, ok = strings.Cut(rest, "\t"); !ok {
+			return bad()
+		}
+	}
+	if strings.IndexByte(rest, '\t') >= 0 {
 		return bad()
 	}
+	f[6] = rest
 	var rf relField
 	var err error
 	var nums [4]int
