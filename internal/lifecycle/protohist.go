@@ -88,6 +88,12 @@ func shapeOf(fs []relField) map[shapeKey]bool {
 	return out
 }
 
+// sameFields reports whether a and b are one slice (not merely equal
+// fields): nil is none.
+func sameFields(a, b []relField) bool {
+	return a != nil && b != nil && len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 func overlaps(a, b map[shapeKey]bool) bool {
 	for k := range a {
 		if b[k] {
@@ -227,19 +233,25 @@ func (e *History) structHistory(structs map[string][]string, dir, typ string, fr
 	ref := e.refShape(dir, typ)
 	var h StructHistory
 	prev := ref
+	var prevFields []relField // the fields prev is the shape of (nil: ref's)
 	for i := from; i < n; i++ {
 		t := sh.tags[i]
 		fs, file, ok := sh.structAt(i, dir, typ)
 		if !ok {
 			break
 		}
-		shape := shapeOf(fs)
+		// Releases that kept the file keep its declaration: the same
+		// fields, the same shape.
+		shape := prev
+		if !sameFields(fs, prevFields) {
+			shape = shapeOf(fs)
+		}
 		if prev != nil && !overlaps(shape, prev) {
 			h.Break = t.Name
 			break
 		}
 		h.Releases = append(h.Releases, ReleaseStruct{Tag: t.Name, File: file, fields: fs})
-		prev = shape
+		prev, prevFields = shape, fs
 	}
 	sh.hists[key] = h
 	return h, nil
