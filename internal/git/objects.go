@@ -77,8 +77,11 @@ type ObjectReader struct {
 	broken error // set once the cat-file stream can no longer be trusted
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stdout *bufio.Reader
-	stderr *lockedBuffer
+	// requests buffers what ask writes to stdin (one buffer for the
+	// process's life, not one per batch).
+	requests *bufio.Writer
+	stdout   *bufio.Reader
+	stderr   *lockedBuffer
 	// commands is set when git runs with --batch-command (see ask).
 	commands bool
 }
@@ -125,6 +128,7 @@ func (o *ObjectReader) start() error {
 		return startError(err)
 	}
 	o.cmd, o.stdin, o.stdout = cmd, stdin, bufio.NewReaderSize(stdout, 64<<10)
+	o.requests = bufio.NewWriterSize(stdin, 32<<10)
 	o.commands = !o.repo.plainBatch.Load()
 	o.procMu.Lock()
 	o.proc, o.procGroup = cmd.Process, ownGroup(cmd)
@@ -196,13 +200,15 @@ func (o *ObjectReader) ask(names []string, fn func(i int, obj Object)) error {
 	// 1,500 trees in 20 ms instead of 34 ms).
 	commands := o.commands
 	writeErr := make(chan error, 1)
+	w := o.requests
 	go func() {
-		w := bufio.NewWriterSize(o.stdin, 32<<10)
 		for _, n := range names {
 			if commands {
-				n = "contents " + n
+				w.WriteString("contents ")
 			}
-			if _, err := io.WriteString(w, n+"\n"); err != nil {
+			w.WriteString(n)
+			// The writer keeps its first error: WriteByte returns it.
+			if err := w.WriteByte('\n'); err != nil {
 				writeErr <- err
 				return
 			}
@@ -269,20 +275,20 @@ func refusedCommands(stderr []byte) bool {
 // "<oid> SP <type> SP <size> LF <content> LF", or "<name> SP missing LF"
 // (likewise "ambiguous").
 func (o *ObjectReader) read(name string) (Object, error) {
-	header, err := o.stdout.ReadString('\n')
+	line, err := o.stdout.ReadSlice('\n') // valid until the next read
+	if err == bufio.ErrBufferFull {
+		rest, err2 := o.stdout.ReadString('\n')
+		line, err = append(append([]byte(nil), line...), rest...), err2
+	}
 	if err != nil {
 		return Object{}, o.processError(fmt.Errorf("git cat-file stopped answering: %w", err))
 	}
-	header = strings.TrimSuffix(header, "\n")
-	if strings.HasSuffix(header, " missing") || strings.HasSuffix(header, " ambiguous") {
+	header := line[:len(line)-1]
+	if bytes.HasSuffix(header, []byte(" missing")) || bytes.HasSuffix(header, []byte(" ambiguous")) {
 		return Object{Missing: true}, nil
 	}
-	fields := strings.Fields(header)
-	if len(fields) != 3 {
-		return Object{}, fmt.Errorf("unexpected git cat-file answer %q", header)
-	}
-	size, err := strconv.ParseInt(fields[2], 10, 64)
-	if err != nil || size < 0 || size != int64(int(size)) {
+	oid, typ, size, ok := parseHeader(header)
+	if !ok || size < 0 || size != int64(int(size)) {
 		return Object{}, fmt.Errorf("unexpected git cat-file answer %q", header)
 	}
 	if o.maxSize > 0 && size > o.maxSize {
@@ -290,7 +296,7 @@ func (o *ObjectReader) read(name string) (Object, error) {
 		if _, err := io.CopyN(io.Discard, o.stdout, size+1); err != nil {
 			return Object{}, o.processError(fmt.Errorf("git cat-file answer for %s cut short: %w", name, err))
 		}
-		return Object{OID: fields[0], Type: fields[1], Size: size, tooLarge: true}, nil
+		return Object{OID: oid, Type: typ, Size: size, tooLarge: true}, nil
 	}
 	data := make([]byte, size+1) // content and its trailing LF
 	if _, err := io.ReadFull(o.stdout, data); err != nil {
@@ -299,7 +305,64 @@ func (o *ObjectReader) read(name string) (Object, error) {
 	if data[size] != '\n' {
 		return Object{}, fmt.Errorf("git cat-file answer for %s is not terminated by a newline", name)
 	}
-	return Object{OID: fields[0], Type: fields[1], Data: data[:size:size], Size: size}, nil
+	return Object{OID: oid, Type: typ, Data: data[:size:size], Size: size}, nil
+}
+
+// parseHeader reads "<oid> SP <type> SP <size>": three words separated
+// by white space (strings.Fields), the size a decimal number
+// (strconv.ParseInt). Git writes single spaces, lower-case hex, a type
+// name and digits, which are read without allocating but for the oid.
+func parseHeader(h []byte) (oid, typ string, size int64, ok bool) {
+	a := bytes.IndexByte(h, ' ')
+	b := a + 1 + bytes.IndexByte(h[a+1:], ' ')
+	if a <= 0 || b <= a+1 || b+1 >= len(h) || !plainWord(h[:a]) || !plainWord(h[a+1:b]) || !digits(h[b+1:]) {
+		fields := strings.Fields(string(h))
+		if len(fields) != 3 {
+			return "", "", 0, false
+		}
+		size, err := strconv.ParseInt(fields[2], 10, 64)
+		return fields[0], fields[1], size, err == nil
+	}
+	switch t := h[a+1 : b]; string(t) {
+	case "blob":
+		typ = "blob"
+	case "tree":
+		typ = "tree"
+	case "commit":
+		typ = "commit"
+	case "tag":
+		typ = "tag"
+	default:
+		typ = string(t)
+	}
+	for _, c := range h[b+1:] {
+		size = size*10 + int64(c-'0')
+	}
+	return string(h[:a]), typ, size, true
+}
+
+// plainWord reports a word of printable ASCII without white space.
+func plainWord(w []byte) bool {
+	for _, c := range w {
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// digits reports 1 to 18 decimal digits: a number ParseInt reads and
+// int64 holds.
+func digits(w []byte) bool {
+	if len(w) == 0 || len(w) > 18 {
+		return false
+	}
+	for _, c := range w {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // processError adds what git printed on stderr, if anything, to err.

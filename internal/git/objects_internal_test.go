@@ -2,6 +2,7 @@ package git
 
 import (
 	"maps"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,4 +157,27 @@ func TestSnapshotUsesObjectReader(t *testing.T) {
 	if n != 6 {
 		t.Errorf("%d tree objects parsed, want 6", n)
 	}
+}
+
+// FuzzParseHeader: parseHeader reads a cat-file header as strings.Fields
+// and strconv.ParseInt do.
+func FuzzParseHeader(f *testing.F) {
+	for _, h := range []string{"0123456789abcdef0123456789abcdef01234567 blob 12", "x tree 0", "x  blob 1", "x blob +1", "x blob -1",
+		"x blob 1 y", "x blob", " x blob 1", "x blob 1 ", "x\tblob\t1", "x blob 99999999999999999999", "x bl\u00a0ob 1", "a b 007", ""} {
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		oid, typ, size, ok := parseHeader([]byte(h))
+		fields := strings.Fields(h)
+		if len(fields) != 3 {
+			if ok {
+				t.Fatalf("parseHeader(%q) = %q, %q, %d, want no header", h, oid, typ, size)
+			}
+			return
+		}
+		want, err := strconv.ParseInt(fields[2], 10, 64)
+		if ok != (err == nil) || ok && (oid != fields[0] || typ != fields[1] || size != want) {
+			t.Fatalf("parseHeader(%q) = %q, %q, %d, %v; want %q, %q, %d, %v", h, oid, typ, size, ok, fields[0], fields[1], want, err == nil)
+		}
+	})
 }
