@@ -39,3 +39,7 @@ const MaxIndexes = maxIndexes
 // ModCacheReads is the number of module cache directories the pair's
 // scans read and parsed through their shared cache.
 func (r *Reuse) ModCacheReads() int { return int(r.modFiles.reads.Load()) }
+
+// ExternalBuildsTaken is how many external packages the second scan of
+// the pair took from the first instead of building them.
+func (r *Reuse) ExternalBuildsTaken() int { return int(r.modFiles.taken.Load()) }

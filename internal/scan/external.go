@@ -169,9 +169,18 @@ func (s *state) buildExternal(importPath, fromDir string) (*model.Package, strin
 	if !dp.found || len(dp.files) == 0 {
 		return nil, ""
 	}
-	pkg, err := s.buildPackageFiles(dp.modDir, importPath, "", dp.files)
-	if err != nil || len(pkg.Types) == 0 {
-		return nil, ""
+	var pkg *model.Package
+	if s.reuse != nil {
+		pkg = s.modFiles.takeBuild(importPath, dp.modDir, dp.files)
+	}
+	if pkg == nil {
+		var err error
+		if pkg, err = s.buildPackageFiles(dp.modDir, importPath, "", dp.files); err != nil || len(pkg.Types) == 0 {
+			return nil, ""
+		}
+		if s.record != nil {
+			s.modFiles.putBuild(importPath, dp.modDir, dp.files, pkg)
+		}
 	}
 	s.resolveIn(pkg, dp)
 	return pkg, dp.fromDir
@@ -188,6 +197,80 @@ type modFiles struct {
 	m  map[string]*modFilesEntry
 	// reads counts the directories read (tests).
 	reads atomic.Int64
+	// builds are the packages of the externalModules the first scan
+	// built from these files, as built (before their types are resolved
+	// and their contracts computed, which the second scan does on its own
+	// copy), by import path; dropped when the second scan takes one.
+	builds map[string]externalBuild
+	// taken counts the builds the second scan took (tests).
+	taken atomic.Int64
+}
+
+// externalBuild is a package built from a module cache directory.
+type externalBuild struct {
+	modDir string
+	files  []*parsedFile
+	pkg    *model.Package
+}
+
+// putBuild keeps a copy of pkg, built as buildExternal builds the
+// package importPath from files of modDir, for the other scan.
+func (c *modFiles) putBuild(importPath, modDir string, files []*parsedFile, pkg *model.Package) {
+	b := externalBuild{modDir: modDir, files: files, pkg: clonePackage(pkg)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.builds == nil {
+		c.builds = map[string]externalBuild{}
+	}
+	if _, ok := c.builds[importPath]; !ok {
+		c.builds[importPath] = b
+	}
+}
+
+// takeBuild returns the package putBuild kept for importPath when it was
+// built from the same files (the same parse of the same directory: the
+// build depends on nothing else), and nil otherwise.
+func (c *modFiles) takeBuild(importPath, modDir string, files []*parsedFile) *model.Package {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.builds[importPath]
+	if !ok || b.modDir != modDir || len(b.files) != len(files) || len(files) == 0 || &b.files[0] != &files[0] {
+		return nil
+	}
+	delete(c.builds, importPath)
+	c.taken.Add(1)
+	return b.pkg
+}
+
+// clonePackage copies a package as buildPackageFiles returns it, down to
+// what type resolution and contracts set (its types and fields) and
+// what the external packages' walk sorts (its types and constants); the
+// rest (files, imports, markers, docs, tags) is read only and shared.
+// Nothing has looked a type up in p yet (Package.Type), nor indexed a
+// type's fields (Model.Sort): the copies have no index of their own.
+func clonePackage(p *model.Package) *model.Package {
+	c := *p
+	c.Types = make([]*model.Type, len(p.Types))
+	for i, t := range p.Types {
+		ct := *t
+		if t.Fields != nil {
+			store := make([]model.Field, len(t.Fields))
+			ct.Fields = make([]*model.Field, len(t.Fields))
+			for j, f := range t.Fields {
+				store[j] = *f
+				ct.Fields[j] = &store[j]
+			}
+		}
+		c.Types[i] = &ct
+	}
+	if p.Consts != nil {
+		c.Consts = make([]*model.Const, len(p.Consts))
+		for i, k := range p.Consts {
+			ck := *k
+			c.Consts[i] = &ck
+		}
+	}
+	return &c
 }
 
 type modFilesEntry struct {

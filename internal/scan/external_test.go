@@ -254,6 +254,39 @@ func TestExternalVersionsPerRevision(t *testing.T) {
 	}
 }
 
+// The second scan of a pair takes the external packages the first built
+// from the same files, as built, and resolves them on its own: each model
+// holds its own packages, types and fields, the same as a scan alone
+// builds (scanPairWith compares).
+func TestExternalBuiltOnce(t *testing.T) {
+	cache := writeModCache(t, map[string]string{
+		"k8s.io/api@v0.33.3/core/v1/types.go":                   k8sCore,
+		"k8s.io/apimachinery@v0.33.3/pkg/apis/meta/v1/types.go": "package v1\n\ntype ObjectMeta struct {\n\tName string `json:\"name,omitempty\"`\n}\n",
+	})
+	t.Setenv("GOMODCACHE", cache)
+	src := k8sRepo("v0.33.3")
+	r, bm, hm, _ := scanPairWith(t, blobSource{src}, blobSource{maps.Clone(src)})
+	// The second scan takes base's unchanged group, so it walks the
+	// external packages once the first is done.
+	if got := r.ExternalBuildsTaken(); got != 2 {
+		t.Errorf("the second scan took %d external packages, want 2", got)
+	}
+	if len(bm.External) != 2 || len(hm.External) != 2 {
+		t.Fatalf("external packages %v and %v", externals(bm), externals(hm))
+	}
+	for i := range bm.External {
+		b, h := bm.External[i], hm.External[i]
+		if b == h || b.Types[0] == h.Types[0] || b.Types[0].Fields[0] == h.Types[0].Fields[0] {
+			t.Errorf("%s: the models share a package, type or field", b.ImportPath)
+		}
+		for _, ty := range h.Types {
+			if h.Type(ty.Name) != ty {
+				t.Errorf("%s.%s: the second model looks up another type", h.ImportPath, ty.Name)
+			}
+		}
+	}
+}
+
 // A scan builds at most MaxExternal packages of the module cache, the
 // first its fields reach.
 func TestExternalBounded(t *testing.T) {
