@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"go/ast"
 	"os"
 	"path"
 	"path/filepath"
@@ -276,6 +277,7 @@ func clonePackage(p *model.Package) *model.Package {
 type modFilesEntry struct {
 	once  sync.Once
 	files []*parsedFile
+	decls []*ast.File // readDecls'
 }
 
 func newModFiles() *modFiles { return &modFiles{m: map[string]*modFilesEntry{}} }
@@ -300,6 +302,27 @@ func (c *modFiles) read(dir, rel string) []*parsedFile {
 		e.files = readModDir(dir, rel)
 	})
 	return e.files
+}
+
+// readDecls returns readDeclFiles(dir) (the declarations of a package of
+// another module, for type resolution), read once for the scans that
+// share c as read does.
+func (c *modFiles) readDecls(dir string) []*ast.File {
+	key := "decls " + dir
+	c.mu.Lock()
+	e := c.m[key]
+	if e == nil {
+		e = &modFilesEntry{}
+		c.m[key] = e
+	} else {
+		delete(c.m, key) // the second scan has it
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		c.reads.Add(1)
+		e.decls = readDeclFiles(dir)
+	})
+	return e.decls
 }
 
 // readModDir is modFiles.read without the cache.

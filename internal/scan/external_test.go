@@ -287,6 +287,28 @@ func TestExternalBuiltOnce(t *testing.T) {
 	}
 }
 
+// A package of another module that types resolve through is read once
+// for the pair too (without comments: its declarations only).
+func TestModCacheDeclsReadOnce(t *testing.T) {
+	cache := writeModCache(t, map[string]string{
+		"example.com/ext@v1.0.0/types/types.go": "package types\n\ntype Bag map[string]string\n",
+	})
+	t.Setenv("GOMODCACHE", cache)
+	src := mapSource{
+		"go.mod":                    "module example.com/repo\n\ngo 1.22\n\nrequire example.com/ext v1.0.0\n",
+		"pkg/apis/core/v1/types.go": "// +groupName=core.example.cloud\npackage v1\n\nimport \"example.com/ext/types\"\n\ntype Spec struct {\n\tBag types.Bag `json:\"bag\"`\n}\n",
+	}
+	head := maps.Clone(src)
+	head["pkg/apis/core/v1/types.go"] = strings.Replace(src["pkg/apis/core/v1/types.go"], "}\n", "\t// +optional\n\tMore types.Bag `json:\"more,omitempty\"`\n}\n", 1)
+	r, _, hm, _ := scanPairWith(t, blobSource{src}, blobSource{head})
+	if got := r.ModCacheReads(); got != 1 {
+		t.Errorf("the pair read %d module cache directories, want 1", got)
+	}
+	if f := hm.Groups[0].Versions[0].Type("Spec").Field("More"); f == nil || f.Nillable != model.Nillable {
+		t.Errorf("head's More: %+v, want nillable from the module cache", f)
+	}
+}
+
 // A scan builds at most MaxExternal packages of the module cache, the
 // first its fields reach.
 func TestExternalBounded(t *testing.T) {

@@ -420,9 +420,19 @@ func (r *resolver) loadModCache(p *declPkg) {
 		}
 		return
 	}
+	for _, f := range r.s.modFiles.readDecls(dir) {
+		p.found = true
+		indexDecls(p, f)
+	}
+}
+
+// readDeclFiles parses the Go files of module cache directory dir that
+// the scanner reads (scannable), in name order, without comments: those
+// that parse.
+func readDeclFiles(dir string) []*ast.File {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return
+		return nil
 	}
 	var names []string
 	for _, e := range entries {
@@ -432,14 +442,15 @@ func (r *resolver) loadModCache(p *declPkg) {
 	}
 	sort.Strings(names)
 	fset := token.NewFileSet()
+	var out []*ast.File
 	for _, n := range names {
 		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
 		if err != nil {
 			continue
 		}
-		p.found = true
-		indexDecls(p, f)
+		out = append(out, f)
 	}
+	return out
 }
 
 // modCacheDir is the directory of package p in the module cache,
