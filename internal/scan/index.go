@@ -280,12 +280,18 @@ func (x *sourceIndex) goFilesForScan() map[string][]string {
 	return maps.Clone(x.goFiles)
 }
 
-// modules returns the modules of the index's source, read once.
-func (x *sourceIndex) modules(src Source) (*modules, error) {
+// modules returns the modules of the index's source, read once; same,
+// when not nil, are those of another source with the same go.mod files
+// (baseModules), taken instead of reading them.
+func (x *sourceIndex) modules(src Source, same *modules) (*modules, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.mods != nil {
 		return x.mods, nil
+	}
+	if same != nil {
+		x.mods = same
+		return same, nil
 	}
 	mods, err := readModules(src, x.goMods)
 	if err != nil {

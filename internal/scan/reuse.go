@@ -189,6 +189,30 @@ func (s *state) reusable(cands []*candidate) (build, maybe []*candidate) {
 	return build, maybe
 }
 
+// baseModules returns the first scan's modules when this scan, the
+// second, has the same go.mod files with the same content (nil
+// otherwise): they are parsed once for the pair, and read only. It waits
+// for the first scan's discovery, as reusable does next.
+func (s *state) baseModules() *modules {
+	r := s.reuse
+	ids, ok := s.src.(BlobIDs)
+	if r == nil || !ok {
+		return nil
+	}
+	<-r.discovered
+	if r.src == nil || r.mods == nil || !slices.Equal(r.idx.goMods, s.idx.goMods) {
+		return nil
+	}
+	for _, p := range s.idx.goMods {
+		x, ok1 := r.src.BlobID(p)
+		y, ok2 := ids.BlobID(p)
+		if !ok1 || !ok2 || x != y {
+			return nil
+		}
+	}
+	return r.mods
+}
+
 // sameFile reports whether a file has the same content at base as here.
 func (s *state) sameFile(f string) bool {
 	x, ok1 := s.reuse.src.BlobID(f)

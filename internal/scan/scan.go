@@ -440,7 +440,7 @@ func CandidateFilesAtMost(files []string) int {
 
 // readModules reads the go.mod files of the source (once per source).
 func (s *state) readModules() error {
-	mods, err := s.idx.modules(s.src)
+	mods, err := s.idx.modules(s.src, s.baseModules())
 	if err != nil {
 		return err
 	}
