@@ -1313,9 +1313,14 @@ func parseOne(p string, src []byte) (*parsedFile, error) {
 		return nil, nil
 	}
 	fset := token.NewFileSet()
+	// A build constraint is a "//go:build" or "// +build" line: most
+	// files have none, and need no look at their header.
+	constrained := bytes.Contains(src, []byte(":build")) || bytes.Contains(src, []byte("+build"))
 	// The header first: a file the platform leaves out need not parse.
-	if hdr, err := parser.ParseFile(fset, p, src, parser.PackageClauseOnly|parser.ParseComments); err == nil && excludedByConstraint(hdr) {
-		return nil, nil
+	if constrained {
+		if hdr, err := parser.ParseFile(fset, p, src, parser.PackageClauseOnly|parser.ParseComments); err == nil && excludedByConstraint(hdr) {
+			return nil, nil
+		}
 	}
 	f, err := parser.ParseFile(fset, p, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
@@ -1330,7 +1335,7 @@ func parseOne(p string, src []byte) (*parsedFile, error) {
 		// expect), which may hold any character.
 		return nil, &Error{Pos: pos, Msg: "cannot parse Go file: " + quote.Text(msg)}
 	}
-	if excludedByConstraint(f) {
+	if constrained && excludedByConstraint(f) {
 		return nil, nil
 	}
 	return &parsedFile{path: p, fset: fset, file: f, src: src}, nil
