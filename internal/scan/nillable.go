@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/mod/module"
 
@@ -96,17 +97,7 @@ func (s *state) resolveIn(p *model.Package, ctx *declPkg) {
 			}
 		}
 		for _, f := range t.Fields {
-			expr, ok := s.exprs[f.Type]
-			if !ok {
-				e, err := parser.ParseExpr(f.Type)
-				if err != nil {
-					e = nil
-				}
-				if s.exprs == nil {
-					s.exprs = map[string]ast.Expr{}
-				}
-				s.exprs[f.Type], expr = e, e
-			}
+			expr := s.exprs.parse(f.Type)
 			if expr == nil {
 				f.Nillable, f.NillableWhy, f.ValueKind, f.TypeID = model.NillUnknown, "cannot parse type expression", model.KindUnknown, f.Type
 				continue
@@ -132,6 +123,46 @@ func (s *state) resolveIn(p *model.Package, ctx *declPkg) {
 			}
 		}
 	}
+}
+
+// exprCache holds parsed field type expressions (read-only once
+// parsed), for one scan or both of a pair (Reuse); safe for concurrent
+// use.
+type exprCache struct {
+	mu sync.Mutex
+	m  map[string]ast.Expr
+}
+
+func newExprCache() *exprCache { return &exprCache{m: map[string]ast.Expr{}} }
+
+// parse returns parser.ParseExpr(typ), nil when it does not parse (a
+// nil cache parses every time).
+func (c *exprCache) parse(typ string) ast.Expr {
+	if c == nil {
+		e, err := parser.ParseExpr(typ)
+		if err != nil {
+			return nil
+		}
+		return e
+	}
+	c.mu.Lock()
+	e, ok := c.m[typ]
+	c.mu.Unlock()
+	if ok {
+		return e
+	}
+	e, err := parser.ParseExpr(typ)
+	if err != nil {
+		e = nil
+	}
+	c.mu.Lock()
+	if prev, ok := c.m[typ]; ok {
+		e = prev // parsed meanwhile by the other scan: one tree for all
+	} else {
+		c.m[typ] = e
+	}
+	c.mu.Unlock()
+	return e
 }
 
 // kind decides what values of type expression e are (struct, string,

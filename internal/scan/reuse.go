@@ -36,6 +36,8 @@ type Reuse struct {
 	parses      *parseCache
 	// modFiles are the files both scans read from the module cache.
 	modFiles *modFiles
+	// exprs are the field type expressions both scans parse.
+	exprs *exprCache
 
 	// Set before discovered is closed; nil when discovery failed.
 	src    BlobIDs
@@ -86,7 +88,7 @@ type dep struct {
 func NewReuse() *Reuse {
 	return &Reuse{
 		discovered: make(chan struct{}), done: make(chan struct{}), partitioned: make(chan struct{}),
-		groups: map[string]*builtGroup{}, parses: newParseCache(), modFiles: newModFiles(),
+		groups: map[string]*builtGroup{}, parses: newParseCache(), modFiles: newModFiles(), exprs: newExprCache(),
 	}
 }
 

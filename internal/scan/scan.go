@@ -177,11 +177,11 @@ func build(src Source, opts Options, contracts bool) (m *model.Model, err error)
 	s := &state{src: src, idx: indexOf(src), record: opts.Record, reuse: opts.Reuse}
 	switch {
 	case s.record != nil:
-		s.modFiles = s.record.modFiles
+		s.modFiles, s.exprs = s.record.modFiles, s.record.exprs
 	case s.reuse != nil:
-		s.modFiles = s.reuse.modFiles
+		s.modFiles, s.exprs = s.reuse.modFiles, s.reuse.exprs
 	default:
-		s.modFiles = newModFiles()
+		s.modFiles, s.exprs = newModFiles(), newExprCache()
 	}
 	if s.record != nil {
 		defer func() {
@@ -232,8 +232,9 @@ type state struct {
 	// modFiles are the files read from the module cache (shared with
 	// the other scan of a Reuse).
 	modFiles *modFiles
-	// exprs caches parsed field type expressions (read-only once parsed).
-	exprs map[string]ast.Expr
+	// exprs caches parsed field type expressions (shared with the other
+	// scan of a Reuse).
+	exprs *exprCache
 	// notes become the model's notes.
 	notes []string
 	// parses is shared with other scans (nil: none); when share is set,
