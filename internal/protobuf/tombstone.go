@@ -247,43 +247,49 @@ func ContainsFold(s, word string) bool {
 	if word == "" {
 		return true
 	}
-	// Candidates start where the first letter is, in either case: the
-	// next of each is found by IndexByte (much faster than a byte loop),
-	// and each found one is kept until passed.
-	lower, upper := word[0], word[0]-'a'+'A'
+	// Candidates are where the rarest letter of word is, in either case:
+	// the next of each is found by IndexByte (much faster than a byte
+	// loop), and each found one is kept until passed.
+	k := anchor(word)
+	lower, upper := word[k], word[k]-'a'+'A'
 	last := len(s) - len(word) // the last start a match can have
 	nl, nu := -1, -1           // the next start of each case at or after i, -1 unknown
-	for i := 0; i <= last; {
+	next := func(i int, c byte) int {
+		if j := strings.IndexByte(s[i+k:last+k+1], c); j >= 0 {
+			return i + j
+		}
+		return len(s)
+	}
+	for i := 0; i <= last; i++ {
 		if nl < i {
-			if nl = strings.IndexByte(s[i:last+1], lower); nl < 0 {
-				nl = len(s)
-			} else {
-				nl += i
-			}
+			nl = next(i, lower)
 		}
 		if nu < i {
-			if nu = strings.IndexByte(s[i:last+1], upper); nu < 0 {
-				nu = len(s)
-			} else {
-				nu += i
-			}
+			nu = next(i, upper)
 		}
-		i = min(nl, nu)
-		if i > last {
+		if i = min(nl, nu); i > last {
 			return false
 		}
-		j := 1
-		for ; j < len(word); j++ {
-			if c := s[i+j]; c != word[j] && c != word[j]-'a'+'A' {
-				break
-			}
-		}
-		if j == len(word) {
+		if hasPrefixFold(s[i:], word) {
 			return true
 		}
-		i++
 	}
 	return false
+}
+
+// letterRarity lists the letters from the most to the least frequent in
+// English prose.
+const letterRarity = "etaoinshrdlcumwfgypbvkjxqz"
+
+// anchor is the index of the rarest letter of word.
+func anchor(word string) int {
+	k, rank := 0, -1
+	for i := 0; i < len(word); i++ {
+		if r := strings.IndexByte(letterRarity, word[i]); r > rank {
+			k, rank = i, r
+		}
+	}
+	return k
 }
 
 func garbledNumber(tag string) (int, bool) {
