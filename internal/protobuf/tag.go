@@ -102,7 +102,8 @@ func ParseTag(s string) (*model.ProtoTag, error) {
 	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
 		return nil, fmt.Errorf("protobuf tag %q: contains whitespace at offset %d (struct tag values must not contain spaces)", s, i)
 	}
-	fields := strings.Split(s, ",")
+	var buf [8]string // most tags have four or five parts
+	fields := splitComma(buf[:0], s)
 
 	wire := fields[0]
 	if wire == "" {
@@ -161,6 +162,18 @@ func ParseTag(s string) (*model.ProtoTag, error) {
 		}
 	}
 	return pt, nil
+}
+
+// splitComma appends strings.Split(s, ",") to dst.
+func splitComma(dst []string, s string) []string {
+	for {
+		part, rest, found := strings.Cut(s, ",")
+		dst = append(dst, part)
+		if !found {
+			return dst
+		}
+		s = rest
+	}
 }
 
 func isLabel(s string) bool {
