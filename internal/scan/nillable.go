@@ -90,9 +90,19 @@ func (s *state) resolveNillability(p *model.Package) {
 // resolveIn is resolveNillability for package p whose declarations the
 // resolver knows as ctx.
 func (s *state) resolveIn(p *model.Package, ctx *declPkg) {
+	// What a type expression of a file resolves to, for the fields of the
+	// package that repeat it: the same declarations answer, and the
+	// packages resolution reads are recorded (resolver.track) the first
+	// time.
+	type spelled struct{ typ, file string }
+	type resolved struct {
+		kind    model.ValueKind
+		why, id string
+	}
+	memo := map[spelled]resolved{}
 	for _, t := range p.Types {
 		if t.Kind == model.KindOther && t.Underlying != "" {
-			if e, err := parser.ParseExpr(t.Underlying); err == nil {
+			if e := s.exprs.parse(t.Underlying); e != nil {
 				t.UnderlyingID = s.res.identity(e, p.Imports[t.Pos.File], ctx, map[string]bool{})
 			}
 		}
@@ -103,10 +113,16 @@ func (s *state) resolveIn(p *model.Package, ctx *declPkg) {
 				continue
 			}
 			imports := p.Imports[f.Pos.File]
-			kind, why := s.res.kind(expr, imports, ctx, map[string]bool{})
-			f.ValueKind, f.NillableWhy = kind, why
-			f.Nillable = kind.Nillability()
-			f.TypeID = s.res.identity(expr, imports, ctx, map[string]bool{})
+			k := spelled{f.Type, f.Pos.File}
+			res, ok := memo[k]
+			if !ok {
+				res.kind, res.why = s.res.kind(expr, imports, ctx, map[string]bool{})
+				res.id = s.res.identity(expr, imports, ctx, map[string]bool{})
+				memo[k] = res
+			}
+			f.ValueKind, f.NillableWhy = res.kind, res.why
+			f.Nillable = res.kind.Nillability()
+			f.TypeID = res.id
 			if f.Embedded && f.Inline() {
 				if names, ok := s.res.members(expr, imports, ctx, map[string]bool{}); ok {
 					f.Promoted = append([]string{}, names...)
