@@ -557,19 +557,30 @@ func declExpr(e ast.Expr, alias bool) ast.Expr {
 	}
 	switch e.(type) {
 	case *ast.StructType:
-		return &ast.StructType{Fields: &ast.FieldList{}}
+		return structKind
 	case *ast.InterfaceType:
-		return &ast.InterfaceType{Methods: &ast.FieldList{}}
+		return interfaceKind
 	}
 	return e
 }
+
+// structKind and interfaceKind are what declExpr keeps of a struct and an
+// interface type (one for all: read only).
+var (
+	structKind    = &ast.StructType{Fields: &ast.FieldList{}}
+	interfaceKind = &ast.InterfaceType{Methods: &ast.FieldList{}}
+)
 
 // structDeclMembers lists the members of a struct type: the json name of
 // each exported field (its Go name without one), fields skipped by json
 // left out, and for an embedded field without a json name its type, whose
 // members come up to this level.
 func structDeclMembers(st *ast.StructType) []declMember {
-	out := []declMember{}
+	n := 0
+	for _, f := range st.Fields.List {
+		n += max(1, len(f.Names))
+	}
+	out := make([]declMember, 0, n)
 	for _, f := range st.Fields.List {
 		tag := ""
 		if f.Tag != nil {
