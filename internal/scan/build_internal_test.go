@@ -3,6 +3,7 @@ package scan
 import (
 	"go/ast"
 	"go/parser"
+	"go/token"
 	"go/types"
 	"strings"
 	"testing"
@@ -78,4 +79,37 @@ func FuzzOneMarkerText(f *testing.F) {
 			t.Fatalf("splitMarkerLine(%q) = %q", text, got)
 		}
 	})
+}
+
+// position is the FileSet's position of every node of a file, also of a
+// file whose //line directives adjust them.
+func TestPosition(t *testing.T) {
+	for _, src := range []string{
+		"package p\n\n// A is a.\ntype A struct {\n\tB int `json:\"b\"` // b\n\t/* c\n\t */\n\tC string\n}\n",
+		"package p\n\n//line other.go:10\ntype A struct {\n\tB int\n}\n/*line x.go:3:4*/ type C int\n",
+		"\ufeffpackage p\ntype Ä struct{ Ö int }",
+	} {
+		pf, err := parseOne("f.go", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(p token.Pos) {
+			ps := pf.fset.Position(p)
+			if line, col := pf.position(p); line != ps.Line || col != ps.Column {
+				t.Errorf("%q: position(%d) = %d:%d, want %d:%d", src, p, line, col, ps.Line, ps.Column)
+			}
+		}
+		check(token.NoPos)
+		ast.Inspect(pf.file, func(n ast.Node) bool {
+			if n != nil {
+				check(n.Pos())
+				check(n.End())
+			}
+			return true
+		})
+		for _, cg := range pf.file.Comments {
+			check(cg.Pos())
+			check(cg.End())
+		}
+	}
 }

@@ -343,8 +343,8 @@ func (pf *parsedFile) fingerprint(n ast.Node) string {
 }
 
 func (pf *parsedFile) pos(p token.Pos) model.Pos {
-	ps := pf.fset.Position(p)
-	return model.Pos{File: pf.path, Line: ps.Line, Col: ps.Column}
+	line, col := pf.position(p)
+	return model.Pos{File: pf.path, Line: line, Col: col}
 }
 
 func fileImports(f *ast.File) map[string]string {
@@ -404,7 +404,7 @@ func (pf *parsedFile) docGroups(doc *ast.CommentGroup, declPos token.Pos) []*ast
 	if doc != nil {
 		start = doc.Pos()
 	}
-	startLine := pf.fset.Position(start).Line
+	startLine, _ := pf.position(start)
 	// Only the comment group right before start can qualify.
 	comments := pf.file.Comments
 	i := sort.Search(len(comments), func(i int) bool { return comments[i].End() >= start })
@@ -412,7 +412,7 @@ func (pf *parsedFile) docGroups(doc *ast.CommentGroup, declPos token.Pos) []*ast
 		if cg == doc {
 			continue
 		}
-		end := pf.fset.Position(cg.End()).Line
+		end, _ := pf.position(cg.End())
 		if end == startLine-2 || (doc == nil && end == startLine-1) {
 			groups = append(groups, cg)
 		}
@@ -808,12 +808,12 @@ func structTombstones(pf *parsedFile, st *ast.StructType) []*model.Tombstone {
 		for _, c := range cg.List {
 			if !strings.HasPrefix(c.Text, "//") {
 				// Block comments: each line is a candidate.
-				base := pf.fset.Position(c.Pos())
+				line, col := pf.position(c.Pos())
 				body := strings.TrimSuffix(strings.TrimPrefix(c.Text, "/*"), "*/")
 				for i, l := range strings.Split(body, "\n") {
 					lines = append(lines, protobuf.Line{
 						Text: strings.TrimPrefix(strings.TrimSpace(l), "* "),
-						Pos:  model.Pos{File: pf.path, Line: base.Line + i, Col: base.Column},
+						Pos:  model.Pos{File: pf.path, Line: line + i, Col: col},
 					})
 				}
 				continue

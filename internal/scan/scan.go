@@ -266,6 +266,39 @@ type parsedFile struct {
 	fset *token.FileSet
 	file *ast.File
 	src  []byte
+
+	// The file's line table, for position (read once, on first use: the
+	// file may be shared by both scans of a pair).
+	linesOnce sync.Once
+	lines     []int // offsets of the line starts
+	base      int   // token.Pos of offset 0
+	size      int
+	direct    bool // no line directive: positions are the table's
+}
+
+// position is the line and column of p, as pf.fset.Position(p) has them
+// (without FileSet's look-up and the file's lock for every position: a
+// scan asks for one per type, field and tombstone line).
+func (pf *parsedFile) position(p token.Pos) (line, col int) {
+	pf.linesOnce.Do(pf.indexLines)
+	off := int(p) - pf.base
+	if !pf.direct || p == token.NoPos || off < 0 || off > pf.size {
+		ps := pf.fset.Position(p)
+		return ps.Line, ps.Column
+	}
+	i := sort.Search(len(pf.lines), func(i int) bool { return pf.lines[i] > off }) - 1
+	return i + 1, off - pf.lines[i] + 1
+}
+
+// indexLines reads the file's line table. A //line or /*line directive
+// adjusts the positions after it (go/scanner records it as line info):
+// a file with one keeps asking the FileSet.
+func (pf *parsedFile) indexLines() {
+	tf := pf.fset.File(pf.file.FileStart)
+	if tf == nil || bytes.Contains(pf.src, []byte("//line ")) || bytes.Contains(pf.src, []byte("/*line ")) {
+		return
+	}
+	pf.lines, pf.base, pf.size, pf.direct = tf.Lines(), tf.Base(), tf.Size(), true
 }
 
 // Scannable reports whether the file at repo-relative, slash-separated
