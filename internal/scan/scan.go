@@ -305,8 +305,9 @@ func (pf *parsedFile) indexLines() {
 // path p is Go code the scanner reads: a .go file that is neither a test
 // nor the output of a generator that declares no API types (deepcopy,
 // conversion, defaults, openapi and the like: see generatedWithoutTypes;
-// *.pb.go, generated.*), outside vendor/, testdata/ and directories
-// starting with "." or "_". Any other zz_generated file is read: a
+// *.pb.go, generated.*, Kubernetes' types_swagger_doc_generated.go, which
+// holds the SwaggerDoc methods only), outside vendor/, testdata/ and
+// directories starting with "." or "_". Any other zz_generated file is read: a
 // generated copy of types files declares API types (crossplane generates
 // its v1beta1 types from v1's: zz_generated.function_types.go,
 // zz_generated.composition_common.go, zz_generated.meta.go). The
@@ -332,7 +333,7 @@ func scannable(p string) bool {
 	if !strings.HasSuffix(base, ".go") || strings.HasSuffix(base, "_test.go") {
 		return false
 	}
-	if strings.HasSuffix(base, ".pb.go") || strings.HasPrefix(base, "generated.") {
+	if strings.HasSuffix(base, ".pb.go") || strings.HasPrefix(base, "generated.") || strings.HasSuffix(base, "_swagger_doc_generated.go") {
 		return false
 	}
 	if rest, ok := strings.CutPrefix(base, "zz_generated"); ok {

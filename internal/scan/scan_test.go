@@ -769,6 +769,7 @@ func TestScannable(t *testing.T) {
 		"pkg/apis/core/v1/zz_generated.register.go":                         false,
 		"pkg/apis/core/v1/zz_generated.validations.go":                      false,
 		"config/v1/zz_generated.swagger_doc_generated.go":                   false,
+		"core/v1/types_swagger_doc_generated.go":                            false,
 		"apis/ec2/v1beta1/zz_generated.managed.go":                          false,
 		"apis/ec2/v1beta1/zz_generated.resolvers.go":                        false,
 		"pkg/util/zz_generated.go":                                          false,
