@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,12 +61,21 @@ type memoSection struct {
 	recs    []memoRec // sorted by key; nil when the section is damaged
 }
 
-// memoRec is a record of a section: its key and where it is.
+// memoRec is a record of a section: where it is in the section's data,
+// where its key's tree id is within it, and its key's flags. It holds no
+// copy of the id: a section of a large repository has a record for each
+// of hundreds of thousands of trees.
 type memoRec struct {
-	oid        string // raw bytes
-	flags      byte
-	start, end int
-	decoded    bool // in treeSums.m
+	start, end     uint32
+	oidOff, oidLen uint8 // the raw tree id is data[start+oidOff:][:oidLen]
+	flags          byte
+	decoded        bool // in treeSums.m
+}
+
+// oid returns the raw tree id of rec, a view into data.
+func (rec memoRec) oid(data []byte) []byte {
+	at := int(rec.start) + int(rec.oidOff)
+	return data[at : at+int(rec.oidLen)]
 }
 
 // UseTreeMemo makes the repository keep its tree memo in the file at
@@ -100,7 +110,7 @@ func (t *treeSums) get(k sumKey) *treeSummary {
 	if err != nil {
 		return nil
 	}
-	i, ok := sec.find(string(raw), flags(k))
+	i, ok := sec.find(raw, flags(k))
 	if !ok {
 		return nil
 	}
@@ -151,17 +161,14 @@ func (t *treeSums) load() {
 
 // find returns the index of the record of (oid, flags), indexing the
 // section first (a damaged section has none).
-func (sec *memoSection) find(oid string, fl byte) (int, bool) {
+func (sec *memoSection) find(oid []byte, fl byte) (int, bool) {
 	if !sec.indexed {
 		sec.indexed = true
 		sec.recs = indexSection(sec.sel, sec.data)
 	}
-	i, ok := slices.BinarySearchFunc(sec.recs, memoRec{oid: oid, flags: fl}, compareRecs)
-	return i, ok
-}
-
-func compareRecs(a, b memoRec) int {
-	return cmp.Or(strings.Compare(a.oid, b.oid), int(a.flags)-int(b.flags))
+	return slices.BinarySearchFunc(sec.recs, fl, func(rec memoRec, fl byte) int {
+		return cmp.Or(bytes.Compare(rec.oid(sec.data), oid), int(rec.flags)-int(fl))
+	})
 }
 
 // readTreeMemo returns the sections of the memo file at path written by
@@ -237,7 +244,7 @@ func (r *Repo) SaveTreeMemo() {
 			}
 			for _, rec := range sec.recs {
 				if !rec.decoded {
-					all = append(all, outRec{oid: rec.oid, flags: rec.flags, data: sec.data[rec.start:rec.end]})
+					all = append(all, outRec{oid: string(rec.oid(sec.data)), flags: rec.flags, data: sec.data[rec.start:rec.end]})
 				}
 			}
 		}
@@ -389,14 +396,18 @@ func indexSection(sel string, data []byte) []memoRec {
 	if got := sectionSum(sel, body); !bytes.Equal(got[:], sum) {
 		return nil
 	}
+	if uint64(len(data)) > math.MaxUint32 { // treeMemoMax keeps it far below
+		return nil
+	}
 	d := &memoDecoder{data: body}
-	text := string(body)                       // one copy: the records' ids are slices of it
 	recs := make([]memoRec, 0, len(body)/24+1) // an empty tree's record is 24 bytes
 	for len(d.data) > 0 && d.err == nil {
 		start := len(body) - len(d.data)
 		oid := d.raw()
 		at := len(body) - len(d.data) - len(oid)
-		oidText := text[at : at+len(oid)]
+		if at-start > math.MaxUint8 || len(oid) > math.MaxUint8 {
+			return nil // no tree id is that long
+		}
 		fl := d.byte()
 		for range d.count() {
 			d.byte()
@@ -411,8 +422,8 @@ func indexSection(sel string, data []byte) []memoRec {
 		if d.err != nil {
 			return nil
 		}
-		rec := memoRec{oid: oidText, flags: fl, start: start, end: len(body) - len(d.data)}
-		if n := len(recs); n > 0 && compareRecs(recs[n-1], rec) >= 0 {
+		rec := memoRec{start: uint32(start), end: uint32(len(body) - len(d.data)), oidOff: uint8(at - start), oidLen: uint8(len(oid)), flags: fl}
+		if n := len(recs); n > 0 && cmp.Or(bytes.Compare(recs[n-1].oid(body), oid), int(recs[n-1].flags)-int(fl)) >= 0 {
 			return nil // not sorted, or a key twice
 		}
 		recs = append(recs, rec)
