@@ -320,11 +320,29 @@ func (s *commitSnapshot) lookup(path string) (fileEntry, bool, error) {
 	if d := dirOf(path); !canonicalDir(d) || path == d+"/" || strings.HasSuffix(path, "/") {
 		return fileEntry{}, false, nil
 	}
+	if s.selectedAbsent(path) {
+		return fileEntry{}, false, nil
+	}
 	if _, err := s.listDir(dirOf(path)); err != nil {
 		return fileEntry{}, false, err
 	}
 	e, ok := s.known[path]
 	return e, ok, nil
+}
+
+// selectedAbsent reports a path that is no file of the revision because
+// a selection computed here would have kept it and did not: a file a
+// listing did not name yet is then told without listing its directory
+// (whose tree would stay parsed for the rest of the run); s.mu is held.
+func (s *commitSnapshot) selectedAbsent(path string) bool {
+	dir, name := dirOf(path), path[strings.LastIndexByte(path, '/')+1:]
+	for _, res := range s.selections {
+		if res.err == nil && res.sel != nil && res.sel.keeps(dir, name) {
+			_, found := slices.BinarySearch(res.files, path)
+			return !found
+		}
+	}
+	return false
 }
 
 // learn records files a listing found.

@@ -69,6 +69,7 @@ func (s *treeSummary) empty() bool { return len(s.files) == 0 && len(s.dirs) == 
 
 // selected is the outcome of a selection at one revision.
 type selected struct {
+	sel      *Selection
 	files    []string // sorted
 	gitlinks []string // sorted
 	err      error
@@ -337,6 +338,33 @@ func (r *Repo) flatten(key sumKey, prefix string, files, gitlinks *[]string, ent
 	return true
 }
 
+// keeps reports whether the selection keeps a file named name in
+// directory dir ("." the root) whatever else the tree holds: when the
+// name passes File, when it passes GroupFile and the directory's own
+// name passes Group, or when it passes MarkFile and it or a directory it
+// is in passes Mark. (A directory is a group directory also when one of
+// its subdirectories' names passes Group, which this does not look at.)
+func (sel *Selection) keeps(dir, name string) bool {
+	if sel.File != nil && sel.File(name) {
+		return true
+	}
+	if dir != "." && sel.Group != nil && sel.GroupFile != nil && sel.GroupFile(name) && sel.Group(dir[strings.LastIndexByte(dir, '/')+1:]) {
+		return true
+	}
+	if sel.MarkFile == nil || sel.Mark == nil || !sel.MarkFile(name) {
+		return false
+	}
+	if sel.Mark(name) {
+		return true
+	}
+	for d := range strings.SplitSeq(dir, "/") {
+		if dir != "." && sel.Mark(d) {
+			return true
+		}
+	}
+	return false
+}
+
 // SelectAll computes sel at the commit snapshots among snaps in one walk
 // (the trees they share are read once), so that each one's Select
 // answers from it; other snapshots are left alone. It returns the first
@@ -385,7 +413,7 @@ func SelectAll(sel *Selection, snaps ...Snapshot) error {
 		}
 	}
 	for i, c := range at {
-		res := &selected{}
+		res := &selected{sel: sel}
 		if err != nil {
 			c.mu.Lock()
 			res.err = c.listError(err)

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -286,6 +287,60 @@ func TestSnapshotParts(t *testing.T) {
 	got, err := head.ReadFiles([]string{"pkg/util/helper.go", "docs/a/b/c.md", "pkg/util/helper.go"})
 	if err != nil || string(got["pkg/util/helper.go"]) != "package util\n" || string(got["docs/a/b/c.md"]) != "x\n" || len(got) != 2 {
 		t.Errorf("ReadFiles = %q, %v", got, err)
+	}
+}
+
+// TestHasFileSelected: after selections, HasFile answers as the whole
+// file list says, and tells a file a selection would have kept from
+// none without listing its directory.
+func TestHasFileSelected(t *testing.T) {
+	t.Parallel()
+	f := selectHistory(t)
+	r, _ := Open(f.Dir)
+	_, head := openBoth(t, r, f)
+	full, _ := r.Snapshot(head.Commit())
+	defer full.Close()
+	files := full.Files()
+	for _, sel := range []*Selection{testSelection, markSelection} {
+		if _, err := head.(Selector).Select(sel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dirs := map[string]bool{".": true, "nope": true, "pkg/apis/core/v9": true, "third/shoot-x": true}
+	for _, p := range files {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	paths := slices.Clone(files)
+	for d := range dirs {
+		for _, name := range []string{"missing.go", "go.mod", "missing.txt", "shoot.go"} {
+			paths = append(paths, path.Join(d, name))
+		}
+	}
+	// The files a selection would have kept first: none lists a
+	// directory.
+	c := head.(*commitSnapshot)
+	kept := func(p string) bool {
+		return testSelection.keeps(path.Dir(p), path.Base(p)) || markSelection.keeps(path.Dir(p), path.Base(p))
+	}
+	slices.SortStableFunc(paths, func(a, b string) int {
+		switch ka, kb := kept(a), kept(b); {
+		case ka == kb:
+			return 0
+		case ka:
+			return -1
+		}
+		return 1
+	})
+	for _, p := range paths {
+		if kept(p) && len(c.dirFiles) > 0 {
+			t.Errorf("HasFile of files the selections keep listed %q", slices.Sorted(maps.Keys(c.dirFiles)))
+		}
+		want := slices.Contains(files, p)
+		if got, err := c.HasFile(p); err != nil || got != want {
+			t.Errorf("HasFile(%q) = %v, %v; want %v", p, got, err, want)
+		}
 	}
 }
 
