@@ -42,7 +42,8 @@ type commitSnapshot struct {
 	submodules []string          // sorted
 
 	mu sync.Mutex
-	// known are the files a listing or lookup found (path -> entry).
+	// known are the files a listing or lookup found (path -> entry);
+	// those of the selections are theirs (selected.files).
 	known map[string]fileEntry
 	// dirs are the directories looked up: tree oid, "" when there is no
 	// such directory.
@@ -306,6 +307,11 @@ func (s *commitSnapshot) lookup(path string) (fileEntry, bool, error) {
 	if e, ok := s.known[path]; ok {
 		return e, true, nil
 	}
+	for _, res := range s.selections {
+		if e, ok := res.find(path); ok {
+			return e, true, nil
+		}
+	}
 	if s.listed() {
 		oid, ok := s.blobs[path]
 		if !ok {
@@ -338,18 +344,11 @@ func (s *commitSnapshot) selectedAbsent(path string) bool {
 	dir, name := dirOf(path), path[strings.LastIndexByte(path, '/')+1:]
 	for _, res := range s.selections {
 		if res.err == nil && res.sel != nil && res.sel.keeps(dir, name) {
-			_, found := slices.BinarySearch(res.files, path)
+			_, found := res.find(path)
 			return !found
 		}
 	}
 	return false
-}
-
-// learn records files a listing found.
-func (s *commitSnapshot) learn(entries map[string]fileEntry) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	maps.Copy(s.known, entries)
 }
 
 func (s *commitSnapshot) selection(name string) *selected {
@@ -370,7 +369,7 @@ func (s *commitSnapshot) Select(sel *Selection) ([]string, error) {
 	if err := SelectAll(sel, s); err != nil {
 		return nil, err
 	}
-	return slices.Clone(s.selection(sel.Name).files), nil
+	return s.selection(sel.Name).paths(), nil
 }
 
 // listed reports whether the whole file list was read (without error).
@@ -579,6 +578,13 @@ func (s *commitSnapshot) missing(e *MissingObjectError) error {
 		for p, fe := range s.known {
 			if fe.oid == e.OID && (e.Path == "" || p < e.Path) {
 				e.Path = p
+			}
+		}
+		for _, res := range s.selections {
+			for _, f := range res.files {
+				if f.oid == e.OID && (e.Path == "" || f.path < e.Path) {
+					e.Path = f.path
+				}
 			}
 		}
 		for p, oid := range s.blobs {

@@ -69,10 +69,41 @@ func (s *treeSummary) empty() bool { return len(s.files) == 0 && len(s.dirs) == 
 
 // selected is the outcome of a selection at one revision.
 type selected struct {
-	sel      *Selection
-	files    []string // sorted
+	sel *Selection
+	// files are the kept files with their blobs and modes, sorted by
+	// path: a slice, not a map, for a selection of a large tree keeps
+	// tens of thousands of them.
+	files    []keptPath
 	gitlinks []string // sorted
 	err      error
+}
+
+// keptPath is a file a selection kept.
+type keptPath struct {
+	path string
+	fileEntry
+}
+
+// paths returns the paths of the files.
+func (res *selected) paths() []string {
+	out := make([]string, len(res.files))
+	for i, f := range res.files {
+		out[i] = f.path
+	}
+	return out
+}
+
+// find returns the file at path, if the selection kept it (the last
+// entry of a path a malformed tree names twice).
+func (res *selected) find(path string) (fileEntry, bool) {
+	i, ok := slices.BinarySearchFunc(res.files, path, func(f keptPath, p string) int { return strings.Compare(f.path, p) })
+	if !ok {
+		return fileEntry{}, false
+	}
+	for i+1 < len(res.files) && res.files[i+1].path == path {
+		i++
+	}
+	return res.files[i].fileEntry, true
 }
 
 // walkNode is a tree read during a walk, before its summary is known.
@@ -316,7 +347,7 @@ func (r *Repo) complete(key sumKey) bool {
 // flatten lists what the summary of key keeps below prefix: files, and
 // gitlinks apart. It is false when a summary is missing (a memo file
 // that lacks a tree its parent's entry names).
-func (r *Repo) flatten(key sumKey, prefix string, files, gitlinks *[]string, entries map[string]fileEntry) bool {
+func (r *Repo) flatten(key sumKey, prefix string, files *[]keptPath, gitlinks *[]string) bool {
 	sum := r.sums.get(key)
 	if sum == nil {
 		return false
@@ -327,11 +358,10 @@ func (r *Repo) flatten(key sumKey, prefix string, files, gitlinks *[]string, ent
 			*gitlinks = append(*gitlinks, p)
 			continue
 		}
-		*files = append(*files, p)
-		entries[p] = fileEntry{oid: f.oid, mode: f.mode}
+		*files = append(*files, keptPath{path: p, fileEntry: fileEntry{oid: f.oid, mode: f.mode}})
 	}
 	for _, d := range sum.dirs {
-		if !r.flatten(d.key, prefix+d.name+"/", files, gitlinks, entries) {
+		if !r.flatten(d.key, prefix+d.name+"/", files, gitlinks) {
 			return false
 		}
 	}
@@ -419,11 +449,11 @@ func SelectAll(sel *Selection, snaps ...Snapshot) error {
 			res.err = c.listError(err)
 			c.mu.Unlock()
 		} else {
-			entries := map[string]fileEntry{}
-			repo.flatten(keys[i], "", &res.files, &res.gitlinks, entries) // complete: true
-			slices.Sort(res.files)
+			repo.flatten(keys[i], "", &res.files, &res.gitlinks) // complete: true
+			// Stable: of a file a malformed tree names twice, find
+			// answers with the last.
+			slices.SortStableFunc(res.files, func(a, b keptPath) int { return strings.Compare(a.path, b.path) })
 			slices.Sort(res.gitlinks)
-			c.learn(entries)
 		}
 		c.setSelection(sel.Name, res)
 	}

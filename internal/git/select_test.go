@@ -341,6 +341,10 @@ func TestHasFileSelected(t *testing.T) {
 		if got, err := c.HasFile(p); err != nil || got != want {
 			t.Errorf("HasFile(%q) = %v, %v; want %v", p, got, err, want)
 		}
+		gotID, _ := c.BlobID(p)
+		if wantID, _ := full.(BlobIDs).BlobID(p); gotID != wantID || c.IsSymlink(p) != full.IsSymlink(p) {
+			t.Errorf("BlobID(%q) = %q, IsSymlink %v; want %q, %v", p, gotID, c.IsSymlink(p), wantID, full.IsSymlink(p))
+		}
 	}
 }
 
