@@ -6,6 +6,7 @@
 #   scripts/bench.sh --repo DIR --base A --head B [--runs N] [--cache warm|cold|off]
 #   scripts/bench.sh [...] --markdown   # the measurements as a Markdown table
 #   scripts/bench.sh --other-files N [--runs N]   # what N files outside the API cost
+#   scripts/bench.sh --groups-sweep "40 160 640 2560" [--runs N] [--baseline BIN] [--markdown]
 #
 # The second form times an existing repository (a clone, or the git
 # directory of a bare one): see "Real repositories" below. --markdown
@@ -60,6 +61,21 @@
 # median of the differences round by round, and PASS (exit 0) when the
 # wall-time difference is at most 20 ms, FAIL (exit 1) otherwise.
 #
+# --groups-sweep "N1 N2 ...": generates a tree of each number of API
+# groups (benchgen -groups N, seed SEED) and times `apicheck check --repo
+# TREE --base base --head head --format json --fail-on none` on it,
+# --runs rounds (default 3) after one warm-up round with the cache kept
+# (warm, in the temporary directory): the median wall and CPU time, the
+# CPU time per group (the same for every size when the cost is linear)
+# and the largest peak RSS of the runs. --baseline BIN times another apicheck
+# binary as well, interleaved round by round, each with a cache of its
+# own, and its report must be the same byte for byte but for the line
+# of the binary's version (exit 1 otherwise).
+# SWEEP_DIR=DIR generates the trees there, once (DIR/groups-N-seed-S,
+# and what benchgen said of it in DIR/groups-N-seed-S.txt): a later sweep
+# reuses them (2,560 groups take minutes to generate). --markdown prints the
+# table to standard output.
+#
 # --markdown in the generated form: apicheck's cell is the binary's median
 # (and best), the floor BenchmarkReadAndParse's best, the ratio the one
 # the verdict uses (best binary / best floor, and in-process); the exit
@@ -75,6 +91,8 @@ CACHE=warm
 REPO_RUNS=5
 MARKDOWN=""
 OTHER_FILES=""
+SWEEP=""
+BASELINE=""
 args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -85,12 +103,26 @@ while [ $# -gt 0 ]; do
 	--cache) CACHE=${2:?--cache needs warm, cold or off}; shift 2 ;;
 	--markdown) MARKDOWN=1; shift ;;
 	--other-files) OTHER_FILES=${2:?--other-files needs a number}; shift 2 ;;
-	*) die "unknown argument $1 (usage: bench.sh [--repo DIR --base A --head B [--runs N] [--cache warm|cold|off]] [--other-files N] [--markdown])" ;;
+	--groups-sweep) SWEEP=${2:?--groups-sweep needs numbers of groups}; shift 2 ;;
+	--baseline) BASELINE=${2:?--baseline needs an apicheck binary}; shift 2 ;;
+	*) die "unknown argument $1 (usage: bench.sh [--repo DIR --base A --head B [--runs N] [--cache warm|cold|off]] [--other-files N] [--groups-sweep \"N ...\" [--baseline BIN]] [--markdown])" ;;
 	esac
 done
 if [ -n "$OTHER_FILES" ]; then
 	case "$OTHER_FILES" in *[!0-9]*) die "--other-files must be a number" ;; esac
 	[ -z "$REPO$REV_BASE$REV_HEAD" ] || die "--other-files generates its repositories: no --repo, --base or --head"
+fi
+if [ -n "$SWEEP" ]; then
+	for n in $SWEEP; do
+		case "$n" in '' | *[!0-9]* | 0) die "--groups-sweep takes positive numbers of groups" ;; esac
+	done
+	[ -z "$REPO$REV_BASE$REV_HEAD$OTHER_FILES" ] || die "--groups-sweep generates its repositories: no --repo, --base, --head or --other-files"
+	if [ -n "$BASELINE" ]; then
+		[ -x "$BASELINE" ] || die "--baseline $BASELINE is not an executable"
+		BASELINE=$(cd "$(dirname "$BASELINE")" && pwd)/$(basename "$BASELINE")
+	fi
+elif [ -n "$BASELINE" ]; then
+	die "--baseline goes with --groups-sweep"
 fi
 if [ -n "$REPO" ] || [ -n "$REV_BASE" ] || [ -n "$REV_HEAD" ]; then
 	[ -n "$REPO" ] && [ -n "$REV_BASE" ] && [ -n "$REV_HEAD" ] || die "--repo, --base and --head go together"
@@ -213,6 +245,72 @@ if [ -n "$REPO" ]; then
 			"$(awk -v k="$(tv c1_max_rss_kb)" 'BEGIN { printf "%.0f MB", k / 1024 }')"
 	fi
 	exit 0
+fi
+
+if [ -n "$SWEEP" ]; then
+	runs=$REPO_RUNS
+	case " ${args[*]} " in *" --runs "*) ;; *) runs=3 ;; esac
+	gen_dir=${SWEEP_DIR:-$tmp/trees}
+	mkdir -p "$gen_dir" "$tmp/sweep"
+	mkdir -m 0700 "$tmp/cache" "$tmp/cache-baseline"
+	export GOFLAGS=-mod=mod GOPROXY=off
+	# to OUT BIN ARGS...: runs BIN with its report in OUT (both binaries
+	# alike, through one shell).
+	to=(sh -c 'out=$1; shift; exec "$@" >"$out"' sh)
+	rows=()
+	rc=0
+	for n in $SWEEP; do
+		repo=$gen_dir/groups-$n-seed-$SEED
+		if [ ! -f "$repo.txt" ]; then
+			echo "== generate the repository ($n groups)" >&2
+			rm -rf "$repo"
+			go run ./internal/benchgen/cmd/benchgen -groups "$n" -seed "$SEED" "$repo" >"$tmp/gen.txt" || die "benchgen failed"
+			mv "$tmp/gen.txt" "$repo.txt"
+		fi
+		go_files=$(sed -n 's/^base_scanned_files=//p' "$repo.txt")
+		check=(check --repo "$repo" --base base --head head --format json --fail-on none)
+		cmds=(env APICHECK_CACHE_DIR="$tmp/cache" "${to[@]}" "$tmp/sweep/new.json" "$tmp/apicheck" "${check[@]}")
+		if [ -n "$BASELINE" ]; then
+			cmds+=(::: env APICHECK_CACHE_DIR="$tmp/cache-baseline" "${to[@]}" "$tmp/sweep/baseline.json" "$BASELINE" "${check[@]}")
+		fi
+		echo "== time apicheck check ($n groups, $runs rounds after 1 warm-up, cache warm)" >&2
+		"$tmp/benchtime" -n "$runs" -warmup 1 -ok 0 -- "${cmds[@]}" >"$tmp/times.txt" || die "a timed run failed"
+		tv() { sed -n "s/^$1=//p" "$tmp/times.txt"; }
+		pre=""
+		[ -z "$BASELINE" ] || pre=c1_
+		row=$(awk -v n="$n" -v files="$go_files" -v wall="$(tv "${pre}median_ms")" -v cpu="$(tv "${pre}median_cpu_ms")" \
+			-v rss="$(tv "${pre}max_rss_kb")" 'BEGIN {
+			printf "| %d | %d | %.2f s | %.2f s | %.1f ms | %.0f MB |", n, files, wall / 1000, cpu / 1000, cpu / n, rss / 1024
+		}')
+		if [ -n "$BASELINE" ]; then
+			row=$row$(awk -v wall="$(tv c2_median_ms)" -v cpu="$(tv c2_median_cpu_ms)" -v rss="$(tv c2_max_rss_kb)" \
+				'BEGIN { printf " %.2f s | %.2f s | %.0f MB |", wall / 1000, cpu / 1000, rss / 1024 }')
+			# The same byte for byte but for the version of the binary.
+			if cmp -s <(grep -v '^    "version": "' "$tmp/sweep/new.json") <(grep -v '^    "version": "' "$tmp/sweep/baseline.json"); then
+				row="$row same |"
+			else
+				row="$row DIFFERENT |"
+				rc=1
+			fi
+		fi
+		echo "$row" >&2
+		rows+=("$row")
+	done
+	fd=2
+	[ -z "$MARKDOWN" ] || fd=3
+	{
+		if [ -n "$BASELINE" ]; then
+			echo "| groups | API Go files per revision | wall | CPU | CPU per group | peak RSS | baseline wall | baseline CPU | baseline peak RSS | report |"
+			echo "|---|---|---|---|---|---|---|---|---|---|"
+		else
+			echo "| groups | API Go files per revision | wall | CPU | CPU per group | peak RSS |"
+			echo "|---|---|---|---|---|---|"
+		fi
+		printf '%s\n' "${rows[@]}"
+		printf '\n`SEED=%s scripts/bench.sh --groups-sweep "%s" --runs %d%s`: median of %d rounds after 1 warm-up, cache warm; peak RSS the largest of the rounds; %s, %s\n' \
+			"$SEED" "$SWEEP" "$runs" "${BASELINE:+ --baseline BIN}" "$runs" "$(date -u +%Y-%m-%d)" "$(machine)"
+	} >&"$fd"
+	exit "$rc"
 fi
 
 if [ -n "$OTHER_FILES" ]; then
