@@ -274,8 +274,9 @@ func encodeEntry(oid string, structs map[string]decl) ([]byte, error) {
 	return append(b, body...), nil
 }
 
-// decodeEntry checks and reads an entry; any flaw is an error.
-func decodeEntry(oid string, data []byte) (map[string]decl, error) {
+// entryBody checks an entry's header (format, key, checksum) and returns
+// its body.
+func entryBody(oid string, data []byte) ([]byte, error) {
 	parts := bytes.SplitN(data, []byte("\n"), 4)
 	if len(parts) != 4 {
 		return nil, errors.New("truncated header")
@@ -290,6 +291,15 @@ func decodeEntry(oid string, data []byte) (map[string]decl, error) {
 	body := parts[3]
 	if string(parts[2]) != entrySum(key, body) {
 		return nil, errors.New("checksum mismatch")
+	}
+	return body, nil
+}
+
+// decodeEntry checks and reads an entry; any flaw is an error.
+func decodeEntry(oid string, data []byte) (map[string]decl, error) {
+	body, err := entryBody(oid, data)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]decl{}
 	if len(body) == 0 {
@@ -359,25 +369,36 @@ func decodeField(l string) (relField, error) {
 		return bad()
 	}
 	f[6] = rest
+	rf, ok := fieldOf(f)
+	if !ok {
+		return bad()
+	}
+	return rf, nil
+}
+
+// fieldOf reads the seven parts of a field line: Go name, json name
+// (quoted), number, deprecated (0 or 1), line, column and wire name
+// (quoted).
+func fieldOf(f [7]string) (relField, bool) {
 	var rf relField
 	var err error
 	var nums [4]int
 	if rf.Name, err = strconv.Unquote(f[0]); err != nil {
-		return bad()
+		return relField{}, false
 	}
 	if rf.JSON, err = strconv.Unquote(f[1]); err != nil {
-		return bad()
+		return relField{}, false
 	}
 	for i := range nums {
 		if nums[i], err = strconv.Atoi(f[2+i]); err != nil {
-			return bad()
+			return relField{}, false
 		}
 	}
 	rf.Number, rf.Deprecated, rf.Line, rf.Col = nums[0], nums[1] == 1, nums[2], nums[3]
 	if rf.Wire, err = strconv.Unquote(f[6]); err != nil {
-		return bad()
+		return relField{}, false
 	}
-	return rf, nil
+	return rf, true
 }
 
 // get returns what the cache holds about the structs of blob oid (nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -13,20 +12,9 @@ import (
 // decodeEntryRef is decodeEntry as a split of the entry into lines and
 // of each field line into its parts.
 func decodeEntryRef(oid string, data []byte) (map[string]decl, error) {
-	parts := bytes.SplitN(data, []byte("\n"), 4)
-	if len(parts) != 4 {
-		return nil, errors.New("truncated header")
-	}
-	if string(parts[0]) != cacheFormat {
-		return nil, fmt.Errorf("format %q", parts[0])
-	}
-	key := entryKey(oid)
-	if string(parts[1]) != key {
-		return nil, fmt.Errorf("entry of %q", parts[1])
-	}
-	body := parts[3]
-	if string(parts[2]) != entrySum(key, body) {
-		return nil, errors.New("checksum mismatch")
+	body, err := entryBody(oid, data)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]decl{}
 	if len(body) == 0 {
@@ -77,22 +65,8 @@ func decodeFieldRef(l string) (relField, error) {
 	if len(f) != 7 {
 		return bad()
 	}
-	var rf relField
-	var err error
-	var nums [4]int
-	if rf.Name, err = strconv.Unquote(f[0]); err != nil {
-		return bad()
-	}
-	if rf.JSON, err = strconv.Unquote(f[1]); err != nil {
-		return bad()
-	}
-	for i := range nums {
-		if nums[i], err = strconv.Atoi(f[2+i]); err != nil {
-			return bad()
-		}
-	}
-	rf.Number, rf.Deprecated, rf.Line, rf.Col = nums[0], nums[1] == 1, nums[2], nums[3]
-	if rf.Wire, err = strconv.Unquote(f[6]); err != nil {
+	rf, ok := fieldOf([7]string(f))
+	if !ok {
 		return bad()
 	}
 	return rf, nil

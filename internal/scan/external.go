@@ -282,21 +282,28 @@ type modFilesEntry struct {
 
 func newModFiles() *modFiles { return &modFiles{m: map[string]*modFilesEntry{}} }
 
+// entry returns the memo entry of key, made by the first scan that asks
+// and handed to the second, which the memo then forgets.
+func (c *modFiles) entry(key string) *modFilesEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.m[key]
+	if e == nil {
+		e = &modFilesEntry{}
+		c.m[key] = e
+	} else {
+		delete(c.m, key) // the second scan has it
+	}
+	return e
+}
+
 // read returns the parsed Go files of the module cache directory dir
 // (rel is its path relative to the module cache, slash-separated, which
 // names the files in positions: "k8s.io/api@v0.30.0/core/v1/types.go"):
 // the regular files the scanner reads (scannable) that the platform
 // builds and that parse, in name order; none when dir cannot be read.
 func (c *modFiles) read(dir, rel string) []*parsedFile {
-	c.mu.Lock()
-	e := c.m[dir]
-	if e == nil {
-		e = &modFilesEntry{}
-		c.m[dir] = e
-	} else {
-		delete(c.m, dir) // the second scan has it
-	}
-	c.mu.Unlock()
+	e := c.entry(dir)
 	e.once.Do(func() {
 		c.reads.Add(1)
 		e.files = readModDir(dir, rel)
@@ -308,16 +315,7 @@ func (c *modFiles) read(dir, rel string) []*parsedFile {
 // another module, for type resolution), read once for the scans that
 // share c as read does.
 func (c *modFiles) readDecls(dir string) []*ast.File {
-	key := "decls " + dir
-	c.mu.Lock()
-	e := c.m[key]
-	if e == nil {
-		e = &modFilesEntry{}
-		c.m[key] = e
-	} else {
-		delete(c.m, key) // the second scan has it
-	}
-	c.mu.Unlock()
+	e := c.entry("decls " + dir)
 	e.once.Do(func() {
 		c.reads.Add(1)
 		e.decls = readDeclFiles(dir)
