@@ -228,19 +228,10 @@ func TestSelectIncompleteMemo(t *testing.T) {
 // it.
 func TestSnapshotParts(t *testing.T) {
 	t.Parallel()
-	f := selectHistory(t)
-	r, _ := Open(f.Dir)
-	_, head := openBoth(t, r, f)
-	full, _ := r.Snapshot(head.Commit())
-	defer full.Close()
+	head, full := headAndFull(t)
 	files := full.Files()
 	sel := head.(Selector)
-	dirs := map[string]bool{".": true}
-	for _, p := range files {
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			dirs[d] = true
-		}
-	}
+	dirs := dirsOf(files, ".")
 	for _, d := range append(slices.Sorted(func(yield func(string) bool) {
 		for d := range dirs {
 			if !yield(d) {
@@ -295,23 +286,14 @@ func TestSnapshotParts(t *testing.T) {
 // none without listing its directory.
 func TestHasFileSelected(t *testing.T) {
 	t.Parallel()
-	f := selectHistory(t)
-	r, _ := Open(f.Dir)
-	_, head := openBoth(t, r, f)
-	full, _ := r.Snapshot(head.Commit())
-	defer full.Close()
+	head, full := headAndFull(t)
 	files := full.Files()
 	for _, sel := range []*Selection{testSelection, markSelection} {
 		if _, err := head.(Selector).Select(sel); err != nil {
 			t.Fatal(err)
 		}
 	}
-	dirs := map[string]bool{".": true, "nope": true, "pkg/apis/core/v9": true, "third/shoot-x": true}
-	for _, p := range files {
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			dirs[d] = true
-		}
-	}
+	dirs := dirsOf(files, ".", "nope", "pkg/apis/core/v9", "third/shoot-x")
 	paths := slices.Clone(files)
 	for d := range dirs {
 		for _, name := range []string{"missing.go", "go.mod", "missing.txt", "shoot.go"} {
@@ -420,4 +402,33 @@ func TestSelectReadsTheChange(t *testing.T) {
 	if n := r3.treeReads.Load(); n != 0 {
 		t.Errorf("a selection the last run did not use read %d trees, want none (its section kept)", n)
 	}
+}
+
+// headAndFull opens selectHistory's head twice: the snapshot the test
+// selects in, and one whose whole file list says what it must answer.
+func headAndFull(t *testing.T) (head, full Snapshot) {
+	t.Helper()
+	f := selectHistory(t)
+	r, _ := Open(f.Dir)
+	_, head = openBoth(t, r, f)
+	full, err := r.Snapshot(head.Commit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { full.Close() })
+	return head, full
+}
+
+// dirsOf is the set of the directories of files, and of extra.
+func dirsOf(files []string, extra ...string) map[string]bool {
+	dirs := map[string]bool{}
+	for _, d := range extra {
+		dirs[d] = true
+	}
+	for _, p := range files {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	return dirs
 }
