@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"path"
 	"runtime"
 	"runtime/debug"
@@ -348,17 +349,18 @@ func releaseHistory(res *Result) *lifecycle.History {
 	return hist
 }
 
-// smallTree reports a tree that is small for sure: groups discovered
-// (not configured), and at most 2 x size API Go files over base and head
-// (over the one revision an audit reads) by scan.CandidateFilesAtMost,
-// which reads the file lists only.
+// smallTree reports a tree that is small for sure: at most 2 x size API
+// Go files over base and head (over the one revision an audit reads), by
+// a bound read off the file lists only: scan.CandidateFilesAtMost for
+// discovered groups, configuredFilesAtMost for configured ones.
 func (res *Result) smallTree(size int) bool {
-	if len(res.Options.Scan.Groups) > 0 {
-		return false
-	}
 	if !res.counted {
 		for _, snap := range []git.Snapshot{res.Base, res.Head} {
-			if snap != nil { // audit reads one revision
+			switch {
+			case snap == nil: // audit reads one revision
+			case len(res.Options.Scan.Groups) > 0:
+				res.candidates += configuredFilesAtMost(snap, res.Options.Scan.Groups)
+			default:
 				files, _ := git.Select(snap, scan.Selection) // opened: selected without error
 				res.candidates += scan.CandidateFilesAtMost(files)
 			}
@@ -366,6 +368,27 @@ func (res *Result) smallTree(size int) bool {
 		res.counted = true
 	}
 	return res.candidates <= 2*size
+}
+
+// configuredFilesAtMost bounds from above the Go files a scan reads of
+// configured groups: every .go file below a group's directory or one of
+// its version directories (the whole tree when one cannot be listed).
+func configuredFilesAtMost(snap git.Snapshot, groups []scan.GroupSpec) int {
+	seen := map[string]bool{}
+	for _, g := range groups {
+		for _, d := range append([]string{g.Dir}, g.Versions...) {
+			files, err := git.FilesUnder(snap, strings.TrimSuffix(d, "/"))
+			if err != nil {
+				return math.MaxInt / 4 // unknown: not small
+			}
+			for _, f := range files {
+				if strings.HasSuffix(f, ".go") {
+					seen[f] = true
+				}
+			}
+		}
+	}
+	return len(seen)
 }
 
 // releasesUsed names the releases the rules judged against, if any.

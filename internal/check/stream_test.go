@@ -292,18 +292,25 @@ func TestGCPercent(t *testing.T) {
 	}, "", ""))
 	was := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(was)
+	configured := filepath.Join(t.TempDir(), "groups.yaml")
+	if err := os.WriteFile(configured, []byte("groups:\n  - dir: apis/a\n  - dir: apis/b\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name      string
 		partFiles int
 		gcPercent int
+		config    string
 		wantAfter int
 	}{
-		{"small", 0, 321, 321},
-		{"large", 1, 321, 100},
-		{"not asked", 0, 0, 100},
+		{"small", 0, 321, "", 321},
+		{"small, groups configured", 0, 321, configured, 321},
+		{"large", 1, 321, "", 100},
+		{"large, groups configured", 1, 321, configured, 100},
+		{"not asked", 0, 0, "", 100},
 	} {
 		debug.SetGCPercent(100)
-		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
+		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"], ConfigPath: c.config,
 			Lifecycle: lifecycle.Options{CacheDir: t.TempDir()}, Stream: true, StreamFiles: c.partFiles, GCPercent: c.gcPercent})
 		if err != nil {
 			t.Fatal(err)
