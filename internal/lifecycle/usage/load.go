@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,7 +168,9 @@ func (l *loader) parseWave(wave []*unit, cands map[string][]string, srcs map[str
 	var need []string
 	for _, u := range wave {
 		for _, f := range l.byDir[u.dir] {
-			if _, ok := srcs[f]; !ok && !strings.HasSuffix(f, "_test.go") && l.known(f) == nil {
+			// The files parseUnit leaves out (tests and generated
+			// conversion code, but for candidates) are not read.
+			if _, ok := srcs[f]; !ok && !skipped(f, cands[u.dir]) && l.known(f) == nil {
 				need = append(need, f)
 			}
 		}
@@ -189,6 +192,13 @@ func (l *loader) parseWave(wave []*unit, cands map[string][]string, srcs map[str
 	})
 }
 
+// skipped reports a file of a unit's directory that its type check
+// leaves out: a test or generated conversion code that is not one of the
+// candidate files candFiles.
+func skipped(f string, candFiles []string) bool {
+	return (strings.HasSuffix(f, "_test.go") || conversionCode(f)) && !slices.Contains(candFiles, f)
+}
+
 // parseUnit parses a unit's files: the files of its directory that build
 // on linux/amd64 and belong to the package (the candidate files' package,
 // else the most common package name), non-test files plus the candidate
@@ -206,7 +216,7 @@ func (l *loader) parseUnit(u *unit, candFiles []string, srcs map[string][]byte) 
 	var files []pf
 	names := map[string]int{}
 	for _, f := range l.byDir[u.dir] {
-		if !isCand[f] && (strings.HasSuffix(f, "_test.go") || conversionCode(f)) {
+		if !isCand[f] && skipped(f, nil) {
 			continue
 		}
 		af := l.parsed[f]

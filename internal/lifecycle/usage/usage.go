@@ -589,10 +589,19 @@ func (e *Finder) excluded(q *query, p string) bool {
 	return x
 }
 
+// readBatch is how many files candidates reads at a time, and keepBytes
+// how much of the files it read that are not candidates it keeps for the
+// type checks (variables for the tests).
+var (
+	readBatch = 512
+	keepBytes = 16 << 20
+)
+
 // candidates returns the candidate files among paths, and the contents
-// of the files read: the files whose blob an earlier search of the
-// Finder judged are not read again (a candidate's content comes from
-// that search).
+// of the candidates and of the other files read, as many of those as
+// keepBytes holds: the files whose blob an earlier search of the Finder
+// judged are not read again (a candidate's content comes from that
+// search).
 func (e *Finder) candidates(snap git.Snapshot, paths []string, q *query) ([]*candFile, map[string][]byte, error) {
 	sh := e.files
 	sh.reading.Lock()
@@ -619,41 +628,54 @@ func (e *Finder) candidates(snap git.Snapshot, paths []string, q *query) ([]*can
 	}
 	sh.mu.Unlock()
 	sh.read.Add(int64(len(read)))
-	srcs, err := snap.ReadFiles(read)
-	if err != nil {
-		return nil, nil, err
-	}
-	found, err := par.Map(len(read), func(i int) (*candFile, error) {
-		return candidate(sh.fset, read[i], srcs[read[i]], q), nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if e.idx != nil {
-		facts, _ := par.Map(len(read), func(i int) (*fileFacts, error) {
-			if keys[i] == nil {
-				return nil, nil
-			}
-			return factsOf(read[i], srcs[read[i]]), nil
+	// In batches, so that a large repository's files are not all in
+	// memory at once: of the files that are not candidates, the first
+	// keepBytes are kept for the type checks (the other files of a
+	// candidate's package come from them, or are read again).
+	srcs := map[string][]byte{}
+	kept := 0
+	for start := 0; start < len(read); start += readBatch {
+		end := min(start+readBatch, len(read))
+		batch, bkeys := read[start:end], keys[start:end]
+		got, err := snap.ReadFiles(batch)
+		if err != nil {
+			return nil, nil, err
+		}
+		found, err := par.Map(len(batch), func(i int) (*candFile, error) {
+			return candidate(sh.fset, batch[i], got[batch[i]], q), nil
 		})
-		e.idx.mu.Lock()
-		for i, ff := range facts {
-			if ff != nil {
-				e.idx.facts[*keys[i]] = ff
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.idx != nil {
+			facts, _ := par.Map(len(batch), func(i int) (*fileFacts, error) {
+				if bkeys[i] == nil {
+					return nil, nil
+				}
+				return factsOf(batch[i], got[batch[i]]), nil
+			})
+			e.idx.mu.Lock()
+			for i, ff := range facts {
+				if ff != nil {
+					e.idx.facts[*bkeys[i]] = ff
+				}
+			}
+			e.idx.mu.Unlock()
+		}
+		sh.mu.Lock()
+		for i, c := range found {
+			if bkeys[i] != nil {
+				sh.cands[*bkeys[i]] = c
+			}
+			if c != nil {
+				cands = append(cands, c)
+			} else if src := got[batch[i]]; kept+len(src) <= keepBytes {
+				srcs[batch[i]] = src
+				kept += len(src)
 			}
 		}
-		e.idx.mu.Unlock()
+		sh.mu.Unlock()
 	}
-	sh.mu.Lock()
-	for i, c := range found {
-		if keys[i] != nil {
-			sh.cands[*keys[i]] = c
-		}
-		if c != nil {
-			cands = append(cands, c)
-		}
-	}
-	sh.mu.Unlock()
 	for _, c := range cands {
 		srcs[c.path] = c.src
 	}

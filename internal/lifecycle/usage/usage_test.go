@@ -145,6 +145,23 @@ type ShootSpec struct {
 `
 
 func TestResolution(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		files, keep int
+	}{
+		{"one batch", 1 << 20, 1 << 30},
+		// A file at a time, no file that is not a candidate kept: the
+		// type checks read those again, and find the same.
+		{"a file at a time", 1, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer usage.SetBatches(c.files, c.keep)()
+			testResolution(t)
+		})
+	}
+}
+
+func testResolution(t *testing.T) {
 	got, u := search(t, api+`
 -- base/pkg/a/a.go --
 package a
