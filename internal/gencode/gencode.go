@@ -224,8 +224,14 @@ func protoHead(name string) string { return "message " + name + " {" }
 // DeepCopyInto is DeepCopyInto of generated file p, whose functions are
 // found once (heads).
 func (f *Files) DeepCopyInto(p, typ string) (Block, bool, error) {
-	return f.indexed(p, "deepcopy", typ, deepCopyHead, deepCopyIndex)
+	return f.indexed(p, deepCopyKind, typ, deepCopyHead, deepCopyIndex)
 }
+
+// The kinds of the indexes of heads (Files.heads).
+const (
+	deepCopyKind = "deepcopy"
+	protoKind    = "proto"
+)
 
 // deepCopyIndex finds the DeepCopyInto functions of a text.
 func deepCopyIndex(text string) map[string]blockAt {
@@ -238,7 +244,7 @@ func deepCopyIndex(text string) map[string]blockAt {
 // ProtoMessage is ProtoMessage of generated file p, whose messages are
 // found once (heads).
 func (f *Files) ProtoMessage(p, name string) (Block, bool, error) {
-	return f.indexed(p, "proto", name, protoHead, protoIndex)
+	return f.indexed(p, protoKind, name, protoHead, protoIndex)
 }
 
 // protoIndex finds the messages of a text.
@@ -283,9 +289,9 @@ func (f *Files) Prefetch(paths []string) {
 		kind := ""
 		switch name := path.Base(p); {
 		case name == DeepCopy:
-			kind, heads = "deepcopy", deepCopyIndex(text)
+			kind, heads = deepCopyKind, deepCopyIndex(text)
 		case name == Proto:
-			kind, heads = "proto", protoIndex(text)
+			kind, heads = protoKind, protoIndex(text)
 		case name == Conversion:
 			fns = autoConvertFuncs(text)
 		case slices.Contains(OpenAPINames, name):

@@ -95,14 +95,13 @@ func judgedStructs(d *model.Diff) []judgedStruct {
 // structs, at head and at base, for Prefetch: it asks of the same files
 // in the same conditions, so that none is read for nothing.
 func staleFiles(d *model.Diff, g *Generated) (head, base []string) {
-	var openapi []string // head's that base has too, listed once
+	var openapi []string // listed once
 	for _, j := range judgedStructs(d) {
 		gd, pd, td := j.gd, j.pd, j.td
-		dir := pd.Head.Dir
-		if p := dir + "/" + gencode.Proto; pd.External() && committed(g, p) {
+		if p, ok := protoFile(g, pd); ok {
 			head = append(head, p)
 		}
-		if p := dir + "/" + gencode.DeepCopy; committed(g, p) && !markedOff(td.Head.Markers, "k8s:deepcopy-gen") {
+		if p, ok := deepCopyFile(g, pd, td); ok {
 			head = append(head, p)
 		}
 		head = append(head, conversionFiles(g, gd, pd)...)
@@ -110,12 +109,7 @@ func staleFiles(d *model.Diff, g *Generated) (head, base []string) {
 			continue
 		}
 		if openapi == nil {
-			openapi = []string{}
-			for _, p := range g.Head.OpenAPIFiles() {
-				if g.Base.Has(p) {
-					openapi = append(openapi, p)
-				}
-			}
+			openapi = append([]string{}, openAPIFiles(g)...)
 			head = append(head, openapi...)
 		}
 		if td.Base != nil && len(base) == 0 {
@@ -123,6 +117,32 @@ func staleFiles(d *model.Diff, g *Generated) (head, base []string) {
 		}
 	}
 	return head, base
+}
+
+// protoFile is the generated.proto the structs of pd are judged against,
+// when the repository commits one for the version.
+func protoFile(g *Generated, pd *model.PackageDiff) (string, bool) {
+	p := pd.Head.Dir + "/" + gencode.Proto
+	return p, pd.External() && committed(g, p)
+}
+
+// deepCopyFile is the zz_generated.deepcopy.go struct td is judged
+// against, when the repository commits one and td is not marked off.
+func deepCopyFile(g *Generated, pd *model.PackageDiff, td *model.TypeDiff) (string, bool) {
+	p := pd.Head.Dir + "/" + gencode.DeepCopy
+	return p, committed(g, p) && !markedOff(td.Head.Markers, "k8s:deepcopy-gen")
+}
+
+// openAPIFiles are head's OpenAPI definition files that base has too:
+// the only ones judged.
+func openAPIFiles(g *Generated) []string {
+	var out []string
+	for _, p := range g.Head.OpenAPIFiles() {
+		if g.Base.Has(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // staleness is what generated code misses of one field or type: the
@@ -182,7 +202,6 @@ func anyJudged(td *model.TypeDiff) bool {
 // it is new, against the generated code of its package (and, for the
 // internal version, the conversions of the group's versions).
 func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageDiff, td *model.TypeDiff) {
-	dir := pd.Head.Dir
 	name := td.Head.Name
 	fields := map[*model.FieldDiff]*staleness{}
 	var order []*model.FieldDiff
@@ -198,7 +217,7 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 	var whole staleness // what a new type misses as a whole
 	newType := td.Base == nil
 
-	if p := dir + "/" + gencode.Proto; pd.External() && committed(g, p) {
+	if p, ok := protoFile(g, pd); ok {
 		if _, ok := readGenerated(c, g, p); ok {
 			msg, found, _ := g.Head.ProtoMessage(p, name) // readGenerated read it
 			for _, fd := range td.Fields {
@@ -221,7 +240,7 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 		}
 	}
 
-	if p := dir + "/" + gencode.DeepCopy; committed(g, p) && !markedOff(td.Head.Markers, "k8s:deepcopy-gen") {
+	if p, ok := deepCopyFile(g, pd, td); ok {
 		if _, ok := readGenerated(c, g, p); ok {
 			fn, found, _ := g.Head.DeepCopyInto(p, name) // readGenerated read it
 			switch {
@@ -263,10 +282,7 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 		// a file judges a type's fields only when it defined the type at
 		// base too.
 		defined, first := false, ""
-		for _, p := range g.Head.OpenAPIFiles() {
-			if !g.Base.Has(p) {
-				continue
-			}
+		for _, p := range openAPIFiles(g) {
 			defs, err := g.Head.OpenAPI(p)
 			if c.failed(err) {
 				c.Note(fmt.Sprintf("%s did not read %s: %v", c.Rule().ID, p, err))
