@@ -18,6 +18,11 @@
 #             k8s.io/api's newest 450 commits instead of 50, and each other
 #             project's newest 240 API commits instead of 40 (older history,
 #             whose shapes recent commits lack; a few thousand more runs);
+#   -W        warm too: each run again with the cache the first left
+#             (the scan memo and the history caches answering), whose
+#             report must be the first's byte for byte (a differing one
+#             is kept as PROJECT/KIND-NAME.txt.warm and listed in the
+#             summary);
 #   -o DIR    (repeatable) any other project, named after DIR's last
 #             element but "repo" and ".git" (a fetched snapshot's
 #             .../owner+name/repo is "owner+name"): release pairs
@@ -39,12 +44,14 @@ BIN=""
 JOBS=2
 OTHERS=()
 DEEP=""
-usage="usage: survey.sh [-b BINARY] [-j JOBS] [-D] [-o OTHER_CLONE]... OUTDIR GARDENER_CLONE [K8S_API_CLONE]"
-while getopts "b:j:Do:" o; do
+WARM=""
+usage="usage: survey.sh [-b BINARY] [-j JOBS] [-D] [-W] [-o OTHER_CLONE]... OUTDIR GARDENER_CLONE [K8S_API_CLONE]"
+while getopts "b:j:DWo:" o; do
 	case "$o" in
 	b) BIN=$OPTARG ;;
 	j) JOBS=$OPTARG ;;
 	D) DEEP=1 ;;
+	W) WARM=1 ;;
 	o) OTHERS+=("$OPTARG") ;;
 	*) die "$usage" ;;
 	esac
@@ -122,6 +129,13 @@ run_one() {
 	APICHECK_CACHE_DIR=$cache "$BIN" check --repo "$repo" --base "$base" --head "$head" \
 		--format text --fail-on none >"$report" 2>&1 || rc=$?
 	end=$(date +%s%N)
+	if [ -n "$WARM" ]; then
+		APICHECK_CACHE_DIR=$cache "$BIN" check --repo "$repo" --base "$base" --head "$head" \
+			--format text --fail-on none >"$report.warm" 2>&1 || true
+		if cmp -s "$report" "$report.warm"; then
+			rm -f "$report.warm"
+		fi
+	fi
 	rm -rf "$cache"
 	local n
 	n=$(grep -cE '^  [^ ].*: (warning|error) [A-Z0-9_]+ ' "$report" || true)
@@ -129,7 +143,7 @@ run_one() {
 		"$(awk -v ns=$((end - start)) 'BEGIN { printf "%.2f", ns / 1e9 }')" "$n"
 }
 export -f run_one
-export OUT BIN
+export OUT BIN WARM
 
 tr '\t' '\n' <"$jobs_file" | xargs -d '\n' -n 6 -P "$JOBS" bash -c 'run_one "$@"' _ |
 	sort >"$OUT/runs.tsv"
@@ -147,6 +161,11 @@ tr '\t' '\n' <"$jobs_file" | xargs -d '\n' -n 6 -P "$JOBS" bash -c 'run_one "$@"
 		grep -hoE '^  [^ ].*: (warning|error) [A-Z0-9_]+ ' "$OUT/$project"/*.txt |
 			awk '{ print $(NF), $(NF - 1) }' | sort | uniq -c | sort -rn | sed 's/^/  /' || true
 	done
+	if [ -n "$WARM" ]; then
+		differ=$(cd "$OUT" && find . -name '*.txt.warm' | sort)
+		echo "warm reruns differing from the first run: $(printf '%s' "$differ" | grep -c . || true)"
+		[ -z "$differ" ] || echo "$differ" | sed 's/^/  /'
+	fi
 	bad=$(awk -F'\t' '$6 != 0 && $6 != 1' "$OUT/runs.tsv")
 	if [ -n "$bad" ]; then
 		echo "runs that failed (exit code 2 or 3):"

@@ -127,6 +127,7 @@ func finish(req Request, res, out *Result, err error) (*Result, error) {
 	if res.Repo != nil {
 		res.Repo.SaveTreeMemo()
 	}
+	res.Options.Scan.Memo.Wait()
 	if err != nil {
 		res.Close()
 		return nil, err
@@ -142,6 +143,12 @@ func openRepo(req Request) (*git.Repo, error) {
 	}
 	repo.UseTreeMemo(lifecycle.TreeMemoPath(req.Lifecycle.CacheDir, repo.Root))
 	return repo, nil
+}
+
+// scanMemo is the memo of scanned commits (scan.Memo) in the cache the
+// request names; nil when there is no cache.
+func scanMemo(req Request, repo *git.Repo) *scan.Memo {
+	return scan.NewMemo(lifecycle.ScanMemoDir(req.Lifecycle.CacheDir, repo.Root))
 }
 
 func (q Request) catalogue() []*rules.Rule {
@@ -252,6 +259,7 @@ func run(res *Result, req Request) (*Result, error) {
 	}
 	res.Options = OptionsFor(res.Config, req) // options
 	res.Options.Engine.Linter = res.linter    // the trusted revision's kube-api-linter configuration
+	res.Options.Scan.Memo = scanMemo(req, res.Repo)
 	setGCPercent(res, req)
 	hist := releaseHistory(res)
 	defer hist.Close()
@@ -447,6 +455,7 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 		return nil, err
 	}
 	res.Options = OptionsFor(res.Config, req) // options
+	res.Options.Scan.Memo = scanMemo(req, res.Repo)
 	setGCPercent(res, req)
 	for _, r := range res.Options.Rules {
 		if !r.Audit && !(req.History && r.AuditHistory) {

@@ -133,6 +133,17 @@ func TreeMemoPath(configured, repoRoot string) string {
 	return filepath.Join(dir, git.TreeMemoName(repoRoot))
 }
 
+// scanMemoSubdir is the directory of the scan memo (scan.Memo) under
+// the cache root.
+const scanMemoSubdir = "scans-v1"
+
+// ScanMemoDir returns the directory of the scan memo (scan.NewMemo) in
+// the cache that configured names as Options.CacheDir does; "" when there
+// is no cache. It is made, and checked, as the struct cache's is.
+func ScanMemoDir(configured, repoRoot string) string {
+	return cacheDir(configured, repoRoot, scanMemoSubdir)
+}
+
 // cacheDir returns the directory sub of the cache root (configured is
 // Options.CacheDir), made if needed: "" when the cache is off, there is
 // no per-user directory, the root is inside the repository, or the root

@@ -715,11 +715,17 @@ func (m *Model) Sort() {
 		for _, p := range g.Packages() {
 			sort.Slice(p.Types, func(i, j int) bool { return p.Types[i].Name < p.Types[j].Name })
 			sort.Slice(p.Consts, func(i, j int) bool { return p.Consts[i].Name < p.Consts[j].Name })
-			p.byName = nil
-			for _, t := range p.Types {
-				t.index()
-			}
+			p.Reindex()
 		}
+	}
+}
+
+// Reindex rebuilds the package's lookup indexes as Model.Sort leaves
+// them: for a package that was decoded, whose order is kept.
+func (p *Package) Reindex() {
+	p.byName = nil
+	for _, t := range p.Types {
+		t.index()
 	}
 }
 

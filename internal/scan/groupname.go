@@ -360,6 +360,7 @@ func (s *state) constScopeOf(ip string) *constScope {
 	}
 	contents, err := s.src.ReadFiles(files)
 	if err != nil {
+		s.readFailed.Store(true)
 		return c
 	}
 	name := ""

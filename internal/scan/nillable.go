@@ -69,16 +69,22 @@ type declMember struct {
 }
 
 // newResolver returns the scan's resolver, reading the module cache at
-// modCache ("": where the go command has it, goenv.ModCache; a relative
-// path: none, as the go command rejects one).
+// modCache (moduleCache's answer; "": none).
 func newResolver(s *state, modCache string) *resolver {
-	switch {
-	case modCache == "":
-		modCache = goenv.ModCache()
-	case !filepath.IsAbs(modCache):
-		modCache = ""
-	}
 	return &resolver{s: s, modCache: modCache, pkgs: map[string]*declPkg{}}
+}
+
+// moduleCache is the module cache directory Options.ModCache names: ""
+// is where the go command has it (goenv.ModCache), a relative path none
+// (the go command rejects one), returned as "".
+func moduleCache(configured string) string {
+	switch {
+	case configured == "":
+		return goenv.ModCache()
+	case !filepath.IsAbs(configured):
+		return ""
+	}
+	return configured
 }
 
 // resolveNillability fills Nillable, NillableWhy, ValueKind and
@@ -455,6 +461,7 @@ func (r *resolver) loadModCache(p *declPkg) {
 	if !ok {
 		return
 	}
+	r.s.lookedInto(rel)
 	dir := filepath.Join(r.modCache, filepath.FromSlash(rel))
 	if externalModule(p.path) {
 		// Read with the comments (markers, docs) and kept: the package may

@@ -79,6 +79,8 @@ type Options struct {
 	// NoExternal leaves Model.External empty: for a model no wire shape
 	// is compared on (a release's, for what it declared).
 	NoExternal bool
+	// Memo, when set, keeps the models of commits scanned (see Memo).
+	Memo *Memo
 }
 
 // parseCache holds the files parsed by the two scans that share it (base
@@ -192,8 +194,25 @@ func build(src Source, opts Options, contracts bool) (m *model.Model, err error)
 	if s.reuse != nil {
 		defer s.reuse.publishShare(nil) // if it failed before
 	}
-	if m, err = s.run(opts); err != nil || !contracts {
-		return m, err
+	s.modCache = moduleCache(opts.ModCache)
+	key := memoKey(src, opts, s.modCache)
+	hit := false
+	if key != "" {
+		m, hit = opts.Memo.load(key, s.modCache)
+		if !hit {
+			s.modPrints = map[string]ModDirPrint{}
+		}
+	}
+	if !hit {
+		if m, err = s.run(opts); err != nil {
+			return nil, err
+		}
+		if key != "" && !s.readFailed.Load() {
+			opts.Memo.store(key, m, s.modDirPrints())
+		}
+	}
+	if !contracts {
+		return m, nil
 	}
 	// The contract step, before the first of two scans hands its groups
 	// to the second: a group the second takes has its contracts, and
@@ -241,6 +260,17 @@ type state struct {
 	// for those paths only.
 	parses *parseCache
 	share  map[string]bool
+	// modCache is the module cache directory the resolver reads ("":
+	// none).
+	modCache string
+	// modPrints are the module cache directories the scan looked into
+	// and what they held then, by path relative to modCache, when the
+	// scan is memoised (nil otherwise); modMu guards them.
+	modPrints map[string]ModDirPrint
+	modMu     sync.Mutex
+	// readFailed is set when reading some file failed and the scan went
+	// on without it (it is not memoised).
+	readFailed atomic.Bool
 	// crd is what the version packages' files say about CRDs
 	// (DetectProfile).
 	crd crdSigns
@@ -651,7 +681,7 @@ func (s *state) run(opts Options) (*model.Model, error) {
 		s.record.recordDiscovered(s, cands)
 		s.awaitShare()
 	}
-	s.res = newResolver(s, opts.ModCache)
+	s.res = newResolver(s, s.modCache)
 	cands, maybe := s.reusable(cands)
 
 	m := &model.Model{}
@@ -1255,6 +1285,7 @@ func (s *state) readFiles(paths []string) (map[string][]byte, error) {
 	}
 	read, err := s.src.ReadFiles(rest)
 	if err != nil {
+		s.readFailed.Store(true)
 		return nil, err
 	}
 	maps.Copy(got, read)
