@@ -30,9 +30,9 @@ type source interface {
 	dirFiles(dir string) (map[string][]byte, error)
 	// parse parses a file of dirFiles to look into (never to edit).
 	parse(name string, src []byte) (*parsedFile, *parseError)
-	// typeCheck type-checks the files of a package directory (see
-	// typeCheck).
-	typeCheck(files map[string][]byte, pkgName, importPath string) (*typedPkg, *parseError)
+	// fieldUses returns the uses of field of struct typ in the files of
+	// a package directory (typeCheck, typedPkg.uses).
+	fieldUses(files map[string][]byte, pkgName, importPath, typ, field string) ([]fieldRef, *parseError)
 	// mayUse reports whether the files may use a field (useSyntax):
 	// false saves their type check.
 	mayUse(files map[string][]byte, field string) bool
@@ -45,6 +45,10 @@ type lookups struct {
 	parsed map[string]*parsedFile
 	typed  map[string]*typedPkg // by import path and package name
 	syntax *useSyntax           // the last directory's files asked about
+	// memo keeps the uses of fields across runs (nil: none); sums are
+	// the files' hashes for its keys (fieldUses).
+	memo git.Memo
+	sums map[string]fileSum
 }
 
 func (l *lookups) parse(name string, src []byte) (*parsedFile, *parseError) {
@@ -504,11 +508,11 @@ func planPointer(pf *parsedFile, st *ast.StructType, fld *ast.Field, it *item, p
 	if !pkg.mayUse(files, it.field) {
 		return fixOf(fmt.Sprintf("make %s a pointer: *%s", it.field, typ), pf.edit(p, p, "*"))
 	}
-	tp, perr := pkg.typeCheck(files, pf.file.Name.Name, it.importPath)
+	refs, perr := pkg.fieldUses(files, pf.file.Name.Name, it.importPath, it.typ, it.field)
 	if perr != nil {
 		return outcome{skip: fmt.Sprintf("cannot look for uses of %s in %s: it does not parse: %s", it.field, perr.pos, perr.msg), at: at}
 	}
-	if refs := tp.uses(it.typ, it.field); len(refs) > 0 {
+	if len(refs) > 0 {
 		return outcome{skip: describeUses(it.field, refs), at: at}
 	}
 	return fixOf(fmt.Sprintf("make %s a pointer: *%s", it.field, typ), pf.edit(p, p, "*"))

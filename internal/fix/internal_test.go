@@ -453,8 +453,12 @@ func (m mapSource) parse(name string, src []byte) (*parsedFile, *parseError) {
 	return parseFile(name, src)
 }
 
-func (m mapSource) typeCheck(files map[string][]byte, pkgName, importPath string) (*typedPkg, *parseError) {
-	return typeCheck(files, pkgName, importPath)
+func (m mapSource) fieldUses(files map[string][]byte, pkgName, importPath, typ, field string) ([]fieldRef, *parseError) {
+	tp, pe := typeCheck(files, pkgName, importPath)
+	if pe != nil {
+		return nil, pe
+	}
+	return tp.uses(typ, field), nil
 }
 
 func (m mapSource) mayUse(files map[string][]byte, field string) bool {

@@ -210,6 +210,9 @@ func New(in Input) *Plan {
 	b.numbers()
 	p.sortItems()
 	src := &snapshotSource{snap: in.Head, dirs: map[string]map[string][]byte{}}
+	if in.History != nil {
+		src.memo = in.History.Memo()
+	}
 	for _, file := range p.files() {
 		items := p.itemsOf(file)
 		dir := items[0].dir
