@@ -58,15 +58,18 @@ var TypeRemoved = &Rule{
 						r.Message += fmt.Sprintf("; kind %s was deprecated at base, so the removal was announced", kind.Name)
 						r.Hint = "confirm the deprecation period is over and the removal is in the release note"
 					}
-				} else if why, ok := unservedKinds(c, c.Manifests(), pd.Base.GroupName, pd.Base, []string{td.Base.Name}); ok && td.Base.RootKind {
-					r.Severity = finding.Info
-					r.Message += "; " + why
-					r.Hint = "Go clients referring to the type break; the API server did not serve the kind at this version at base"
-				} else if why, ok := servedAtHead(c, pd.Base.GroupName, pd.Base, []string{td.Base.Name}, "Go type"); ok && td.Base.RootKind {
-					r.Severity = finding.Warning
-					r.Message += "; " + why
-					r.Hint = "Go clients referring to the type break: tell them where it went; if the manifests are stale, regenerate them (then this removes a served kind)"
-				} else if !td.Base.RootKind {
+				} else if td.Base.RootKind {
+					// Only a root kind has CRD manifests to read.
+					if why, ok := unservedKinds(c, c.Manifests(), pd.Base.GroupName, pd.Base, []string{td.Base.Name}); ok {
+						r.Severity = finding.Info
+						r.Message += "; " + why
+						r.Hint = "Go clients referring to the type break; the API server did not serve the kind at this version at base"
+					} else if why, ok := servedAtHead(c, pd.Base.GroupName, pd.Base, []string{td.Base.Name}, "Go type"); ok {
+						r.Severity = finding.Warning
+						r.Message += "; " + why
+						r.Hint = "Go clients referring to the type break: tell them where it went; if the manifests are stale, regenerate them (then this removes a served kind)"
+					}
+				} else {
 					if users, alive := typeUsers(pd, td.Base.Name); !alive {
 						r.Severity = finding.Info
 						if len(users) > 0 {
