@@ -4,6 +4,7 @@
 #
 #   scripts/bench.sh            # or: RUNS=9 COUNT=5 scripts/bench.sh
 #   scripts/bench.sh --repo DIR --base A --head B [--runs N] [--cache warm|cold|off]
+#   scripts/bench.sh --repo DIR --audit REV [--runs N] [--cache warm|cold|off]
 #   scripts/bench.sh [...] --markdown   # the measurements as a Markdown table
 #   scripts/bench.sh --other-files N [--runs N]   # what N files outside the API cost
 #   scripts/bench.sh --groups-sweep "40 160 640 2560" [--runs N] [--baseline BIN] [--markdown]
@@ -52,6 +53,11 @@
 # makes and removes the directory: a few milliseconds), off disables it.
 # The cache lives in the temporary directory, never in the user's.
 #
+# --audit REV (with --repo, instead of --base and --head) times
+# `apicheck audit --repo DIR --rev REV --history --format json --fail-on
+# none` against the floor of one revision: reading and parsing the files
+# the scan reads at REV.
+#
 # --other-files N: generates the repository twice, the second time with N
 # files outside the API packages (benchgen -other-files: docs, charts,
 # web assets and Go packages of controllers, the same at base and head),
@@ -93,19 +99,21 @@ MARKDOWN=""
 OTHER_FILES=""
 SWEEP=""
 BASELINE=""
+AUDIT=""
 args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--repo) REPO=${2:?--repo needs a directory}; shift 2 ;;
 	--base) REV_BASE=${2:?--base needs a revision}; shift 2 ;;
 	--head) REV_HEAD=${2:?--head needs a revision}; shift 2 ;;
+	--audit) AUDIT=${2:?--audit needs a revision}; shift 2 ;;
 	--runs) REPO_RUNS=${2:?--runs needs a number}; shift 2 ;;
 	--cache) CACHE=${2:?--cache needs warm, cold or off}; shift 2 ;;
 	--markdown) MARKDOWN=1; shift ;;
 	--other-files) OTHER_FILES=${2:?--other-files needs a number}; shift 2 ;;
 	--groups-sweep) SWEEP=${2:?--groups-sweep needs numbers of groups}; shift 2 ;;
 	--baseline) BASELINE=${2:?--baseline needs an apicheck binary}; shift 2 ;;
-	*) die "unknown argument $1 (usage: bench.sh [--repo DIR --base A --head B [--runs N] [--cache warm|cold|off]] [--other-files N] [--groups-sweep \"N ...\" [--baseline BIN]] [--markdown])" ;;
+	*) die "unknown argument $1 (usage: bench.sh [--repo DIR (--base A --head B | --audit REV) [--runs N] [--cache warm|cold|off]] [--other-files N] [--groups-sweep \"N ...\" [--baseline BIN]] [--markdown])" ;;
 	esac
 done
 if [ -n "$OTHER_FILES" ]; then
@@ -123,6 +131,10 @@ if [ -n "$SWEEP" ]; then
 	fi
 elif [ -n "$BASELINE" ]; then
 	die "--baseline goes with --groups-sweep"
+fi
+if [ -n "$AUDIT" ]; then
+	[ -n "$REPO" ] && [ -z "$REV_BASE$REV_HEAD" ] || die "--audit goes with --repo, without --base and --head"
+	REV_BASE=$AUDIT REV_HEAD=$AUDIT
 fi
 if [ -n "$REPO" ] || [ -n "$REV_BASE" ] || [ -n "$REV_HEAD" ]; then
 	[ -n "$REPO" ] && [ -n "$REV_BASE" ] && [ -n "$REV_HEAD" ] || die "--repo, --base and --head go together"
@@ -208,9 +220,12 @@ if [ -n "$REPO" ]; then
 	# downloads; these keep anything that would from reaching the network.
 	export GOFLAGS=-mod=mod GOPROXY=off APICHECK_CACHE_DIR="$tmp/cache"
 	echo "== list the files the scan reads ($REV_BASE -> $REV_HEAD)" >&2
-	"$tmp/floor" -repo "$REPO" -base "$REV_BASE" -head "$REV_HEAD" -list "$tmp/files.json" ||
+	"$tmp/floor" -repo "$REPO" -base "$REV_BASE" -head "$REV_HEAD" ${AUDIT:+-one} -list "$tmp/files.json" ||
 		die "the floor could not list the files (does apicheck check run on this pair?)"
 	cli=("$tmp/apicheck" check --repo "$REPO" --base "$REV_BASE" --head "$REV_HEAD" --format json --fail-on none)
+	if [ -n "$AUDIT" ]; then
+		cli=("$tmp/apicheck" audit --repo "$REPO" --rev "$AUDIT" --history --format json --fail-on none)
+	fi
 	case "$CACHE" in
 	cold)
 		cli=(sh -c 'd=$(mktemp -d "$0/cold.XXXXXX") && APICHECK_CACHE_DIR=$d "$@"; rc=$?; rm -rf "$d"; exit $rc' "$tmp" "${cli[@]}") ;;
@@ -223,16 +238,21 @@ if [ -n "$REPO" ]; then
 	"${floor[@]}" >"$tmp/floor.txt" || die "the floor failed"
 	tv() { sed -n "s/^$1=//p" "$tmp/times.txt"; }
 	fv() { sed -n "s/^$1=//p" "$tmp/floor.txt"; }
-	awk -v repo="$REPO" -v base="$REV_BASE" -v head="$REV_HEAD" -v runs="$REPO_RUNS" -v cache="$CACHE" \
+	awk -v repo="$REPO" -v base="$REV_BASE" -v head="$REV_HEAD" -v audit="$AUDIT" -v runs="$REPO_RUNS" -v cache="$CACHE" \
 		-v files="$(fv files)" -v parsed="$(fv parsed)" -v bytes="$(fv bytes)" \
 		-v findings="$(grep -c '"rule":' "$tmp/report.json" || true)" \
 		-v cli="$(tv c1_median_ms)" -v cli_best="$(tv c1_best_ms)" -v cli_cpu="$(tv c1_median_cpu_ms)" -v cli_rss="$(tv c1_max_rss_kb)" \
 		-v fl="$(tv c2_median_ms)" -v fl_best="$(tv c2_best_ms)" -v fl_cpu="$(tv c2_median_cpu_ms)" -v fl_rss="$(tv c2_max_rss_kb)" '
 	BEGIN {
-		printf "\napicheck on %s: %s -> %s (median of %d interleaved runs, cache %s)\n\n", repo, base, head, runs, cache
-		printf "  %-16s %s\n", "files", sprintf("%d over both revisions (%d Go files parsed), %.2f MB", files, parsed, bytes / 1e6)
+		if (audit != "") {
+			printf "\napicheck audit --history on %s at %s (median of %d interleaved runs, cache %s)\n\n", repo, audit, runs, cache
+			printf "  %-16s %s\n", "files", sprintf("%d of one revision (%d Go files parsed), %.2f MB", files, parsed, bytes / 1e6)
+		} else {
+			printf "\napicheck on %s: %s -> %s (median of %d interleaved runs, cache %s)\n\n", repo, base, head, runs, cache
+			printf "  %-16s %s\n", "files", sprintf("%d over both revisions (%d Go files parsed), %.2f MB", files, parsed, bytes / 1e6)
+		}
 		printf "  %-16s %s\n", "findings", findings
-		printf "  %-16s %s\n", "apicheck check", sprintf("%.3f s  (best %.3f s); CPU %.3f s; peak RSS %.0f MB", cli / 1000, cli_best / 1000, cli_cpu / 1000, cli_rss / 1024)
+		printf "  %-16s %s\n", audit != "" ? "apicheck audit" : "apicheck check", sprintf("%.3f s  (best %.3f s); CPU %.3f s; peak RSS %.0f MB", cli / 1000, cli_best / 1000, cli_cpu / 1000, cli_rss / 1024)
 		printf "  %-16s %s\n", "floor", sprintf("%.3f s  (best %.3f s); CPU %.3f s; peak RSS %.0f MB", fl / 1000, fl_best / 1000, fl_cpu / 1000, fl_rss / 1024)
 		printf "  %-16s %s\n", "ratio", sprintf("%.2fx wall, %.2fx CPU (medians)", cli / fl, cli_cpu / fl_cpu)
 	}'

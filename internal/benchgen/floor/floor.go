@@ -93,6 +93,9 @@ func Read(dir, base, head string, files Files) (Stats, error) {
 		ref   string
 		paths []string
 	}{{base, files.Base}, {head, files.Head}} {
+		if len(rev.paths) == 0 {
+			continue // one revision's floor (audit): nothing to open
+		}
 		wg.Go(func() { stats[i], errs[i] = readRev(repo, rev.ref, rev.paths) })
 	}
 	wg.Wait()

@@ -4,6 +4,7 @@
 //
 //	floor -repo DIR -base A -head B -list FILE    # once: run the check, write the file list (JSON)
 //	floor -repo DIR -base A -head B -files FILE   # timed: read and parse the listed files
+//	floor -repo DIR -base R -head R -one -list FILE   # the files of revision R only (audit's floor)
 //
 // The timed form prints files=, parsed= and bytes= on stdout.
 package main
@@ -24,22 +25,30 @@ func main() {
 	head := flag.String("head", "", "head revision")
 	list := flag.String("list", "", "run apicheck's check once and write the files its scan read to this file")
 	files := flag.String("files", "", "read and parse the files listed in this file (written by -list)")
+	one := flag.Bool("one", false, "with -list: list head's files only, the floor of one revision (apicheck audit)")
 	flag.Parse()
 	if *base == "" || *head == "" || (*list == "") == (*files == "") || flag.NArg() != 0 {
 		fmt.Fprintln(os.Stderr, "usage: floor -repo DIR -base A -head B (-list FILE | -files FILE)")
 		os.Exit(2)
 	}
-	if err := run(*repo, *base, *head, *list, *files); err != nil {
+	if *one && *list == "" {
+		fmt.Fprintln(os.Stderr, "floor: -one goes with -list")
+		os.Exit(2)
+	}
+	if err := run(*repo, *base, *head, *list, *files, *one); err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}
 }
 
-func run(repo, base, head, list, files string) error {
+func run(repo, base, head, list, files string, one bool) error {
 	if list != "" {
 		fs, err := floor.List(check.Request{Dir: repo, Base: base, Head: head})
 		if err != nil {
 			return err
+		}
+		if one {
+			fs.Base = nil
 		}
 		data, err := json.Marshal(fs)
 		if err != nil {
