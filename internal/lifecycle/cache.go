@@ -100,6 +100,8 @@ type blobCache struct {
 	// writes them as one pack); queue their names, oldest first.
 	pending map[string][]byte
 	queue   []string
+	// decoded are the entries get decoded this run, by blob.
+	decoded map[string]map[string]decl
 }
 
 // CacheEnv names the environment variable that sets the cache root when
@@ -413,8 +415,18 @@ func fieldOf(f [7]string) (relField, bool) {
 }
 
 // get returns what the cache holds about the structs of blob oid (nil
-// on any problem: a miss).
+// on any problem: a miss). The map is read-only: an entry is decoded
+// once per run (a history asks about a blob once per struct batch).
 func (c *blobCache) get(oid string) map[string]decl {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	m, ok := c.decoded[oid]
+	c.mu.Unlock()
+	if ok {
+		return m
+	}
 	data := c.readEntry(oid)
 	if data == nil {
 		return nil
@@ -423,6 +435,12 @@ func (c *blobCache) get(oid string) map[string]decl {
 	if err != nil {
 		return nil
 	}
+	c.mu.Lock()
+	if c.decoded == nil {
+		c.decoded = map[string]map[string]decl{}
+	}
+	c.decoded[oid] = m
+	c.mu.Unlock()
 	return m
 }
 
@@ -455,6 +473,9 @@ func (c *blobCache) put(oid string, structs map[string]decl) {
 	if err != nil || len(data) > cacheEntryMax {
 		return
 	}
+	c.mu.Lock()
+	delete(c.decoded, oid) // what get decoded before is not the entry now
+	c.mu.Unlock()
 	c.write(oid, data)
 }
 

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -149,6 +150,15 @@ func TestBlobCacheBadEntries(t *testing.T) {
 	if got := c.get(testOID); !reflect.DeepEqual(got, testEntry) {
 		t.Fatalf("got %v, want %v (before the write)", got, testEntry)
 	}
+	// A put after a get: the next get has the new entry, not the one
+	// decoded before.
+	more := maps.Clone(testEntry)
+	more["Another"] = decl{}
+	c.put(testOID, more)
+	if got := c.get(testOID); !reflect.DeepEqual(got, more) {
+		t.Fatalf("after a second put: got %v, want %v", got, more)
+	}
+	c.put(testOID, testEntry)
 	c.flush()
 	fresh := openBlobCache(dir, repo)
 	if got := fresh.get(testOID); !reflect.DeepEqual(got, testEntry) {
