@@ -14,6 +14,10 @@ func GitReads(h *History) int {
 	return h.structs.reads
 }
 
+// StructsLoaded reports whether h read the release trees of some struct
+// (from git or the cache), not only memoised histories.
+func StructsLoaded(h *History) bool { return h.structs != nil }
+
 // CacheEntries returns the entries the cache under root holds, by name,
 // as a run reads them (the newest pack's entry of a name).
 func CacheEntries(root string) map[string][]byte {

@@ -907,14 +907,33 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	if _, err := e.loadStructs(structs, len(rel.All)); err != nil { // one batch for every struct
-		return nil, err
+	// What the memo answers (protoMemo), the others read in one batch.
+	memo := e.protoMemo(rel.All)
+	known := map[[2]string]StructHistory{}
+	missing := map[string][]string{}
+	for _, d := range dirs {
+		for _, typ := range structs[d] {
+			if sh, ok := memo.get(d, typ); ok {
+				known[[2]string{d, typ}] = sh
+			} else {
+				missing[d] = append(missing[d], typ)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		if _, err := e.loadStructs(missing, len(rel.All)); err != nil { // one batch for every struct
+			return nil, err
+		}
 	}
 	for _, d := range dirs {
 		for _, typ := range structs[d] {
-			sh, err := e.structHistory(structs, d, typ, 0, len(rel.All))
-			if err != nil {
-				return nil, err
+			sh, ok := known[[2]string{d, typ}]
+			if !ok {
+				var err error
+				if sh, err = e.structHistory(missing, d, typ, 0, len(rel.All)); err != nil {
+					return nil, err
+				}
+				memo.put(d, typ, sh)
 			}
 			if sh.Break != "" {
 				if h.breaks[d] == nil {
