@@ -16,12 +16,16 @@ import (
 // API change: the generated code committed with it, and its release note.
 
 // generatedCode is the generated code of the two revisions, read when a
-// rule asks.
-func generatedCode(res *Result) *rules.Generated {
-	return &rules.Generated{
+// rule asks; what the rules learn of a file is kept in memo (the
+// history's cache).
+func generatedCode(res *Result, memo git.Memo) *rules.Generated {
+	g := &rules.Generated{
 		Base: gencode.New(res.Base), Head: gencode.New(res.Head),
 		Worktree: res.Head.Ref() == git.WorktreeRef,
 	}
+	g.Base.UseMemo(memo)
+	g.Head.UseMemo(memo)
+	return g
 }
 
 // releaseNoteInput is the pull request's release note (nil when the

@@ -372,7 +372,7 @@ func (t *tree) analyses(pres *Result) rules.Analyses {
 		Usages:    usage.NewIn(t.files, t.hist, slices.Collect(pres.Diff.RemovedFields())),
 		Shoot:     shoot.NewStages(t.hist),
 		Manifests: t.manifests, // read only when a rule asks (a removed version or kind)
-		Generated: generatedCode(pres),
+		Generated: generatedCode(pres, t.hist.Memo()),
 	}
 }
 

@@ -59,6 +59,8 @@ type Files struct {
 	heads    map[string]map[string]blockAt
 	errs     map[string]error
 	defs     map[string]*Definitions
+	// memo keeps the answers across runs (UseMemo; nil: none).
+	memo git.Memo
 }
 
 // New reads the generated files of src.
@@ -157,6 +159,7 @@ func (f *Files) read(p string) (string, error) {
 	}
 	t := strings.ReplaceAll(string(m[p]), "\r\n", "\n")
 	f.text[p] = t
+	f.remember(f.answerKey(p, "read"), nil, true)
 	return t, nil
 }
 
@@ -224,7 +227,21 @@ func protoHead(name string) string { return "message " + name + " {" }
 // DeepCopyInto is DeepCopyInto of generated file p, whose functions are
 // found once (heads).
 func (f *Files) DeepCopyInto(p, typ string) (Block, bool, error) {
-	return f.indexed(p, deepCopyKind, typ, deepCopyHead, deepCopyIndex)
+	return f.answered(p, deepCopyKind, typ, deepCopyHead, deepCopyIndex)
+}
+
+// answered is indexed through the memo.
+func (f *Files) answered(p, kind, name string, head func(string) string, index func(string) map[string]blockAt) (Block, bool, error) {
+	key := f.answerKey(p, kind, name)
+	if blocks, found, ok := f.recall(key); ok {
+		b, found := oneBlock(blocks, found)
+		return b, found, nil
+	}
+	b, found, err := f.indexed(p, kind, name, head, index)
+	if err == nil {
+		f.remember(key, []Block{b}, found)
+	}
+	return b, found, err
 }
 
 // The kinds of the indexes of heads (Files.heads).
@@ -244,7 +261,7 @@ func deepCopyIndex(text string) map[string]blockAt {
 // ProtoMessage is ProtoMessage of generated file p, whose messages are
 // found once (heads).
 func (f *Files) ProtoMessage(p, name string) (Block, bool, error) {
-	return f.indexed(p, protoKind, name, protoHead, protoIndex)
+	return f.answered(p, protoKind, name, protoHead, protoIndex)
 }
 
 // protoIndex finds the messages of a text.
@@ -274,6 +291,9 @@ func (f *Files) Prefetch(paths []string) {
 		}
 	}
 	f.mu.Unlock()
+	// A file an earlier run read is left to the questions, which the
+	// memo likely answers.
+	todo = slices.DeleteFunc(todo, f.readBefore)
 	if len(todo) == 0 {
 		return
 	}
@@ -297,6 +317,7 @@ func (f *Files) Prefetch(paths []string) {
 		case slices.Contains(OpenAPINames, name):
 			defs = ParseDefinitions(text)
 		}
+		f.remember(f.answerKey(p, "read"), nil, true)
 		f.mu.Lock()
 		if _, ok := f.text[p]; !ok {
 			f.text[p] = text
@@ -391,6 +412,18 @@ func AutoConverts(text, pkg, typ string) []Block {
 // core/v1beta1 has hundreds), and the rules ask about its types one by
 // one.
 func (f *Files) AutoConverts(p, pkg, typ string) ([]Block, error) {
+	key := f.answerKey(p, "convert", pkg, typ)
+	if blocks, _, ok := f.recall(key); ok {
+		return blocks, nil
+	}
+	blocks, err := f.autoConverts(p, pkg, typ)
+	if err == nil {
+		f.remember(key, blocks, true)
+	}
+	return blocks, err
+}
+
+func (f *Files) autoConverts(p, pkg, typ string) ([]Block, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	text, err := f.read(p)
@@ -544,6 +577,39 @@ func (f *Files) OpenAPI(p string) (*Definitions, error) {
 	d := ParseDefinitions(text)
 	f.defs[p] = d
 	return d, nil
+}
+
+// OpenAPIDefines reports whether OpenAPI file p has definitions of types
+// of the package importPath (Definitions.Defines), through the memo.
+func (f *Files) OpenAPIDefines(p, importPath string) (bool, error) {
+	key := f.answerKey(p, "openapi defines", importPath)
+	if _, found, ok := f.recall(key); ok {
+		return found, nil
+	}
+	d, err := f.OpenAPI(p)
+	if err != nil {
+		return false, err
+	}
+	found := d.Defines(importPath)
+	f.remember(key, nil, found)
+	return found, nil
+}
+
+// OpenAPISchema is the schema of type typ of the package importPath in
+// OpenAPI file p (Definitions.Schema), through the memo.
+func (f *Files) OpenAPISchema(p, importPath, typ string) (Block, bool, error) {
+	key := f.answerKey(p, "openapi schema", importPath, typ)
+	if blocks, found, ok := f.recall(key); ok {
+		b, found := oneBlock(blocks, found)
+		return b, found, nil
+	}
+	d, err := f.OpenAPI(p)
+	if err != nil {
+		return Block{}, false, err
+	}
+	b, found := d.Schema(importPath, typ)
+	f.remember(key, []Block{b}, found)
+	return b, found, nil
 }
 
 // ParseDefinitions indexes the definitions of an OpenAPI file's text:

@@ -218,7 +218,7 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 	newType := td.Base == nil
 
 	if p, ok := protoFile(g, pd); ok {
-		if _, ok := readGenerated(c, g, p); ok {
+		if readGenerated(c, g, p) {
 			msg, found, _ := g.Head.ProtoMessage(p, name) // readGenerated read it
 			for _, fd := range td.Fields {
 				f := fd.Head
@@ -241,7 +241,7 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 	}
 
 	if p, ok := deepCopyFile(g, pd, td); ok {
-		if _, ok := readGenerated(c, g, p); ok {
+		if readGenerated(c, g, p) {
 			fn, found, _ := g.Head.DeepCopyInto(p, name) // readGenerated read it
 			switch {
 			case found:
@@ -257,7 +257,7 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 	}
 
 	for _, cv := range conversionFiles(g, gd, pd) {
-		if _, ok := readGenerated(c, g, cv); !ok {
+		if !readGenerated(c, g, cv) {
 			continue
 		}
 		fns, err := g.Head.AutoConverts(cv, pd.Head.Name, name)
@@ -283,18 +283,18 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 		// base too.
 		defined, first := false, ""
 		for _, p := range openAPIFiles(g) {
-			defs, err := g.Head.OpenAPI(p)
+			defines, err := g.Head.OpenAPIDefines(p, pd.Head.ImportPath)
 			if c.failed(err) {
 				c.Note(fmt.Sprintf("%s did not read %s: %v", c.Rule().ID, p, err))
 				continue
 			}
-			if !defs.Defines(pd.Head.ImportPath) {
+			if !defines {
 				continue
 			}
 			if first == "" {
 				first = p
 			}
-			schema, found := defs.Schema(pd.Head.ImportPath, name)
+			schema, found, _ := g.Head.OpenAPISchema(p, pd.Head.ImportPath, name) // OpenAPIDefines read it
 			if !found {
 				continue
 			}
@@ -347,12 +347,8 @@ func definedAtBase(c *Context, g *Generated, p string, pd *model.PackageDiff, na
 	if pd.Base == nil {
 		return false
 	}
-	defs, err := g.Base.OpenAPI(p)
-	if c.failed(err) || defs == nil {
-		return false
-	}
-	_, found := defs.Schema(pd.Base.ImportPath, name)
-	return found
+	_, found, err := g.Base.OpenAPISchema(p, pd.Base.ImportPath, name)
+	return !c.failed(err) && found
 }
 
 // committed reports whether the repository commits generated file p at
@@ -361,13 +357,12 @@ func committed(g *Generated, p string) bool { return g.Base.Has(p) && g.Head.Has
 
 // readGenerated reads generated file p at head; a file that cannot be
 // read (too large) is a note, and judged no further.
-func readGenerated(c *Context, g *Generated, p string) (string, bool) {
-	text, err := g.Head.Read(p)
-	if c.failed(err) {
+func readGenerated(c *Context, g *Generated, p string) bool {
+	if err := g.Head.Readable(p); c.failed(err) {
 		c.Note(fmt.Sprintf("%s did not read %s: %v", c.Rule().ID, p, err))
-		return "", false
+		return false
 	}
-	return text, true
+	return true
 }
 
 // markedOff reports a marker that turns a generator off for a type or a
