@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,11 +45,13 @@ type Memo struct {
 	mu     sync.Mutex // one prune at a time
 	// writes are the entries being written (Wait).
 	writes sync.WaitGroup
+	// prints are the module cache directories read (modDirPrint).
+	prints sync.Map
 }
 
 // memoFormat is the first line of every entry; it changes whenever what
 // an entry holds changes.
-const memoFormat = "apicheck scan memo 1"
+const memoFormat = "apicheck scan memo 2"
 
 const (
 	memoBudget   = 512 << 20 // bytes of all the entries
@@ -81,8 +84,21 @@ type ModDirPrint struct {
 	Absent  bool
 }
 
-// modDirPrint reads what directory dir of the module cache holds now.
-func modDirPrint(modCache, rel string) ModDirPrint {
+// modDirPrint is what directory rel of the module cache holds, read once
+// per Memo (a run: its scans of base, head and the releases look into
+// the same directories, which do not change meanwhile).
+func (m *Memo) modDirPrint(modCache, rel string) ModDirPrint {
+	key := modCache + "\x00" + rel
+	if p, ok := m.prints.Load(key); ok {
+		return p.(ModDirPrint)
+	}
+	p := readModDirPrint(modCache, rel)
+	m.prints.Store(key, p)
+	return p
+}
+
+// readModDirPrint reads what directory rel of the module cache holds.
+func readModDirPrint(modCache, rel string) ModDirPrint {
 	entries, err := os.ReadDir(filepath.Join(modCache, filepath.FromSlash(rel)))
 	if err != nil {
 		return ModDirPrint{Rel: rel, Absent: true}
@@ -163,7 +179,7 @@ func (m *Memo) load(key, modCache string) (*model.Model, bool) {
 		return nil, false
 	}
 	for _, p := range e.ModDirs {
-		if !sameModDirPrint(p, modDirPrint(modCache, p.Rel)) {
+		if !sameModDirPrint(p, m.modDirPrint(modCache, p.Rel)) {
 			return nil, false
 		}
 	}
@@ -180,8 +196,7 @@ func memoBody(key string, data []byte) ([]byte, bool) {
 	if len(parts) != 4 || string(parts[0]) != memoFormat || string(parts[1]) != key {
 		return nil, false
 	}
-	sum := sha256.Sum256(parts[3])
-	if string(parts[2]) != hex.EncodeToString(sum[:]) {
+	if string(parts[2]) != memoSum(parts[3]) {
 		return nil, false
 	}
 	return parts[3], true
@@ -199,8 +214,7 @@ func (m *Memo) store(key string, mdl *model.Model, mods []ModDirPrint) {
 }
 
 func (m *Memo) write(key string, body []byte) {
-	sum := sha256.Sum256(body)
-	head := memoFormat + "\n" + key + "\n" + hex.EncodeToString(sum[:]) + "\n"
+	head := memoFormat + "\n" + key + "\n" + memoSum(body) + "\n"
 	if len(head)+len(body) > memoEntryMax {
 		return
 	}
@@ -262,6 +276,15 @@ func (m *Memo) prune() {
 	}
 }
 
+// memoSum is an entry's checksum: CRC-32C of its body, which finds a
+// damaged or truncated file (the key names the content; an entry is
+// megabytes, which SHA-256 would take a millisecond to hash).
+func memoSum(body []byte) string {
+	return strconv.FormatUint(uint64(crc32.Checksum(body, crc32c)), 16)
+}
+
+var crc32c = crc32.MakeTable(crc32.Castagnoli)
+
 // memoName says whether a file of the memo directory is an entry (a key:
 // 64 lowercase hex digits).
 func memoName(name string) bool {
@@ -292,7 +315,7 @@ func (s *state) lookedInto(rel string) {
 	s.modMu.Lock()
 	defer s.modMu.Unlock()
 	if _, ok := s.modPrints[rel]; !ok {
-		s.modPrints[rel] = modDirPrint(s.modCache, rel)
+		s.modPrints[rel] = s.memo.modDirPrint(s.modCache, rel)
 	}
 }
 

@@ -78,7 +78,7 @@ func TestMemo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		memo.Wait()
+		opts.Memo.Wait()
 		return m
 	}
 	want := func(t *testing.T, opts scan.Options) *model.Model {
@@ -125,7 +125,9 @@ func TestMemo(t *testing.T) {
 		}
 		t.Cleanup(func() { os.Remove(extra) })
 		src := newCommit(k8sRepo("v0.33.3"), "c1")
-		m := scanned(t, src, opts)
+		later := opts
+		later.Memo = scan.NewMemo(dir) // a later run
+		m := scanned(t, src, later)
 		if src.readCount() == 0 {
 			t.Fatal("a package resolution read changed in the module cache, and the memo answered")
 		}

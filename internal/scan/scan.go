@@ -200,7 +200,7 @@ func build(src Source, opts Options, contracts bool) (m *model.Model, err error)
 	if key != "" {
 		m, hit = opts.Memo.load(key, s.modCache)
 		if !hit {
-			s.modPrints = map[string]ModDirPrint{}
+			s.memo, s.modPrints = opts.Memo, map[string]ModDirPrint{}
 		}
 	}
 	if !hit {
@@ -268,6 +268,7 @@ type state struct {
 	// scan is memoised (nil otherwise); modMu guards them.
 	modPrints map[string]ModDirPrint
 	modMu     sync.Mutex
+	memo      *Memo
 	// readFailed is set when reading some file failed and the scan went
 	// on without it (it is not memoised).
 	readFailed atomic.Bool
