@@ -910,12 +910,14 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 	// What the memo answers (protoMemo), the others read in one batch.
 	memo := e.protoMemo(rel.All)
 	known := map[[2]string]StructHistory{}
+	keys := map[[2]string]string{}
 	missing := map[string][]string{}
 	for _, d := range dirs {
 		for _, typ := range structs[d] {
-			if sh, ok := memo.get(d, typ); ok {
+			if sh, key, ok := memo.get(d, typ); ok {
 				known[[2]string{d, typ}] = sh
 			} else {
+				keys[[2]string{d, typ}] = key
 				missing[d] = append(missing[d], typ)
 			}
 		}
@@ -933,7 +935,7 @@ func (e *History) protoHistory(structs map[string][]string) (*ProtoNumbers, erro
 				if sh, err = e.structHistory(missing, d, typ, 0, len(rel.All)); err != nil {
 					return nil, err
 				}
-				memo.put(d, typ, sh)
+				memo.put(keys[[2]string{d, typ}], sh)
 			}
 			if sh.Break != "" {
 				if h.breaks[d] == nil {

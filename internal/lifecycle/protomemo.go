@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/apicheck/apicheck/internal/git"
 )
@@ -20,7 +19,7 @@ import (
 // tree or blob of a struct it asked about before.
 
 // protoMemoKind names the memo entries.
-const protoMemoKind = "proto history 1"
+const protoMemoKind = "proto history 2"
 
 // protoMemo is the memo of one history's struct histories: base is the
 // hash of what they all depend on (nil memo: none).
@@ -77,52 +76,61 @@ func (p *protoMemo) key(dir, typ string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// get returns the memoised history of a struct.
-func (p *protoMemo) get(dir, typ string) (StructHistory, bool) {
+// get returns the memoised history of a struct, and the key to put it
+// under when there is none.
+func (p *protoMemo) get(dir, typ string) (sh StructHistory, key string, ok bool) {
 	if p.memo == nil {
-		return StructHistory{}, false
+		return StructHistory{}, "", false
 	}
-	return decodeStructHistory(p.memo.Get(protoMemoKind, p.key(dir, typ)), p.tags)
+	key = p.key(dir, typ)
+	sh, ok = decodeStructHistory(p.memo.Get(protoMemoKind, key), p.tags)
+	return sh, key, ok
 }
 
-func (p *protoMemo) put(dir, typ string, sh StructHistory) {
-	if p.memo == nil {
+func (p *protoMemo) put(key string, sh StructHistory) {
+	if p.memo == nil || key == "" {
 		return
 	}
 	if data, ok := encodeStructHistory(sh, p.tags); ok {
-		p.memo.Put(protoMemoKind, p.key(dir, typ), data)
+		p.memo.Put(protoMemoKind, key, data)
 	}
 }
 
 // encodeStructHistory writes a history as ProtoNumbers reads it: the
-// break ("break" and the tag, or "break-"), then a line per release, its
-// position among the tags and its fields ("=": those of the release
-// before), each field's name, JSON name, number and wire quoted or
-// written out. ok is false for a release that is not the next tag.
+// break, the number of releases, and per release (the next tag each) its
+// file and its fields, or a 0 byte for the fields of the release before;
+// each field's name, JSON name and wire, and its number. Strings are
+// their length (a uvarint) and bytes. ok is false for a release that is
+// not the next tag.
 func encodeStructHistory(sh StructHistory, tags []git.Tag) ([]byte, bool) {
-	var b strings.Builder
-	if sh.Break != "" {
-		b.WriteString("break " + strconv.Quote(sh.Break))
-	} else {
-		b.WriteString("break-")
+	b := make([]byte, 0, 64)
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
 	}
+	str(sh.Break)
+	b = binary.AppendUvarint(b, uint64(len(sh.Releases)))
 	var prev []relField
 	for i, rs := range sh.Releases {
 		if i >= len(tags) || tags[i].Name != rs.Tag {
 			return nil, false
 		}
-		b.WriteString("\nr " + strconv.Quote(rs.File))
+		str(rs.File)
 		if i > 0 && slices.EqualFunc(rs.fields, prev, sameProtoField) {
-			b.WriteString(" =")
+			b = append(b, 0)
 			continue
 		}
-		b.WriteString(" " + strconv.Itoa(len(rs.fields)))
+		b = append(b, 1)
+		b = binary.AppendUvarint(b, uint64(len(rs.fields)))
 		for _, f := range rs.fields {
-			b.WriteString("\n" + strconv.Quote(f.Name) + " " + strconv.Quote(f.JSON) + " " + strconv.Itoa(f.Number) + " " + strconv.Quote(f.Wire))
+			str(f.Name)
+			str(f.JSON)
+			str(f.Wire)
+			b = binary.AppendVarint(b, int64(f.Number))
 		}
 		prev = rs.fields
 	}
-	return []byte(b.String()), true
+	return b, true
 }
 
 // sameProtoField compares what ProtoNumbers keeps of a field.
@@ -136,86 +144,67 @@ func decodeStructHistory(data []byte, tags []git.Tag) (StructHistory, bool) {
 	if data == nil {
 		return StructHistory{}, false
 	}
-	lines := strings.Split(string(data), "\n")
-	var sh StructHistory
-	switch head := lines[0]; {
-	case head == "break-":
-	case strings.HasPrefix(head, "break "):
-		t, err := strconv.Unquote(head[len("break "):])
-		if err != nil || t == "" {
-			return StructHistory{}, false
+	bad := false
+	uint := func() uint64 {
+		x, n := binary.Uvarint(data)
+		if n <= 0 {
+			bad = true
+			return 0
 		}
-		sh.Break = t
-	default:
+		data = data[n:]
+		return x
+	}
+	str := func() string {
+		n := uint()
+		if bad || n > uint64(len(data)) {
+			bad = true
+			return ""
+		}
+		s := string(data[:n])
+		data = data[n:]
+		return s
+	}
+	var sh StructHistory
+	sh.Break = str()
+	n := uint()
+	if bad || n > uint64(len(tags)) || n > uint64(len(data)) {
 		return StructHistory{}, false
 	}
 	var prev []relField
-	for i := 1; i < len(lines); {
-		rel := len(sh.Releases)
-		rest, ok := strings.CutPrefix(lines[i], "r ")
-		if !ok || rel >= len(tags) {
+	for i := range int(n) {
+		file := str()
+		if bad || len(data) == 0 {
 			return StructHistory{}, false
 		}
-		i++
-		j := strings.LastIndexByte(rest, ' ')
-		if j < 0 {
-			return StructHistory{}, false
-		}
-		file, err := strconv.Unquote(rest[:j])
-		if err != nil {
-			return StructHistory{}, false
-		}
+		flag := data[0]
+		data = data[1:]
 		fields := prev
-		if rest[j+1:] != "=" || rel == 0 {
-			n, err := strconv.Atoi(rest[j+1:])
-			if err != nil || n < 0 || n > len(lines)-i {
+		switch {
+		case flag == 0 && i > 0:
+		case flag == 1:
+			k := uint()
+			if bad || k > uint64(len(data)) {
 				return StructHistory{}, false
 			}
-			fields = make([]relField, n)
-			for k := range fields {
-				f, ok := decodeProtoField(lines[i])
-				if !ok {
+			fields = make([]relField, k)
+			for j := range fields {
+				f := relField{Name: str(), JSON: str(), Wire: str()}
+				num, m := binary.Varint(data)
+				if bad || m <= 0 || int64(int(num)) != num {
 					return StructHistory{}, false
 				}
-				fields[k] = f
-				i++
+				data = data[m:]
+				f.Number = int(num)
+				fields[j] = f
 			}
+		default:
+			return StructHistory{}, false
 		}
-		sh.Releases = append(sh.Releases, ReleaseStruct{Tag: tags[rel].Name, File: file, fields: fields})
+		sh.Releases = append(sh.Releases, ReleaseStruct{Tag: tags[i].Name, File: file, fields: fields})
 		prev = fields
 	}
+	if len(data) != 0 {
+		return StructHistory{}, false
+	}
 	return sh, true
-}
-
-func decodeProtoField(l string) (relField, bool) {
-	var parts [4]string
-	rest := l
-	for k := range parts {
-		var q string
-		var err error
-		if k == 2 {
-			sp := strings.IndexByte(rest, ' ')
-			if sp < 0 {
-				return relField{}, false
-			}
-			q, rest = rest[:sp], rest[sp+1:]
-		} else {
-			if q, err = strconv.QuotedPrefix(rest); err != nil {
-				return relField{}, false
-			}
-			rest = strings.TrimPrefix(rest[len(q):], " ")
-			if q, err = strconv.Unquote(q); err != nil {
-				return relField{}, false
-			}
-		}
-		parts[k] = q
-	}
-	if rest != "" {
-		return relField{}, false
-	}
-	n, err := strconv.Atoi(parts[2])
-	if err != nil {
-		return relField{}, false
-	}
-	return relField{Name: parts[0], JSON: parts[1], Number: n, Wire: parts[3]}, true
 }

@@ -32,9 +32,14 @@ func TestStructHistoryEncoding(t *testing.T) {
 	if _, ok := encodeStructHistory(StructHistory{Releases: []ReleaseStruct{{Tag: "v1.2.0"}}}, tags); ok {
 		t.Error("a history that does not start at the newest tag encoded")
 	}
-	for _, bad := range []string{"", "break", "break \"\"", "break-\nr \"f\" =", "break-\nr \"f\" 2\n\"A\" \"a\" 1 \"w\"",
-		"break-\nr \"f\" 1\n\"A\" \"a\" x \"w\"", "break-\nr \"f\" 0\nr \"f\" 0\nr \"f\" 0\nr \"f\" 0", "break-\nr f 0"} {
-		if _, ok := decodeStructHistory([]byte(bad), tags); ok {
+	good, _ := encodeStructHistory(StructHistory{Releases: []ReleaseStruct{{Tag: "v1.3.0", File: "f", fields: fs}}}, tags)
+	for n := range len(good) {
+		if _, ok := decodeStructHistory(good[:n], tags); ok {
+			t.Errorf("a prefix of %d of %d bytes decoded", n, len(good))
+		}
+	}
+	for _, bad := range [][]byte{{}, {0, 4}, {0, 1, 1, 'f', 0}, {0, 1, 1, 'f', 2}, append(append([]byte{}, good...), 0)} {
+		if _, ok := decodeStructHistory(bad, tags); ok {
 			t.Errorf("%q decoded", bad)
 		}
 	}
