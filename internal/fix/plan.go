@@ -233,7 +233,7 @@ func New(in Input) *Plan {
 	}
 	for _, it := range p.items {
 		if it.out.fix != nil {
-			it.out.fix.Suggestions = suggestions(*it.out.fix, p.planned)
+			it.out.fix.Suggestions = src.suggestions(*it.out.fix, p.planned)
 			for _, f := range it.findings {
 				f.Fixes = append(f.Fixes, *it.out.fix)
 			}

@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/apicheck/apicheck/internal/finding"
 	"github.com/apicheck/apicheck/internal/git"
 )
 
@@ -144,4 +147,70 @@ func decodeUses(data []byte) (refs []fieldRef, pe *parseError, ok bool) {
 		refs = append(refs, fieldRef{pos: pos, sure: w == "sure"})
 	}
 	return refs, nil, true
+}
+
+// suggestMemoKind names the memo entries of suggestions.
+const suggestMemoKind = "fix suggestions 1"
+
+// suggestions is the package's suggestions through the memo: they are a
+// function of the edits and the contents of the files they edit, and
+// formatting a whole file (gofmt, for the lines a fix leaves) is most of
+// their cost.
+func (l *lookups) suggestions(fx finding.Fix, content map[string][]byte) []finding.Suggestion {
+	key := l.suggestKey(fx, content)
+	if key != "" {
+		if data := l.memo.Get(suggestMemoKind, key); data != nil {
+			var out []finding.Suggestion
+			if json.Unmarshal(data, &out) == nil {
+				return out
+			}
+		}
+	}
+	out := suggestions(fx, content)
+	if key != "" {
+		if data, err := json.Marshal(out); err == nil {
+			l.memo.Put(suggestMemoKind, key, data)
+		}
+	}
+	return out
+}
+
+// suggestKey hashes the fix's edits and the contents of the files they
+// edit ("" without a memo, or when a file's content is missing).
+func (l *lookups) suggestKey(fx finding.Fix, content map[string][]byte) string {
+	if l.memo == nil {
+		return ""
+	}
+	id := git.BinaryID()
+	if id == "" {
+		return ""
+	}
+	h := sha256.New()
+	word := func(s string) {
+		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		h.Write([]byte(s))
+	}
+	word(suggestMemoKind)
+	word(id)
+	var paths []string
+	for _, e := range fx.Edits {
+		if !slices.Contains(paths, e.Path) {
+			paths = append(paths, e.Path)
+		}
+		word(e.Path)
+		word(strconv.Itoa(e.StartOffset))
+		word(strconv.Itoa(e.EndOffset))
+		word(e.NewText)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		src, ok := content[p]
+		if !ok {
+			return ""
+		}
+		word(p)
+		sum := l.fileSum(p, src)
+		h.Write(sum[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -1,9 +1,13 @@
 package fix
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apicheck/apicheck/internal/finding"
 )
 
 // mapMemo is a git.Memo in memory that counts its hits.
@@ -89,5 +93,37 @@ func TestUsesEncoding(t *testing.T) {
 		if _, _, ok := decodeUses([]byte(bad)); ok {
 			t.Errorf("%q decoded", bad)
 		}
+	}
+}
+
+// Suggestions are memoised by the edits and the files' contents: a
+// later plan (another lookups) answers from the memo, the same answer;
+// another content or other edits are new questions.
+func TestSuggestionsMemo(t *testing.T) {
+	src := []byte("package v1\n\ntype S struct {\n\tA    string `json:\"a\"`\n\tLong int32  `json:\"long\"`\n}\n")
+	ptr := strings.Index(string(src), "int32")
+	fx := finding.Fix{Edits: []finding.Edit{{Path: "a.go", StartOffset: ptr, EndOffset: ptr + len("int32"), NewText: "*int32"}}}
+	content := map[string][]byte{"a.go": src}
+	memo := &mapMemo{m: map[string][]byte{}}
+	want := suggestions(fx, content)
+	if got := (&lookups{memo: memo}).suggestions(fx, content); !cmp.Equal(got, want) || len(memo.m) != 1 {
+		t.Fatalf("first: %+v with %d memo entries, want %+v and one entry", got, len(memo.m), want)
+	}
+	// What the memo holds is what a later plan answers.
+	l := &lookups{memo: memo}
+	key := l.suggestKey(fx, content)
+	planted := []finding.Suggestion{{Path: "a.go", StartLine: 1, EndLine: 1, Text: "from the memo"}}
+	data, _ := json.Marshal(planted)
+	memo.Put(suggestMemoKind, key, data)
+	if got := l.suggestions(fx, content); !cmp.Equal(got, planted) {
+		t.Errorf("a later plan: %+v, want the memo's %+v", got, planted)
+	}
+	other := map[string][]byte{"a.go": append(append([]byte{}, src...), "// more\n"...)}
+	if k := (&lookups{memo: memo}).suggestKey(fx, other); k == key {
+		t.Error("another content has the same key")
+	}
+	fx2 := finding.Fix{Edits: []finding.Edit{{Path: "a.go", StartOffset: ptr, EndOffset: ptr + len("int32"), NewText: "*int64"}}}
+	if k := l.suggestKey(fx2, content); k == key {
+		t.Error("other edits have the same key")
 	}
 }
