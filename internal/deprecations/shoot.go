@@ -35,7 +35,6 @@ type shootField struct {
 type stageHit struct {
 	name    string
 	st      shoot.Stage
-	detect  func([]*shoot.File, shoot.Field) []shoot.Hit
 	present bool
 	at      model.Pos
 	since   string
@@ -71,25 +70,25 @@ func (r *run) shootStages(fields []*item) {
 	if len(fields) == 0 {
 		return
 	}
-	code := func(st shoot.Stage, versionDir string) []*shoot.File {
-		sc := r.stages.Stage(lifecycle.RevHead, st, versionDir)
+	hitsOf := func(st shoot.Stage, f shoot.Field) []shoot.Hit {
+		sc := r.stages.Stage(lifecycle.RevHead, st, "")
 		if sc.Problem != "" {
 			r.note("Shoot stages: %s", sc.Problem)
 			return nil
 		}
-		return sc.Files
+		return sc.Hits(f)
 	}
 	anyTied := false
 	for _, it := range fields {
 		s := it.shoot
 		s.stages = []*stageHit{
-			{name: StageWarning, st: shoot.StageWarnings, detect: shoot.Warnings},
-			{name: StageValidation, st: shoot.StageValidation, detect: shoot.Validation},
-			{name: StageMaintenance, st: shoot.StageMaintenance, detect: shoot.Maintenance},
-			{name: StageCanonicalize, st: shoot.StageStrategy, detect: shoot.Canonicalize},
+			{name: StageWarning, st: shoot.StageWarnings},
+			{name: StageValidation, st: shoot.StageValidation},
+			{name: StageMaintenance, st: shoot.StageMaintenance},
+			{name: StageCanonicalize, st: shoot.StageStrategy},
 		}
 		for _, h := range s.stages {
-			hits := h.detect(code(h.st, ""), s.f)
+			hits := hitsOf(h.st, s.f)
 			if len(hits) == 0 {
 				continue
 			}
@@ -137,7 +136,7 @@ func (r *run) defaulted(it *item) bool {
 		return true
 	}
 	sc := r.stages.Stage(lifecycle.RevHead, shoot.StageDefaults, it.pkg.Dir)
-	if sc.Problem == "" && len(shoot.Defaulting(sc.Files, it.shoot.f)) > 0 {
+	if sc.Problem == "" && len(sc.Hits(it.shoot.f)) > 0 {
 		return true
 	}
 	if !r.relOK || it.span == 0 {
@@ -148,7 +147,7 @@ func (r *run) defaulted(it *item) bool {
 		return false
 	}
 	sc = p.stages.Stage(lifecycle.RevHead, shoot.StageDefaults, it.pkg.Dir)
-	return sc.Problem == "" && len(shoot.Defaulting(sc.Files, it.shoot.f)) > 0
+	return sc.Problem == "" && len(sc.Hits(it.shoot.f)) > 0
 }
 
 // supportedVersions reads the supported Kubernetes versions, once.
@@ -181,7 +180,7 @@ func (r *run) stageSince(it *item, h *stageHit) {
 			return false, err
 		}
 		sc := p.stages.Stage(lifecycle.RevHead, h.st, "")
-		return sc.Problem == "" && len(h.detect(sc.Files, it.shoot.f)) > 0, nil
+		return sc.Problem == "" && len(sc.Hits(it.shoot.f)) > 0, nil
 	})
 	if err != nil {
 		r.note("cannot date the %s stage of %s: %v", h.name, describe(it), err)

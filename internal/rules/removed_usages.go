@@ -87,7 +87,7 @@ func shootFinalStep(c *Context, fd *model.FieldDiff) (shoot.Version, bool) {
 	if val.Problem != "" {
 		return shoot.Version{}, false
 	}
-	hits := shoot.Validation(val.Files, shoot.NewField(fd.Base, fd.Type.Name(), p, fd.Type.Pkg.Base))
+	hits := val.Hits(shoot.NewField(fd.Base, fd.Type.Name(), p, fd.Type.Pkg.Base))
 	if len(hits) == 0 {
 		return shoot.Version{}, false
 	}

@@ -48,7 +48,7 @@ var ShootCanonicalizeMissing = &Rule{
 			if stageSkipped(c, st) {
 				return
 			}
-			if len(shoot.Canonicalize(st.Files, sc.f)) > 0 {
+			if len(st.Hits(sc.f)) > 0 {
 				continue
 			}
 			c.Field(sc.fd, Report{

@@ -38,12 +38,12 @@ var ShootCanonicalizeTooEarly = &Rule{
 			if stageSkipped(c, head) {
 				return
 			}
-			h := shoot.Canonicalize(head.Files, sc.f)
+			h := head.Hits(sc.f)
 			if len(h) == 0 {
 				continue
 			}
 			base := st.Stage(lifecycle.RevBase, shoot.StageStrategy, "")
-			if base.Problem == "" && len(shoot.Canonicalize(base.Files, sc.f)) > 0 {
+			if base.Problem == "" && len(base.Hits(sc.f)) > 0 {
 				continue // not new in this change
 			}
 			fresh = append(fresh, sc)

@@ -18,7 +18,7 @@ var ShootDeprecationNoMaintenance = &Rule{
 	Why: "A forced upgrade to a Kubernetes version that forbids the field would otherwise be rejected by validation." + stagesWhy,
 	Fix: "In the maintenance reconciler, set the field to nil when the Shoot is forcefully upgraded to a version where it is forbidden.",
 	Check: deprecationStage(stageRule{
-		stage: shoot.StageMaintenance, detect: shoot.Maintenance,
+		stage:   shoot.StageMaintenance,
 		missing: "the maintenance reconciler never sets it to nil",
 		hint:    "set %s to nil in the maintenance reconciler when a forced upgrade reaches the Kubernetes version that forbids it",
 	}),

@@ -19,7 +19,7 @@ var ShootDeprecationNoValidation = &Rule{
 		"from the next minor version Gardener will support." + stagesWhy,
 	Fix: "Forbid the field (field.Forbidden) for Kubernetes versions from the next supported minor version on, e.g. under versionutils.ConstraintK8sGreaterEqual1XX.Check(v).",
 	Check: deprecationStage(stageRule{
-		stage: shoot.StageValidation, detect: shoot.Validation,
+		stage:   shoot.StageValidation,
 		missing: "no validation forbids it from a Kubernetes version on",
 		hint:    "add field.Forbidden for %s under a Kubernetes version gate (e.g. versionutils.ConstraintK8sGreaterEqual1XX.CheckVersion(v))",
 	}),

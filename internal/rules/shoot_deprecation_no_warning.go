@@ -19,7 +19,7 @@ var ShootDeprecationNoWarning = &Rule{
 		stagesWhy,
 	Fix: "Return a warning from GetWarnings (WarningsOnCreate/WarningsOnUpdate) when the field is set, naming the Kubernetes version from which it is forbidden.",
 	Check: deprecationStage(stageRule{
-		stage: shoot.StageWarnings, detect: shoot.Warnings,
+		stage:   shoot.StageWarnings,
 		missing: "no warning mentions it",
 		hint:    "warn when %s is set (WarningsOnCreate/WarningsOnUpdate), saying from which Kubernetes version it is forbidden",
 	}),

@@ -35,7 +35,7 @@ var ShootFieldRemovedTooEarly = &Rule{
 			var hits []shoot.Hit
 			switch {
 			case val.Problem == "":
-				hits = shoot.Validation(val.Files, sc.f)
+				hits = val.Hits(sc.f)
 			case !tied:
 				// Without validation code nothing says whether the field
 				// was forbidden from a version on.

@@ -119,7 +119,7 @@ func newlyDeprecatedStageOne(c *Context) ([]stageOne, bool) {
 	for _, sc := range cases {
 		s := stageOne{shootCase: sc}
 		s.from, s.known = shoot.ForbiddenFrom(sc.fd.Head.Doc)
-		gates := shoot.Validation(val.Files, sc.f)
+		gates := val.Hits(sc.f)
 		if !s.known && len(gates) == 0 {
 			continue // not a Kubernetes-version deprecation
 		}
@@ -129,7 +129,7 @@ func newlyDeprecatedStageOne(c *Context) ([]stageOne, bool) {
 				continue // forbidden for every supported version: past stage 1
 			}
 		}
-		if strat.Problem == "" && len(shoot.Canonicalize(strat.Files, sc.f)) > 0 {
+		if strat.Problem == "" && len(strat.Hits(sc.f)) > 0 {
 			continue // Canonicalize forces it to nil: past stage 1
 		}
 		out = append(out, s)
@@ -150,8 +150,9 @@ func minVersion(vs []shoot.Version) shoot.Version {
 
 // stageRule describes one of the stages of the first release.
 type stageRule struct {
-	stage  shoot.Stage
-	detect func([]*shoot.File, shoot.Field) []shoot.Hit
+	// stage is the stage the rule looks for (StageCode.Hits runs its
+	// detector).
+	stage shoot.Stage
 	// missing says what is missing ("no warning mentions it").
 	missing string
 	// hint says how to add it; %s is the field's path.
@@ -184,7 +185,7 @@ func deprecationStage(r stageRule) func(c *Context) {
 			return
 		}
 		for _, s := range fields {
-			if len(r.detect(code.Files, s.f)) > 0 {
+			if len(code.Hits(s.f)) > 0 {
 				continue
 			}
 			p := "." + s.f.Path
@@ -227,7 +228,7 @@ func defaulted(c *Context, rev lifecycle.Rev, f *model.Field, versionDir string,
 	if sc.Problem != "" {
 		return false, sc
 	}
-	return len(shoot.Defaulting(sc.Files, sf)) > 0, sc
+	return len(sc.Hits(sf)) > 0, sc
 }
 
 // storedDefaulted reports whether stored Shoots may hold a defaulted value

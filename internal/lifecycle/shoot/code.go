@@ -57,6 +57,12 @@ type StageCode struct {
 	// that does not exist, a file that does not parse, no release); the
 	// stage must then not be judged.
 	Problem string
+
+	// stage is the stage the code is of; key names its files by blob
+	// for the memo of Hits ("": not memoised).
+	stage Stage
+	key   string
+	memo  git.Memo
 }
 
 // Stage returns the code of a stage at a revision. For StageDefaults,
@@ -123,7 +129,9 @@ func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *Stag
 	if err != nil {
 		return &StageCode{Problem: fmt.Sprintf("%s code at %s: %v", st, revName, err)}
 	}
-	return &StageCode{Files: parsed}
+	sc := &StageCode{Files: parsed, stage: st}
+	sc.key, sc.memo = filesKey(snap, slices.Compact(want)), e.hist.Memo()
+	return sc
 }
 
 func doesNotExist(n int) string {
