@@ -11,13 +11,15 @@ import (
 
 // The memo's encoding of a scanned model (memoEntry): a string table and
 // the values in a fixed order, every number a varint, every string an
-// index into the table (file names, types and markers repeat), every
+// index into the table (file names, types and markers repeat; a string
+// longer than memoInternMax, a doc, is written in place), every
 // slice and map its length plus one (0: nil, so that nil and empty stay
 // apart) and every pointer a presence byte. It is written for the model
 // as a scan returns it, before contracts: a field with a contract is not
 // encoded (errContract). Decoding checks every length and index against
 // the data and fails on the first flaw, never panicking; a decoded
-// model's types and fields are allocated a package at a time.
+// model's types and fields are allocated a package at a time, and each
+// distinct string on its own (none keeps the entry's bytes alive).
 //
 // TestMemoCodecRoundTrip fills every field of the model's types and
 // checks that they come back: a field added to the model and not here
@@ -307,10 +309,9 @@ func encodeMemo(entry memoEntry) ([]byte, error) {
 
 type memoDec struct {
 	data []byte
-	s    string // data as a string: the strings decoded are parts of it
 	off  int
-	// table are the table's strings, as offsets into s.
-	table [][2]int
+	// table are the table's strings.
+	table []string
 	err   error
 }
 
@@ -354,13 +355,15 @@ func (d *memoDec) bools(n int) uint64 {
 
 func (d *memoDec) present() bool { return d.bools(1) == 1 }
 
-// bytesAt takes the next n bytes, as a part of s.
+// bytesAt takes the next n bytes as a string of its own (a part of one
+// string would keep the whole entry in memory while any part lives: a
+// tree judged part by part keeps the parts' group names).
 func (d *memoDec) bytesAt(n uint64) string {
 	if n > uint64(d.left()) {
 		d.fail()
 		return ""
 	}
-	s := d.s[d.off : d.off+int(n)]
+	s := string(d.data[d.off : d.off+int(n)])
 	d.off += int(n)
 	return s
 }
@@ -378,8 +381,7 @@ func (d *memoDec) str() string {
 		d.fail()
 		return ""
 	}
-	t := d.table[i]
-	return d.s[t[0]:t[1]]
+	return d.table[i]
 }
 
 // count reads a length written by memoEnc.count: nil is false for a nil
@@ -591,8 +593,7 @@ func (d *memoDec) field(f *model.Field) {
 	f.Pos = d.pos()
 }
 
-// decodeMemo decodes what encodeMemo wrote. The strings are parts of one
-// copy of data.
+// decodeMemo decodes what encodeMemo wrote.
 func decodeMemo(data []byte) (memoEntry, error) {
 	if len(data) < 8 {
 		return memoEntry{}, errCorrupt
@@ -602,19 +603,18 @@ func decodeMemo(data []byte) (memoEntry, error) {
 	if start > uint64(len(data)) {
 		return memoEntry{}, errCorrupt
 	}
-	d := &memoDec{data: data, s: string(data), off: int(start)}
+	d := &memoDec{data: data, off: int(start)}
 	n := d.uint()
 	if n > uint64(d.left()) {
 		return memoEntry{}, errCorrupt
 	}
-	d.table = make([][2]int, n)
+	d.table = make([]string, n)
 	for i := range d.table {
 		l := d.uint()
 		if d.err != nil || l > uint64(d.left()) {
 			return memoEntry{}, errCorrupt
 		}
-		d.table[i] = [2]int{d.off, d.off + int(l)}
-		d.off += int(l)
+		d.table[i] = d.bytesAt(l)
 	}
 	if d.left() != 0 {
 		return memoEntry{}, errCorrupt
