@@ -51,7 +51,7 @@ type Memo struct {
 
 // memoFormat is the first line of every entry; it changes whenever what
 // an entry holds changes.
-const memoFormat = "apicheck scan memo 2"
+const memoFormat = "apicheck scan memo 3"
 
 const (
 	memoBudget   = 512 << 20 // bytes of all the entries
@@ -72,6 +72,10 @@ func NewMemo(dir string) *Memo {
 type memoEntry struct {
 	ModDirs []ModDirPrint
 	Model   *model.Model
+	// GroupHashes are a hash of each group's content, in the order of
+	// Model.Groups (written by the encoder, not by store's caller): two
+	// entries' groups with the same hash are the same group.
+	GroupHashes []string
 }
 
 // ModDirPrint is what a module cache directory held when a scan looked
@@ -164,29 +168,29 @@ func memoKey(src Source, opts Options, modCache string) string {
 
 // load returns the model of the entry of key, when there is one and the
 // module cache at modCache still holds what it held for the scan.
-func (m *Memo) load(key, modCache string) (*model.Model, bool) {
+func (m *Memo) load(key, modCache string) (memoEntry, bool) {
 	path := filepath.Join(m.dir, key)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, false
+		return memoEntry{}, false
 	}
 	body, ok := memoBody(key, data)
 	if !ok {
-		return nil, false
+		return memoEntry{}, false
 	}
 	e, err := decodeMemo(body)
 	if err != nil || e.Model == nil {
-		return nil, false
+		return memoEntry{}, false
 	}
 	for _, p := range e.ModDirs {
 		if !sameModDirPrint(p, m.modDirPrint(modCache, p.Rel)) {
-			return nil, false
+			return memoEntry{}, false
 		}
 	}
 	reindex(e.Model)
 	now := time.Now()
 	_ = os.Chtimes(path, now, now) // recently used: pruned last
-	return e.Model, true
+	return e, true
 }
 
 // memoBody checks an entry's header (format, key, checksum of the body)

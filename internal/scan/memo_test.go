@@ -2,6 +2,7 @@ package scan_test
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,5 +194,68 @@ func TestMemoNotKept(t *testing.T) {
 	}
 	if n := memoEntries(t, dir); n != 0 {
 		t.Errorf("a scan that could not read a file left %d entries", n)
+	}
+}
+
+// When the memo gives both scans of a pair their models, head holds
+// base's groups that are the same (as a group head takes from base's
+// scan is): held once, the other groups its own; the models are those
+// the scans build.
+func TestMemoPairSharesGroups(t *testing.T) {
+	group := func(name, field string) string {
+		return "// +groupName=" + name + ".example.io\npackage v1\n\ntype Spec struct {\n\t" + field + " string `json:\"x\"`\n}\n"
+	}
+	base := mapSource{"go.mod": "module example.com/repo\n\ngo 1.22\n",
+		"pkg/apis/a/v1/types.go": group("a", "A"), "pkg/apis/b/v1/types.go": group("b", "B")}
+	head := maps.Clone(base)
+	head["pkg/apis/b/v1/types.go"] = group("b", "C")
+	memo := scan.NewMemo(t.TempDir())
+	reads := 0
+	pair := func() [2]*model.Model {
+		t.Helper()
+		r := scan.NewReuse()
+		var got [2]*model.Model
+		var errs [2]error
+		var wg sync.WaitGroup
+		srcs := [2]commitSource{newCommit(base, "b1"), newCommit(head, "h1")}
+		for i := range srcs {
+			opts := scan.Options{Record: r, Memo: memo}
+			if i == 1 {
+				opts = scan.Options{Reuse: r, Memo: memo}
+			}
+			wg.Go(func() { got[i], errs[i] = scan.Build(srcs[i], opts) })
+		}
+		wg.Wait()
+		memo.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		reads = srcs[0].readCount() + srcs[1].readCount()
+		return got
+	}
+	built := pair()
+	memoed := pair()
+	if reads != 0 {
+		t.Fatalf("the pair again read %d files, want none (the memo's)", reads)
+	}
+	for i, src := range []mapSource{base, head} {
+		want, err := scan.Build(src, scan.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, memoed[i], ignoreIndexes); d != "" {
+			t.Errorf("revision %d from the memo (-scanned +memo):\n%s", i, d)
+		}
+	}
+	if built[1].Group("pkg/apis/a") != built[0].Group("pkg/apis/a") {
+		t.Fatal("the scans did not share the group the change did not touch")
+	}
+	if memoed[1].Group("pkg/apis/a") != memoed[0].Group("pkg/apis/a") {
+		t.Error("from the memo, head does not hold base's group a")
+	}
+	if memoed[1].Group("pkg/apis/b") == memoed[0].Group("pkg/apis/b") {
+		t.Error("from the memo, head holds base's group b, which the change touched")
 	}
 }

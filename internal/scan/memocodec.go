@@ -1,8 +1,10 @@
 package scan
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"hash"
 	"maps"
 	"slices"
 
@@ -35,10 +37,28 @@ type memoEnc struct {
 	ids   map[string]uint64
 	table []string
 	err   error
+	// gh, while a group is written, hashes its content: the values, with
+	// each string's bytes where the table's index goes (an index is the
+	// entry's own). hashes are the groups' hashes.
+	gh     hash.Hash
+	hashes []string
 }
 
-func (e *memoEnc) uint(x uint64) { e.out = binary.AppendUvarint(e.out, x) }
-func (e *memoEnc) int(x int)     { e.out = binary.AppendVarint(e.out, int64(x)) }
+func (e *memoEnc) uint(x uint64) {
+	n := len(e.out)
+	e.out = binary.AppendUvarint(e.out, x)
+	if e.gh != nil {
+		e.gh.Write(e.out[n:])
+	}
+}
+
+func (e *memoEnc) int(x int) {
+	n := len(e.out)
+	e.out = binary.AppendVarint(e.out, int64(x))
+	if e.gh != nil {
+		e.gh.Write(e.out[n:])
+	}
+}
 
 func (e *memoEnc) bools(bs ...bool) {
 	var x uint64
@@ -54,6 +74,12 @@ func (e *memoEnc) bools(bs ...bool) {
 // times two plus one, then its bytes), another by its index in the table
 // (the index plus one, times two).
 func (e *memoEnc) str(s string) {
+	if gh := e.gh; gh != nil {
+		gh.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		gh.Write([]byte(s))
+		e.gh = nil // what follows is the entry's own encoding
+		defer func() { e.gh = gh }()
+	}
 	switch {
 	case s == "":
 		e.uint(0)
@@ -142,14 +168,18 @@ func (e *memoEnc) model(m *model.Model) {
 	for _, g := range m.Groups {
 		e.bools(g != nil)
 		if g == nil {
+			e.hashes = append(e.hashes, "")
 			continue
 		}
+		e.gh = sha256.New()
 		e.str(g.Dir)
 		e.str(g.Name)
 		e.str(string(g.Profile))
 		e.str(string(g.UntrustedProfile))
 		e.pkgPtr(g.Internal)
 		e.pkgs(g.Versions)
+		e.hashes = append(e.hashes, string(e.gh.Sum(nil)))
+		e.gh = nil
 	}
 	e.pkgs(m.Shared)
 	e.pkgs(m.External)
@@ -294,6 +324,7 @@ func encodeMemo(entry memoEntry) ([]byte, error) {
 	e.bools(entry.Model != nil)
 	if entry.Model != nil {
 		e.model(entry.Model)
+		e.strs(e.hashes)
 	}
 	if e.err != nil {
 		return nil, e.err
@@ -632,6 +663,10 @@ func decodeMemo(data []byte) (memoEntry, error) {
 	}
 	if d.present() {
 		e.Model = d.model()
+		e.GroupHashes = d.strs()
+		if len(e.GroupHashes) != len(e.Model.Groups) {
+			d.fail()
+		}
 	}
 	if d.err != nil || d.left() != 0 {
 		return memoEntry{}, errCorrupt

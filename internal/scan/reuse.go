@@ -54,6 +54,15 @@ type Reuse struct {
 	// early are the group directories the second scan built while the
 	// first still ran (importingChanged), set by the second scan.
 	early []string
+
+	// memoed is closed when the first scan knows whether the scan memo
+	// gave its model: memoModel and memoHashes are then that model and
+	// its groups' content hashes (nil: the memo did not give it), for a
+	// second scan the memo gave its model too (shareMemoGroups).
+	memoed     chan struct{}
+	memoOnce   sync.Once
+	memoModel  *model.Model
+	memoHashes []string
 }
 
 // BlobIDs names a source's files by content: the same id at two
@@ -89,6 +98,48 @@ func NewReuse() *Reuse {
 	return &Reuse{
 		discovered: make(chan struct{}), done: make(chan struct{}), partitioned: make(chan struct{}),
 		groups: map[string]*builtGroup{}, parses: newParseCache(), modFiles: newModFiles(), exprs: newExprCache(),
+		memoed: make(chan struct{}),
+	}
+}
+
+// publishMemo publishes the model the memo gave the first scan (nil: it
+// gave none); the first call wins.
+func (r *Reuse) publishMemo(m *model.Model, hashes []string) {
+	r.memoOnce.Do(func() {
+		r.memoModel, r.memoHashes = m, hashes
+		close(r.memoed)
+	})
+}
+
+// shareMemoGroups makes a model the memo gave hold the first scan's
+// groups where they are the same (the same content hash): when the memo
+// gave both scans their models, a group the change did not touch is
+// held once, as a group the second scan takes from the first is (and
+// its contracts are computed once). For the first scan, it publishes
+// the model and hashes for the second.
+func (s *state) shareMemoGroups(m *model.Model, hashes []string) {
+	if r := s.record; r != nil {
+		r.publishMemo(m, hashes)
+		return
+	}
+	r := s.reuse
+	if r == nil || len(hashes) != len(m.Groups) {
+		return
+	}
+	<-r.memoed
+	if r.memoModel == nil || len(r.memoHashes) != len(r.memoModel.Groups) {
+		return
+	}
+	base := map[string]int{}
+	for i, g := range r.memoModel.Groups {
+		if g != nil {
+			base[g.Dir] = i
+		}
+	}
+	for i, g := range m.Groups {
+		if j, ok := base[groupDir(g)]; ok && hashes[i] != "" && hashes[i] == r.memoHashes[j] {
+			m.Groups[i] = r.memoModel.Groups[j]
+		}
 	}
 }
 
@@ -338,4 +389,12 @@ func (r *Reuse) ShareTypes(m *model.Model) {
 func (r *Reuse) taken(g *model.Group) bool {
 	b := r.groups[g.Dir]
 	return b != nil && b.group == g
+}
+
+// groupDir is a group's directory ("" for none).
+func groupDir(g *model.Group) string {
+	if g == nil {
+		return ""
+	}
+	return g.Dir
 }

@@ -198,10 +198,16 @@ func build(src Source, opts Options, contracts bool) (m *model.Model, err error)
 	key := memoKey(src, opts, s.modCache)
 	hit := false
 	if key != "" {
-		m, hit = opts.Memo.load(key, s.modCache)
-		if !hit {
+		var e memoEntry
+		if e, hit = opts.Memo.load(key, s.modCache); hit {
+			m = e.Model
+			s.shareMemoGroups(m, e.GroupHashes)
+		} else {
 			s.memo, s.modPrints = opts.Memo, map[string]ModDirPrint{}
 		}
+	}
+	if s.record != nil {
+		s.record.publishMemo(nil, nil) // a miss (shareMemoGroups published a hit)
 	}
 	if !hit {
 		if m, err = s.run(opts); err != nil {
