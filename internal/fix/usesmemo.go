@@ -2,9 +2,8 @@ package fix
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,31 +48,13 @@ func (l *lookups) usesKey(files map[string][]byte, pkgName, importPath, typ, fie
 	if l.memo == nil {
 		return ""
 	}
-	id := git.BinaryID()
-	if id == "" {
-		return ""
-	}
-	h := sha256.New()
-	word := func(s string) {
-		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		h.Write([]byte(s))
-	}
-	for _, s := range []string{usesMemoKind, id, pkgName, importPath, typ, field} {
-		word(s)
-	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range files {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	for _, n := range names {
-		word(n)
+	k := git.NewMemoKey(usesMemoKind)
+	k.Words(pkgName, importPath, typ, field)
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		sum := l.fileSum(n, files[n])
-		h.Write(sum[:])
+		k.Words(n, string(sum[:]))
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return k.String()
 }
 
 // fileSum is the SHA-256 of a file's content, computed once per content
@@ -181,26 +162,13 @@ func (l *lookups) suggestKey(fx finding.Fix, content map[string][]byte) string {
 	if l.memo == nil {
 		return ""
 	}
-	id := git.BinaryID()
-	if id == "" {
-		return ""
-	}
-	h := sha256.New()
-	word := func(s string) {
-		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		h.Write([]byte(s))
-	}
-	word(suggestMemoKind)
-	word(id)
+	k := git.NewMemoKey(suggestMemoKind)
 	var paths []string
 	for _, e := range fx.Edits {
 		if !slices.Contains(paths, e.Path) {
 			paths = append(paths, e.Path)
 		}
-		word(e.Path)
-		word(strconv.Itoa(e.StartOffset))
-		word(strconv.Itoa(e.EndOffset))
-		word(e.NewText)
+		k.Words(e.Path, strconv.Itoa(e.StartOffset), strconv.Itoa(e.EndOffset), e.NewText)
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
@@ -208,9 +176,8 @@ func (l *lookups) suggestKey(fx finding.Fix, content map[string][]byte) string {
 		if !ok {
 			return ""
 		}
-		word(p)
 		sum := l.fileSum(p, src)
-		h.Write(sum[:])
+		k.Words(p, string(sum[:]))
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return k.String()
 }

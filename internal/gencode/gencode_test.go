@@ -374,17 +374,23 @@ func sorted(s []string) []string {
 	return s
 }
 
-// TestPrefetch: Prefetch reads the files the revision has in one batch and
-// indexes them; the questions then answer as without it and read nothing.
-// A batch that fails leaves each file to the question that asks for it.
-func TestPrefetch(t *testing.T) {
-	dir := "pkg/apis/core/v1beta1/"
-	files := map[string]string{
+// shootSpecFiles are generated files of ShootSpec in directory dir (with
+// a trailing slash) and an OpenAPI file.
+func shootSpecFiles(dir string) map[string]string {
+	return map[string]string{
 		dir + DeepCopy:                     deepcopy + "package v1beta1\n\nfunc (in *ShootSpec) DeepCopyInto(out *ShootSpec) {\n\t*out = *in\n}\n",
 		dir + Proto:                        proto + "message ShootSpec {\n  optional string purpose = 1;\n}\n",
 		dir + Conversion:                   conversion,
 		"pkg/openapi/openapi_generated.go": openapi,
 	}
+}
+
+// TestPrefetch: Prefetch reads the files the revision has in one batch and
+// indexes them; the questions then answer as without it and read nothing.
+// A batch that fails leaves each file to the question that asks for it.
+func TestPrefetch(t *testing.T) {
+	dir := "pkg/apis/core/v1beta1/"
+	files := shootSpecFiles(dir)
 	paths := []string{dir + DeepCopy, dir + Proto, dir + Conversion, "pkg/openapi/openapi_generated.go", dir + DeepCopy, "pkg/apis/none/" + DeepCopy}
 	ask := func(f *Files) string {
 		dc, dok, derr := f.DeepCopyInto(dir+DeepCopy, "ShootSpec")

@@ -1,9 +1,6 @@
 package gencode
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"strconv"
 	"strings"
 
@@ -40,16 +37,13 @@ func (f *Files) answerKey(p string, question ...string) string {
 		return ""
 	}
 	oid, ok := ids.BlobID(p)
-	id := git.BinaryID()
-	if !ok || id == "" {
+	if !ok {
 		return ""
 	}
-	h := sha256.New()
-	for _, w := range append([]string{memoKind, id, oid}, question...) {
-		h.Write(binary.AppendUvarint(nil, uint64(len(w))))
-		h.Write([]byte(w))
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	k := git.NewMemoKey(memoKind)
+	k.Word(oid)
+	k.Words(question...)
+	return k.String()
 }
 
 // recall returns the blocks memoised for key.

@@ -34,12 +34,7 @@ func (m mapMemo) Put(kind, key string, v []byte) {
 // changed is read again. Without blob ids nothing is memoised.
 func TestFilesMemo(t *testing.T) {
 	dir := "pkg/apis/core/v1beta1/"
-	files := map[string]string{
-		dir + DeepCopy:                     deepcopy + "package v1beta1\n\nfunc (in *ShootSpec) DeepCopyInto(out *ShootSpec) {\n\t*out = *in\n}\n",
-		dir + Proto:                        proto + "message ShootSpec {\n  optional string purpose = 1;\n}\n",
-		dir + Conversion:                   conversion,
-		"pkg/openapi/openapi_generated.go": openapi,
-	}
+	files := shootSpecFiles(dir)
 	paths := []string{dir + DeepCopy, dir + Proto, dir + Conversion, "pkg/openapi/openapi_generated.go"}
 	const pkg = "example.com/api/pkg/apis/core/v1beta1"
 	ask := func(f *Files) string {

@@ -1,9 +1,7 @@
 package lifecycle
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"slices"
 	"strconv"
 
@@ -21,59 +19,41 @@ import (
 // protoMemoKind names the memo entries.
 const protoMemoKind = "proto history 2"
 
-// protoMemo is the memo of one history's struct histories: base is the
-// hash of what they all depend on (nil memo: none).
+// protoMemo is the memo of one history's struct histories: tags are the
+// release tags they all depend on (nil memo: none).
 type protoMemo struct {
 	e    *History
 	memo git.Memo
-	base []byte
 	tags []git.Tag
 }
 
 func (e *History) protoMemo(tags []git.Tag) *protoMemo {
-	m := e.Memo()
-	id := git.BinaryID()
-	if m == nil || id == "" {
-		return &protoMemo{}
+	if m := e.Memo(); m != nil && git.BinaryID() != "" {
+		return &protoMemo{e: e, memo: m, tags: tags}
 	}
-	h := sha256.New()
-	word(h, protoMemoKind)
-	word(h, id)
-	for _, t := range tags {
-		word(h, t.Name)
-		word(h, t.Commit)
-	}
-	return &protoMemo{e: e, memo: m, base: h.Sum(nil), tags: tags}
-}
-
-type hashWriter interface{ Write([]byte) (int, error) }
-
-func word(h hashWriter, s string) {
-	h.Write(binary.AppendUvarint(nil, uint64(len(s))))
-	h.Write([]byte(s))
+	return &protoMemo{}
 }
 
 // key is the memo key of struct typ of dir, judged against its shape.
 func (p *protoMemo) key(dir, typ string) string {
-	h := sha256.New()
-	h.Write(p.base)
-	word(h, dir)
-	word(h, typ)
+	k := git.NewMemoKey(protoMemoKind)
+	for _, t := range p.tags {
+		k.Words(t.Name, t.Commit)
+	}
+	k.Words(dir, typ)
 	shape := p.e.refShape(dir, typ)
 	if shape == nil {
-		word(h, "none") // no struct to judge against: no break either
-	} else {
-		keys := make([]string, 0, len(shape))
-		for k := range shape {
-			keys = append(keys, strconv.Quote(k.json)+" "+strconv.Itoa(k.number))
-		}
-		slices.Sort(keys)
-		word(h, "shape")
-		for _, k := range keys {
-			word(h, k)
-		}
+		k.Word("none") // no struct to judge against: no break either
+		return k.String()
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	keys := make([]string, 0, len(shape))
+	for s := range shape {
+		keys = append(keys, strconv.Quote(s.json)+" "+strconv.Itoa(s.number))
+	}
+	slices.Sort(keys)
+	k.Word("shape")
+	k.Words(keys...)
+	return k.String()
 }
 
 // get returns the memoised history of a struct, and the key to put it

@@ -1,11 +1,7 @@
 package shoot
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
-	"hash"
 
 	"github.com/apicheck/apicheck/internal/git"
 )
@@ -25,27 +21,18 @@ const hitsMemoKind = "shoot hits 1"
 // "" when the revision does not name its files by blob.
 func filesKey(snap git.Snapshot, files []string) string {
 	ids, ok := snap.(interface{ BlobID(string) (string, bool) })
-	id := git.BinaryID()
-	if !ok || id == "" || snap.Ref() == git.WorktreeRef {
+	if !ok || snap.Ref() == git.WorktreeRef {
 		return ""
 	}
-	h := sha256.New()
-	word(h, hitsMemoKind)
-	word(h, id)
+	k := git.NewMemoKey(hitsMemoKind)
 	for _, f := range files {
 		oid, ok := ids.BlobID(f)
 		if !ok {
 			return ""
 		}
-		word(h, f)
-		word(h, oid)
+		k.Words(f, oid)
 	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func word(h hash.Hash, s string) {
-	h.Write(binary.AppendUvarint(nil, uint64(len(s))))
-	h.Write([]byte(s))
+	return k.String()
 }
 
 // detectors are the stages' detectors.
@@ -65,16 +52,13 @@ func (sc *StageCode) Hits(f Field) []Hit {
 	if sc.key == "" || sc.memo == nil {
 		return detectOrNone(detect, sc.Files, f)
 	}
-	h := sha256.New()
-	word(h, sc.key)
-	word(h, string(sc.stage))
-	word(h, f.GoName)
-	word(h, f.JSONName)
-	word(h, f.Path)
-	for _, p := range f.Parents {
-		word(h, p)
+	k := git.NewMemoKey(hitsMemoKind)
+	k.Words(sc.key, string(sc.stage), f.GoName, f.JSONName, f.Path)
+	k.Words(f.Parents...)
+	key := k.String()
+	if key == "" {
+		return detectOrNone(detect, sc.Files, f)
 	}
-	key := hex.EncodeToString(h.Sum(nil))
 	if data := sc.memo.Get(hitsMemoKind, key); data != nil {
 		var hits []Hit
 		if json.Unmarshal(data, &hits) == nil {
