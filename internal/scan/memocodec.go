@@ -37,26 +37,41 @@ type memoEnc struct {
 	ids   map[string]uint64
 	table []string
 	err   error
-	// gh, while a group is written, hashes its content: the values, with
-	// each string's bytes where the table's index goes (an index is the
-	// entry's own). hashes are the groups' hashes.
-	gh     hash.Hash
-	hashes []string
+	// group, while a group is written, collects its content (hashed at
+	// its end): the values, with each string's bytes where the table's
+	// index goes (an index is the entry's own). hashes are the groups'
+	// hashes.
+	group   []byte
+	gh      hash.Hash // what group held before it was flushed (groupFlush)
+	inGroup bool
+	hashes  []string
+}
+
+// groupFlush hashes what group collected once it is this large.
+const groupFlush = 64 << 10
+
+// groupAdd adds bytes to the group's content.
+func (e *memoEnc) groupAdd(b []byte) {
+	e.group = append(e.group, b...)
+	if len(e.group) >= groupFlush {
+		e.gh.Write(e.group)
+		e.group = e.group[:0]
+	}
 }
 
 func (e *memoEnc) uint(x uint64) {
 	n := len(e.out)
 	e.out = binary.AppendUvarint(e.out, x)
-	if e.gh != nil {
-		e.gh.Write(e.out[n:])
+	if e.inGroup {
+		e.groupAdd(e.out[n:])
 	}
 }
 
 func (e *memoEnc) int(x int) {
 	n := len(e.out)
 	e.out = binary.AppendVarint(e.out, int64(x))
-	if e.gh != nil {
-		e.gh.Write(e.out[n:])
+	if e.inGroup {
+		e.groupAdd(e.out[n:])
 	}
 }
 
@@ -74,11 +89,11 @@ func (e *memoEnc) bools(bs ...bool) {
 // times two plus one, then its bytes), another by its index in the table
 // (the index plus one, times two).
 func (e *memoEnc) str(s string) {
-	if gh := e.gh; gh != nil {
-		gh.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		gh.Write([]byte(s))
-		e.gh = nil // what follows is the entry's own encoding
-		defer func() { e.gh = gh }()
+	if e.inGroup {
+		e.group = binary.AppendUvarint(e.group, uint64(len(s)))
+		e.groupAdd([]byte(s))
+		e.inGroup = false // what follows is the entry's own encoding
+		defer func() { e.inGroup = true }()
 	}
 	switch {
 	case s == "":
@@ -171,15 +186,20 @@ func (e *memoEnc) model(m *model.Model) {
 			e.hashes = append(e.hashes, "")
 			continue
 		}
-		e.gh = sha256.New()
+		if e.gh == nil {
+			e.gh, e.group = sha256.New(), make([]byte, 0, groupFlush+memoInternMax)
+		}
+		e.gh.Reset()
+		e.group, e.inGroup = e.group[:0], true
 		e.str(g.Dir)
 		e.str(g.Name)
 		e.str(string(g.Profile))
 		e.str(string(g.UntrustedProfile))
 		e.pkgPtr(g.Internal)
 		e.pkgs(g.Versions)
+		e.gh.Write(e.group)
 		e.hashes = append(e.hashes, string(e.gh.Sum(nil)))
-		e.gh = nil
+		e.inGroup = false
 	}
 	e.pkgs(m.Shared)
 	e.pkgs(m.External)
