@@ -238,7 +238,8 @@ func (m *Memo) Wait() {
 }
 
 // prune removes the least recently used entries (by modification time,
-// which load updates) while the directory holds more than the budget.
+// which load updates) while the directory holds more than the budget,
+// and the temporary files of writes that ended an hour ago or more.
 func (m *Memo) prune() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -254,11 +255,16 @@ func (m *Memo) prune() {
 	var es []entry
 	total := int64(0)
 	for _, e := range entries {
-		if !memoName(e.Name()) {
-			continue
-		}
 		fi, err := e.Info()
 		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if strings.HasPrefix(e.Name(), ".") && time.Since(fi.ModTime()) > time.Hour {
+			// A write's temporary file that a killed run left behind.
+			os.Remove(filepath.Join(m.dir, e.Name()))
+			continue
+		}
+		if !memoName(e.Name()) {
 			continue
 		}
 		es = append(es, entry{e.Name(), fi.Size(), fi.ModTime().UnixNano()})

@@ -208,8 +208,25 @@ func TestMemoPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.budget = 2*fi.Size() + fi.Size()/2 // two entries
+	stale, fresh := filepath.Join(dir, ".x.tmp-1"), filepath.Join(dir, ".x.tmp-2")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
 	m.store(keys[2], model, nil)
 	m.Wait()
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("the temporary file of a write in progress was removed")
+	}
+	os.Remove(fresh)
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a temporary file left two hours ago was kept")
+	}
 	var left []string
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
