@@ -236,3 +236,42 @@ func TestMemoPrune(t *testing.T) {
 		t.Errorf("entries left (-want +got):\n%s", d)
 	}
 }
+
+// Every scan option either is in the memo key or cannot change a scan's
+// model: an option added to Options must be judged here.
+func TestMemoKeyCoversOptions(t *testing.T) {
+	inKey := map[string]bool{"Groups": true, "Profile": true, "Exclude": true, "Only": true, "ModCache": true, "NoExternal": true}
+	notModel := map[string]bool{"Record": true, "Reuse": true, "Memo": true} // how the scan runs, not what it finds
+	ty := reflect.TypeFor[Options]()
+	for i := range ty.NumField() {
+		if name := ty.Field(i).Name; !inKey[name] && !notModel[name] {
+			t.Errorf("Options.%s is neither in memoKey nor known not to change the model", name)
+		}
+	}
+	base := Options{Memo: NewMemo(t.TempDir())}
+	src := commitLike{}
+	k0 := memoKey(src, base, "/mod")
+	if k0 == "" {
+		t.Skip("no executable to name")
+	}
+	for _, o := range []Options{
+		{Groups: []GroupSpec{{Dir: "a"}}}, {Profile: model.ProfileCRD}, {Exclude: []string{"x"}}, {Only: []string{"a"}}, {NoExternal: true},
+	} {
+		o.Memo = base.Memo
+		if memoKey(src, o, "/mod") == k0 {
+			t.Errorf("options %+v have the key of none", o)
+		}
+	}
+	if memoKey(src, base, "/other") == k0 {
+		t.Error("another module cache has the same key")
+	}
+}
+
+// commitLike is a commit's source, as memoKey sees it.
+type commitLike struct{}
+
+func (commitLike) Files() []string                               { return nil }
+func (commitLike) ReadFiles([]string) (map[string][]byte, error) { return nil, nil }
+func (commitLike) BlobID(string) (string, bool)                  { return "", false }
+func (commitLike) Ref() string                                   { return "main" }
+func (commitLike) Commit() string                                { return "c1" }
