@@ -712,7 +712,15 @@ func judge(res *Result, an rules.Analyses) (*rules.Result, error) {
 			eng.Disabled[r.ID] = true
 		}
 	}
-	return rules.Run(res.Diff, res.Options.Rules, eng)
+	out, err := rules.Run(res.Diff, res.Options.Rules, eng)
+	if err == nil && an.Shoot != nil {
+		// Stage code the rules read when a question needed it, and that
+		// could not be read then: judged without it, out is no report.
+		if serr := an.Shoot.Err(); serr != nil {
+			return nil, serr
+		}
+	}
+	return out, err
 }
 
 // judgeSuppressions runs the rules about suppressions: it compares the

@@ -2,6 +2,8 @@ package deprecations
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/apicheck/apicheck/internal/git"
@@ -79,6 +81,17 @@ func (r *run) close() {
 func (r *run) stop() error {
 	if err := r.in.ctx().Err(); err != nil {
 		return fmt.Errorf("interrupted: %w", err)
+	}
+	// Stage code read when a question needed it, and not readable then.
+	if r.stages != nil {
+		if err := r.stages.Err(); err != nil {
+			return err
+		}
+	}
+	for _, i := range slices.Sorted(maps.Keys(r.probes)) {
+		if err := r.probes[i].stages.Err(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -64,6 +64,17 @@ func analyze(t *testing.T, dir, base, head string, modCache []txtar.File, opts r
 		t.Fatalf("check: %v", err)
 	}
 	defer res.Close()
+	// Again, warm: the memos the first run wrote (the scanned commits,
+	// the protobuf histories, the generated files, the fixes, the Shoot
+	// stages) answer now, and must answer as the work they stand for.
+	warm, err := run(req)
+	if err != nil {
+		t.Fatalf("check, warm: %v", err)
+	}
+	defer warm.Close()
+	if diff := cmp.Diff(res.Report, warm.Report); diff != "" {
+		t.Errorf("warm, the report differs from the first run's (-first +warm):\n%s", diff)
+	}
 	if res.Parts > 1 {
 		req.Stream = false
 		whole, err := run(req)

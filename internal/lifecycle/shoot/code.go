@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/apicheck/apicheck/internal/config"
 	"github.com/apicheck/apicheck/internal/git"
@@ -35,6 +36,11 @@ type Stages struct {
 	code     map[string]*StageCode
 	pathMemo map[*model.Package]map[string]string
 
+	// failed is the first error reading code the memo said parses (see
+	// Err).
+	failMu sync.Mutex
+	failed error
+
 	versDone bool
 	vers     []Version
 	versProb string
@@ -52,6 +58,9 @@ func NewStages(h *lifecycle.History) *Stages {
 
 // StageCode is the parsed code of one stage at one revision.
 type StageCode struct {
+	// Files are the parsed files; when the memo says the files parse
+	// (readStage), they are read and parsed only when a question the
+	// memo does not answer needs them (files).
 	Files []*File
 	// Problem says why the code could not be read (a configured file
 	// that does not exist, a file that does not parse, no release); the
@@ -63,6 +72,45 @@ type StageCode struct {
 	stage Stage
 	key   string
 	memo  git.Memo
+	// load reads and parses Files (nil: they are read); once runs it;
+	// stages records its failure.
+	load   func() ([]*File, error)
+	once   sync.Once
+	stages *Stages
+}
+
+// files returns the parsed files, reading them on first use when they
+// were left unread. A failure (an object missing since the files were
+// parsed) is the Stages' error (Err); the code then has no files.
+func (sc *StageCode) files() []*File {
+	if sc.load != nil {
+		sc.once.Do(func() {
+			fs, err := sc.load()
+			if err != nil {
+				sc.stages.fail(err)
+				return
+			}
+			sc.Files = fs
+		})
+	}
+	return sc.Files
+}
+
+func (e *Stages) fail(err error) {
+	e.failMu.Lock()
+	defer e.failMu.Unlock()
+	if e.failed == nil {
+		e.failed = err
+	}
+}
+
+// Err returns the first error reading stage code that the memo said
+// parses (its files read lazily): what was judged without it is not a
+// report, and the run must fail with it.
+func (e *Stages) Err() error {
+	e.failMu.Lock()
+	defer e.failMu.Unlock()
+	return e.failed
 }
 
 // Stage returns the code of a stage at a revision. For StageDefaults,
@@ -121,16 +169,42 @@ func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *Stag
 		return &StageCode{}
 	}
 	slices.Sort(want)
-	contents, err := snap.ReadFiles(slices.Compact(want))
+	want = slices.Compact(want)
+	sc := &StageCode{stage: st, key: filesKey(snap, want), memo: e.hist.Memo(), stages: e}
+	if sc.key == "" || sc.memo == nil {
+		sc.key = ""
+	} else if v := sc.memo.Get(parseMemoKind, sc.key); v != nil {
+		// Whether the files parse is known: they are read when a
+		// question the memo does not answer needs them.
+		if msg, bad := strings.CutPrefix(string(v), "error "); bad {
+			return &StageCode{Problem: fmt.Sprintf("%s code at %s: %s", st, revName, msg)}
+		}
+		if string(v) == "ok" {
+			sc.load = func() ([]*File, error) {
+				contents, err := snap.ReadFiles(want)
+				if err != nil {
+					return nil, fmt.Errorf("cannot read %s code at %s: %w", st, revName, err)
+				}
+				return Parse(contents)
+			}
+			return sc
+		}
+	}
+	contents, err := snap.ReadFiles(want)
 	if err != nil {
 		return &StageCode{Problem: fmt.Sprintf("cannot read %s code at %s: %v", st, revName, err)}
 	}
 	parsed, err := Parse(contents)
 	if err != nil {
+		if sc.key != "" {
+			sc.memo.Put(parseMemoKind, sc.key, []byte("error "+err.Error()))
+		}
 		return &StageCode{Problem: fmt.Sprintf("%s code at %s: %v", st, revName, err)}
 	}
-	sc := &StageCode{Files: parsed, stage: st}
-	sc.key, sc.memo = filesKey(snap, slices.Compact(want)), e.hist.Memo()
+	if sc.key != "" {
+		sc.memo.Put(parseMemoKind, sc.key, []byte("ok"))
+	}
+	sc.Files = parsed
 	return sc
 }
 

@@ -14,8 +14,14 @@ import (
 // validation code is large, and indexing it most of a Shoot stage's
 // cost). The working tree is not memoised.
 
-// hitsMemoKind names the memo entries.
-const hitsMemoKind = "shoot hits 1"
+// hitsMemoKind names the memo entries of Hits, parseMemoKind those that
+// say whether a stage's files parse ("ok", or "error " and the parser's
+// message), so that a later run reads the files only when a question the
+// memo does not answer needs them.
+const (
+	hitsMemoKind  = "shoot hits 1"
+	parseMemoKind = "shoot parse 1"
+)
 
 // filesKey hashes the paths and blobs of a stage's files at a revision;
 // "" when the revision does not name its files by blob.
@@ -50,14 +56,14 @@ var detectors = map[Stage]func([]*File, Field) []Hit{
 func (sc *StageCode) Hits(f Field) []Hit {
 	detect := detectors[sc.stage]
 	if sc.key == "" || sc.memo == nil {
-		return detectOrNone(detect, sc.Files, f)
+		return detectOrNone(detect, sc.files(), f)
 	}
 	k := git.NewMemoKey(hitsMemoKind)
 	k.Words(sc.key, string(sc.stage), f.GoName, f.JSONName, f.Path)
 	k.Words(f.Parents...)
 	key := k.String()
 	if key == "" {
-		return detectOrNone(detect, sc.Files, f)
+		return detectOrNone(detect, sc.files(), f)
 	}
 	if data := sc.memo.Get(hitsMemoKind, key); data != nil {
 		var hits []Hit
@@ -65,7 +71,7 @@ func (sc *StageCode) Hits(f Field) []Hit {
 			return hits
 		}
 	}
-	hits := detectOrNone(detect, sc.Files, f)
+	hits := detectOrNone(detect, sc.files(), f)
 	if data, err := json.Marshal(hits); err == nil {
 		sc.memo.Put(hitsMemoKind, key, data)
 	}

@@ -2,6 +2,7 @@ package shoot
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,5 +43,36 @@ func TestHitsMemo(t *testing.T) {
 	}
 	if got := (&StageCode{}).Hits(oidcConfig); got != nil {
 		t.Errorf("code of no stage: %v", got)
+	}
+}
+
+// Code the memo says parses is read when a question the memo does not
+// answer needs it, once; a failure to read it then is the Stages' error,
+// for the run to fail with.
+func TestStageCodeReadWhenNeeded(t *testing.T) {
+	memo := mapMemo{}
+	files := parse(t, validationSrc)
+	warm := &StageCode{Files: files, stage: StageValidation, key: "files", memo: memo}
+	want := warm.Hits(oidcConfig) // memoised
+
+	e := &Stages{}
+	loads := 0
+	lazy := &StageCode{stage: StageValidation, key: "files", memo: memo, stages: e,
+		load: func() ([]*File, error) { loads++; return files, nil }}
+	if got := lazy.Hits(oidcConfig); !cmp.Equal(got, want) || loads != 0 {
+		t.Errorf("a memoised question: %v after %d loads, want %v without reading the code", got, loads, want)
+	}
+	if got := lazy.Hits(maxEmpty); !cmp.Equal(got, Validation(files, maxEmpty)) || loads != 1 {
+		t.Errorf("a new question: %v after %d loads, want the detector's answer after one", got, loads)
+	}
+	lazy.Hits(podEviction)
+	if loads != 1 || e.Err() != nil {
+		t.Errorf("%d loads, error %v; want one, none", loads, e.Err())
+	}
+
+	failing := &StageCode{stage: StageValidation, key: "other", memo: memo, stages: e,
+		load: func() ([]*File, error) { return nil, errors.New("object missing") }}
+	if got := failing.Hits(oidcConfig); got != nil || e.Err() == nil || e.Err().Error() != "object missing" {
+		t.Errorf("unreadable code: hits %v, error %v; want none and the error", got, e.Err())
 	}
 }
