@@ -283,6 +283,27 @@ type Memo interface {
 	Put(kind, key string, value []byte)
 }
 
+// TagRefs lists the tags whose names match as "name oid" lines, sorted:
+// the object each ref names (an annotated tag's tag object, a
+// lightweight tag's commit), read from the refs alone. A list that is the
+// same names the same tags, peeled to the same commits.
+func (r *Repo) TagRefs(match func(name string) bool) ([]string, error) {
+	var out []string
+	err := r.eachLine([]string{"for-each-ref", "--format=%(refname) %(objectname)", "refs/tags"}, func(line []byte) bool {
+		ref, oid, _ := bytes.Cut(line, []byte(" "))
+		name, ok := bytes.CutPrefix(ref, []byte("refs/tags/"))
+		if ok && len(name) > 0 && match(string(name)) {
+			out = append(out, string(name)+" "+string(oid))
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // ReleaseTagsMemo is ReleaseTags with a memo: the kept tags' names and
 // object ids (what for-each-ref prints from the refs, without reading
 // any object) key their peeled commits and dates, and the release-line

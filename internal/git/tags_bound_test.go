@@ -166,3 +166,36 @@ func TestVersionTagMergedManyTags(t *testing.T) {
 		t.Errorf("VersionTagMerged(m48) = %q, %v; want none", got, err)
 	}
 }
+
+// TestTagRefs: the matching tags' names and the objects their refs name,
+// sorted; an annotated tag's object is its tag object, which moving the
+// tag changes.
+func TestTagRefs(t *testing.T) {
+	t.Parallel()
+	f, r := branchy(t)
+	tags, err := r.TagsMatching(releasePattern.MatchString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := r.TagRefs(releasePattern.MatchString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) != len(tags) || len(refs) == 0 || !slices.IsSorted(refs) {
+		t.Fatalf("TagRefs = %v for the tags %v", refs, tags)
+	}
+	for i, tg := range tags {
+		if name, _, _ := strings.Cut(refs[i], " "); name != tg.Name {
+			t.Errorf("ref %d names %s, want %s", i, name, tg.Name)
+		}
+	}
+	first := strings.Split(refs[0], " ")[0]
+	f.Git("tag", "-f", "-a", "-m", "moved", first, "HEAD")
+	moved, err := r.TagRefs(releasePattern.MatchString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved[0] == refs[0] {
+		t.Errorf("moving %s left its ref %q", first, refs[0])
+	}
+}

@@ -297,7 +297,42 @@ func (e *Stages) headRelease() (string, string) {
 	if err != nil {
 		return "", err.Error()
 	}
-	tags, err := in.Repo.TagsMatching(re.MatchString)
+	// The answer is a function of base, head and the tags (their refs
+	// name the objects): memoised, it saves peeling every tag and
+	// listing base..head.
+	memo, key := e.hist.Memo(), ""
+	if memo != nil {
+		if refs, err := in.Repo.TagRefs(re.MatchString); err == nil {
+			k := git.NewMemoKey(headReleaseMemoKind)
+			k.Words(in.Base.Commit(), in.Head.Commit())
+			k.Words(refs...)
+			key = k.String()
+		}
+	}
+	if key != "" {
+		if v := memo.Get(headReleaseMemoKind, key); v != nil {
+			if best, all, ok := strings.Cut(string(v), "\n"); ok {
+				if all != "" {
+					e.relAll = strings.Split(all, "\n")
+				}
+				return best, ""
+			}
+		}
+	}
+	best, prob := e.headReleaseOf(in, re.MatchString)
+	if key != "" && prob == "" {
+		memo.Put(headReleaseMemoKind, key, []byte(best+"\n"+strings.Join(e.relAll, "\n")))
+	}
+	return best, prob
+}
+
+// headReleaseMemoKind names the memo entries of headRelease: the tag,
+// then every release tag name, a line each.
+const headReleaseMemoKind = "shoot head release 1"
+
+// headReleaseOf is headRelease read from git.
+func (e *Stages) headReleaseOf(in lifecycle.Input, match func(string) bool) (string, string) {
+	tags, err := in.Repo.TagsMatching(match)
 	if err != nil {
 		return "", fmt.Sprintf("cannot read release tags: %v", err)
 	}
