@@ -147,11 +147,7 @@ func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *Stag
 		missing = nil // no defaults*.go file: the version package has no defaulting
 	}
 	if len(missing) > 0 {
-		files, err := git.Select(snap, locateSelection)
-		if err != nil {
-			return &StageCode{Problem: fmt.Sprintf("cannot search %s code at %s: %v", st, revName, err)}
-		}
-		found, err := locate(st, files, snap.ReadFiles)
+		found, err := e.located(snap, st, missing)
 		if err != nil {
 			return &StageCode{Problem: fmt.Sprintf("cannot search %s code at %s: %v", st, revName, err)}
 		}
@@ -207,6 +203,44 @@ func (e *Stages) readStage(rev lifecycle.Rev, st Stage, versionDir string) *Stag
 	sc.Files = parsed
 	return sc
 }
+
+// located is locate over the revision's candidate files, memoised for a
+// commit: the files that hold a stage's code are a function of the
+// commit's tree (and of the entries that are missing, which name where
+// the code was expected).
+func (e *Stages) located(snap git.Snapshot, st Stage, missing []string) ([]string, error) {
+	memo, key := e.hist.Memo(), ""
+	if memo != nil && snap.Ref() != git.WorktreeRef && snap.Commit() != "" {
+		k := git.NewMemoKey(locateMemoKind)
+		k.Words(snap.Commit(), string(st))
+		k.Words(missing...)
+		key = k.String()
+	}
+	if key != "" {
+		if v := memo.Get(locateMemoKind, key); v != nil {
+			if len(v) == 0 {
+				return nil, nil
+			}
+			return strings.Split(string(v), "\n"), nil
+		}
+	}
+	files, err := git.Select(snap, locateSelection)
+	if err != nil {
+		return nil, err
+	}
+	found, err := locate(st, files, snap.ReadFiles)
+	if err != nil {
+		return nil, err
+	}
+	if key != "" && !slices.ContainsFunc(found, func(f string) bool { return strings.Contains(f, "\n") }) {
+		memo.Put(locateMemoKind, key, []byte(strings.Join(found, "\n")))
+	}
+	return found, nil
+}
+
+// locateMemoKind names the memo entries of located: the files found, a
+// line each.
+const locateMemoKind = "shoot locate 1"
 
 func doesNotExist(n int) string {
 	if n == 1 {
