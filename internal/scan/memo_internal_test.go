@@ -252,7 +252,7 @@ func TestMemoKeyCoversOptions(t *testing.T) {
 	src := commitLike{}
 	k0 := memoKey(src, base, "/mod")
 	if k0 == "" {
-		t.Skip("no executable to name")
+		t.Fatal("BinaryID names no executable: nothing would be memoised")
 	}
 	for _, o := range []Options{
 		{Groups: []GroupSpec{{Dir: "a"}}}, {Profile: model.ProfileCRD}, {Exclude: []string{"x"}}, {Only: []string{"a"}}, {NoExternal: true},
