@@ -139,6 +139,11 @@ func (s *state) shareMemoGroups(m *model.Model, hashes []string) {
 	for i, g := range m.Groups {
 		if j, ok := base[groupDir(g)]; ok && hashes[i] != "" && hashes[i] == r.memoHashes[j] {
 			m.Groups[i] = r.memoModel.Groups[j]
+			// Taken as from base's scan: base computes its contracts.
+			if s.reused == nil {
+				s.reused = map[*model.Group]bool{}
+			}
+			s.reused[m.Groups[i]] = true
 		}
 	}
 }
