@@ -712,15 +712,7 @@ func judge(res *Result, an rules.Analyses) (*rules.Result, error) {
 			eng.Disabled[r.ID] = true
 		}
 	}
-	out, err := rules.Run(res.Diff, res.Options.Rules, eng)
-	if err == nil && an.Shoot != nil {
-		// Stage code the rules read when a question needed it, and that
-		// could not be read then: judged without it, out is no report.
-		if serr := an.Shoot.Err(); serr != nil {
-			return nil, serr
-		}
-	}
-	return out, err
+	return rules.Run(res.Diff, res.Options.Rules, eng)
 }
 
 // judgeSuppressions runs the rules about suppressions: it compares the

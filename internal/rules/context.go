@@ -155,13 +155,19 @@ func Interrupted(err error) bool {
 }
 
 // stopped returns the error that ends a run early: an analysis
-// interrupted (skipErr), or ctx done. Analyses turn some of their
-// failures into notes and problems ("cannot read release tags: ...")
-// that no longer say why they failed, so once ctx is done nothing the
-// rules made of them counts.
+// interrupted (skipErr), ctx done, or Shoot stage code that a rule needed
+// late and could not read (shoot.Stages.Err: judged without it, nothing
+// is a report). Analyses turn some of their failures into notes and
+// problems ("cannot read release tags: ...") that no longer say why they
+// failed, so once ctx is done nothing the rules made of them counts.
 func (c *Context) stopped(ctx context.Context) error {
 	if c.stop != nil {
 		return c.stop
+	}
+	if st := c.analyses.Shoot; st != nil {
+		if err := st.Err(); err != nil {
+			return err
+		}
 	}
 	if ctx != nil && ctx.Err() != nil {
 		return fmt.Errorf("judging the change: interrupted: %w", ctx.Err())
