@@ -32,7 +32,7 @@ func (f *Files) answerKey(p string, question ...string) string {
 	if f.memo == nil {
 		return ""
 	}
-	ids, ok := f.src.(interface{ BlobID(string) (string, bool) })
+	ids, ok := f.src.(git.BlobIDs)
 	if !ok {
 		return ""
 	}

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -142,10 +143,6 @@ func memoKey(src Source, opts Options, modCache string) string {
 	if _, blobs := src.(BlobIDs); !ok || !blobs || c.Ref() == git.WorktreeRef || c.Commit() == "" {
 		return ""
 	}
-	id := git.BinaryID()
-	if id == "" {
-		return ""
-	}
 	fp, err := json.Marshal(struct {
 		Groups     []GroupSpec
 		Profile    model.Profile
@@ -157,13 +154,9 @@ func memoKey(src Source, opts Options, modCache string) string {
 	if err != nil {
 		return ""
 	}
-	h := sha256.New()
-	for _, s := range []string{memoFormat, id, c.Commit()} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
-	}
-	h.Write(fp)
-	return hex.EncodeToString(h.Sum(nil))
+	k := git.NewMemoKey(memoFormat)
+	k.Words(c.Commit(), string(fp))
+	return k.String()
 }
 
 // load returns the model of the entry of key, when there is one and the
@@ -270,12 +263,7 @@ func (m *Memo) prune() {
 		es = append(es, entry{e.Name(), fi.Size(), fi.ModTime().UnixNano()})
 		total += fi.Size()
 	}
-	slices.SortFunc(es, func(a, b entry) int {
-		if a.mod != b.mod {
-			return int(min(max(a.mod-b.mod, -1), 1))
-		}
-		return strings.Compare(a.name, b.name)
-	})
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Or(cmp.Compare(a.mod, b.mod), strings.Compare(a.name, b.name)) })
 	for _, e := range es {
 		if total <= m.budget {
 			break

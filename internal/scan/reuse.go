@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/apicheck/apicheck/internal/git"
 	"github.com/apicheck/apicheck/internal/model"
 )
 
@@ -65,11 +66,9 @@ type Reuse struct {
 	memoHashes []string
 }
 
-// BlobIDs names a source's files by content: the same id at two
-// revisions is the same file.
-type BlobIDs interface {
-	BlobID(path string) (oid string, ok bool)
-}
+// BlobIDs names a source's files by content (git.BlobIDs): the same id
+// at two revisions is the same file.
+type BlobIDs = git.BlobIDs
 
 // builtGroup is what the first scan recorded of one group it built.
 type builtGroup struct {

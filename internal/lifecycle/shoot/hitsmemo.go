@@ -26,7 +26,7 @@ const (
 // filesKey hashes the paths and blobs of a stage's files at a revision;
 // "" when the revision does not name its files by blob.
 func filesKey(snap git.Snapshot, files []string) string {
-	ids, ok := snap.(interface{ BlobID(string) (string, bool) })
+	ids, ok := snap.(git.BlobIDs)
 	if !ok || snap.Ref() == git.WorktreeRef {
 		return ""
 	}
