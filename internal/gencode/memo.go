@@ -123,7 +123,7 @@ func oneBlock(blocks []Block, found bool) (Block, bool) {
 // Readable returns the error reading generated file p gives (nil when it
 // reads); a file read before (memoised) is not read again.
 func (f *Files) Readable(p string) error {
-	if _, _, ok := f.recall(f.answerKey(p, "read")); ok {
+	if f.readBefore(p) {
 		return nil
 	}
 	_, err := f.Read(p)

@@ -52,37 +52,30 @@ var detectors = map[Stage]func([]*File, Field) []Hit{
 
 // Hits is what the stage's detector (Warnings, Validation, Canonicalize,
 // Maintenance, Defaulting) finds for field f in the code, through the
-// memo.
+// memo. Code of no stage (a StageCode that was not read) has no hits.
 func (sc *StageCode) Hits(f Field) []Hit {
-	detect := detectors[sc.stage]
-	if sc.key == "" || sc.memo == nil {
-		return detectOrNone(detect, sc.files(), f)
+	detect := func() []Hit {
+		if d := detectors[sc.stage]; d != nil {
+			return d(sc.files(), f)
+		}
+		return nil
+	}
+	if sc.key == "" || sc.memo == nil { // sc.key names the executable already
+		return detect()
 	}
 	k := git.NewMemoKey(hitsMemoKind)
 	k.Words(sc.key, string(sc.stage), f.GoName, f.JSONName, f.Path)
 	k.Words(f.Parents...)
 	key := k.String()
-	if key == "" {
-		return detectOrNone(detect, sc.files(), f)
-	}
 	if data := sc.memo.Get(hitsMemoKind, key); data != nil {
 		var hits []Hit
 		if json.Unmarshal(data, &hits) == nil {
 			return hits
 		}
 	}
-	hits := detectOrNone(detect, sc.files(), f)
+	hits := detect()
 	if data, err := json.Marshal(hits); err == nil {
 		sc.memo.Put(hitsMemoKind, key, data)
 	}
 	return hits
-}
-
-// detectOrNone runs detect; code of no stage (a StageCode that was not
-// read) has no hits.
-func detectOrNone(detect func([]*File, Field) []Hit, files []*File, f Field) []Hit {
-	if detect == nil {
-		return nil
-	}
-	return detect(files, f)
 }
