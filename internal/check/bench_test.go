@@ -13,6 +13,9 @@ package check_test
 // existing repository instead (scripts/bench.sh passes the one it timed),
 // comparing APICHECK_BENCH_BASE and APICHECK_BENCH_HEAD (default "base"
 // and "head"), which may be any repository with API groups.
+// APICHECK_BENCH_CACHE=off runs every check with the caches off (the
+// cold cost without the memo writes); by default the first run fills a
+// cache the others use (warm).
 //
 // Both report "cpu-ms/op", the CPU time (user + system, of this process
 // and of the git processes it ran) per run: on a shared machine it moves
@@ -135,6 +138,11 @@ func (e *benchEnv) init() error {
 	e.cache = filepath.Join(tmp, "cache")
 	if err := os.Mkdir(e.cache, 0o700); err != nil {
 		return err
+	}
+	// APICHECK_BENCH_CACHE=off runs every iteration with the caches off,
+	// as the GitHub Action does: the cold cost, without the memo writes.
+	if os.Getenv("APICHECK_BENCH_CACHE") == "off" {
+		e.cache = "-"
 	}
 	if dir := os.Getenv("APICHECK_BENCH_REPO"); dir != "" {
 		e.dir = dir
