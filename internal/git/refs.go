@@ -236,6 +236,26 @@ func (r *Repo) CommitTime(ref string) (time.Time, error) {
 	return time.Unix(n, 0).UTC(), nil
 }
 
+// commitTimes returns the committer dates of commits (full ids), in no
+// particular order, with one git call.
+func (r *Repo) commitTimes(shas []string) ([]time.Time, error) {
+	args := append([]string{"rev-list", "--no-walk", "--timestamp"}, shas...)
+	out, err := r.run(args...)
+	if err != nil {
+		return nil, fmt.Errorf("commit dates: %w", err)
+	}
+	var dates []time.Time
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		ts, _, _ := strings.Cut(l, " ")
+		n, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("commit dates: unexpected git rev-list output %q", l)
+		}
+		dates = append(dates, time.Unix(n, 0).UTC())
+	}
+	return dates, nil
+}
+
 // Base is the comparison base apicheck chooses when none is given.
 type Base struct {
 	// Upstream is what HEAD is compared with, short: "origin/main",

@@ -394,3 +394,54 @@ func TestBeforeTaggedCommitOneRead(t *testing.T) {
 		}
 	}
 }
+
+// TestBeforeDatesGuideFirstRead: a main commit far below the highest
+// release lines is answered in one read of the commit graph when the
+// dates tell where its release is (the first batch reaches down to it),
+// and rightly, in more reads, when the dates mislead.
+func TestBeforeDatesGuideFirstRead(t *testing.T) {
+	t.Parallel()
+	// Each line is cut from main, then main goes on (dates one minute
+	// apart, in import order).
+	const lines = 20
+	f := gitfixture.New(t)
+	cs := []gitfixture.Commit{{Step: "m0", Files: map[string]string{"main": "0"}}}
+	for i := 1; i <= lines; i++ {
+		cs = append(cs,
+			gitfixture.Commit{Step: fmt.Sprintf("r%d", i), Branch: fmt.Sprintf("release-v1.%d", i),
+				Parents: []string{fmt.Sprintf("m%d", i-1)}, Files: map[string]string{"version": fmt.Sprint(i)},
+				Tags: []string{fmt.Sprintf("v1.%d.0", i)}},
+			gitfixture.Commit{Step: fmt.Sprintf("m%d", i), Branch: "main", Parents: []string{fmt.Sprintf("m%d", i-1)},
+				Files: map[string]string{"main": fmt.Sprint(i)}})
+	}
+	f.Import(cs...)
+	r := open(t, f)
+	for _, c := range []struct {
+		name  string
+		step  string
+		dates time.Time // every release line's, when set
+		want  string
+		reads int
+	}{
+		{"16 lines down", "m5", time.Time{}, "v1.5.0", 1},
+		{"19 lines down", "m2", time.Time{}, "v1.2.0", 1},
+		{"the highest line", "m20", time.Time{}, "v1.20.0", 1},
+		{"every line dated before the commit", "m5", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), "v1.5.0", 2},
+		{"every line dated after the commit", "m5", time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), "v1.5.0", 1},
+	} {
+		rs, err := r.ReleaseTags(releasePattern.MatchString)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.dates.IsZero() {
+			git.DateLines(rs, c.dates)
+		}
+		got, err := rs.Before(f.Commits[c.step])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].Name != c.want || git.GraphReads(rs) != c.reads {
+			t.Errorf("%s: Before(%s) = %s in %d reads of the graph, want %s in %d", c.name, c.step, got[0].Name, git.GraphReads(rs), c.want, c.reads)
+		}
+	}
+}

@@ -710,19 +710,29 @@ func (rs *ReleaseTags) before(shas []string, out []ReleaseTag) error {
 		open[i] = i
 	}
 	// Batches of 8, 64, 512 ... lines: most commits find their release
-	// among the few highest lines, whose graph region is small. A commit
-	// that a release line tagged (a comparison from a release) has its
-	// answer at that line or above: the first batch reaches down to it,
-	// so that one read of the graph answers it. (Batches only bound how
-	// much of the graph is read at once: lines are judged highest first
-	// whatever the split.)
+	// among the few highest lines, whose graph region is small. The first
+	// batch reaches down to where the answer likely is, so that one read
+	// of the graph answers it: to the line that tagged a commit (a
+	// comparison from a release has its answer at that line or above),
+	// and, for a commit no release tagged, to the line the commit dates
+	// suggest (firstBatch, one git call). Each read
+	// walks from the floor under its lines up to the commits, so a batch
+	// that stops short of the answer costs a read of about the same size
+	// again. (Batches only bound how much of the graph is read at once:
+	// lines are judged highest first whatever the split, so a wrong
+	// guess costs time, never a different answer.)
 	first := 8
+	tagged := map[string]bool{} // the commits a release tagged
 	for l, line := range rs.lines {
 		for _, t := range line.tags {
 			if slices.Contains(shas, t.Commit) {
 				first = max(first, l+1)
+				tagged[t.Commit] = true
 			}
 		}
+	}
+	if len(tagged) < len(shas) {
+		first = max(first, rs.firstBatch(shas))
 	}
 	for lo, size := 0, first; lo < len(rs.lines) && len(open) > 0; lo, size = lo+size, size*8 {
 		hi := min(lo+size, len(rs.lines))
@@ -745,6 +755,25 @@ func (rs *ReleaseTags) before(shas []string, out []ReleaseTag) error {
 		open = still
 	}
 	return nil
+}
+
+// firstBatch is how many of the highest release lines the commit dates
+// suggest the first batch of before needs: down to one line below the
+// highest line whose first release is dated before the oldest of the
+// commits (tags and commits carry dates, which may be skewed: a guess,
+// see before). 0 when git cannot tell the commits' dates.
+func (rs *ReleaseTags) firstBatch(shas []string) int {
+	dates, err := rs.repo.commitTimes(shas)
+	if err != nil || len(dates) == 0 {
+		return 0
+	}
+	oldest := slices.MinFunc(dates, time.Time.Compare)
+	for l, line := range rs.lines {
+		if d := line.tags[0].Date; !d.IsZero() && !d.After(oldest) {
+			return min(l+2, len(rs.lines))
+		}
+	}
+	return len(rs.lines)
 }
 
 // decodeBefore reads Before's memoised answers: one tag name (or an
