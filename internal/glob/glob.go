@@ -26,8 +26,72 @@ import (
 // Within a segment, "*", "?" and "[...]" work as in path.Match.
 type Glob struct {
 	pattern string
-	segs    []string
+	segs    []seg
 	anySeg  bool
+}
+
+// seg is a compiled segment of a pattern: the common shapes ("zz_*",
+// "*_test.go", "*fake*", a plain name, "**") are matched with string
+// comparisons, the others with path.Match.
+type seg struct {
+	kind segKind
+	s    string // the literal part, or the pattern (segMatch)
+}
+
+type segKind uint8
+
+const (
+	segMatch    segKind = iota // path.Match(s, name)
+	segLiteral                 // name == s
+	segAnyName                 // "*": any name
+	segPrefix                  // "s*"
+	segSuffix                  // "*s"
+	segContains                // "*s*"
+	segAnyDepth                // "**": any number of segments
+)
+
+func compileSeg(p string) seg {
+	switch {
+	case p == "**":
+		return seg{kind: segAnyDepth}
+	case strings.ContainsAny(p, "?[\\"):
+		return seg{kind: segMatch, s: p}
+	case p == "*":
+		return seg{kind: segAnyName}
+	}
+	inner := strings.Trim(p, "*")
+	if strings.Contains(inner, "*") {
+		return seg{kind: segMatch, s: p}
+	}
+	switch star := len(p) - len(inner); {
+	case star == 0:
+		return seg{kind: segLiteral, s: p}
+	case star == 2 && p[0] == '*' && p[len(p)-1] == '*':
+		return seg{kind: segContains, s: inner}
+	case star == 1 && p[0] == '*':
+		return seg{kind: segSuffix, s: inner}
+	case star == 1:
+		return seg{kind: segPrefix, s: inner}
+	}
+	return seg{kind: segMatch, s: p} // "**x" and the like
+}
+
+// match reports whether a path segment (a name, never "**") matches.
+func (g seg) match(name string) bool {
+	switch g.kind {
+	case segLiteral:
+		return name == g.s
+	case segAnyName:
+		return true
+	case segPrefix:
+		return strings.HasPrefix(name, g.s)
+	case segSuffix:
+		return strings.HasSuffix(name, g.s)
+	case segContains:
+		return strings.Contains(name, g.s)
+	}
+	ok, _ := path.Match(g.s, name)
+	return ok
 }
 
 // Compile checks and compiles a pattern.
@@ -52,7 +116,11 @@ func Compile(p string) (Glob, error) {
 			return Glob{}, fmt.Errorf("%q: %v", p, err)
 		}
 	}
-	return Glob{pattern: p, segs: segs, anySeg: len(segs) == 1 && segs[0] != "**"}, nil
+	g := Glob{pattern: p, anySeg: len(segs) == 1 && segs[0] != "**"}
+	for _, s := range segs {
+		g.segs = append(g.segs, compileSeg(s))
+	}
+	return g, nil
 }
 
 // CompileAll compiles a list of patterns; the first invalid one is an
@@ -80,7 +148,7 @@ func (g Glob) Match(file string) bool { return g.MatchSegments(strings.Split(fil
 func (g Glob) MatchSegments(parts []string) bool {
 	if g.anySeg {
 		for _, s := range parts {
-			if ok, _ := path.Match(g.segs[0], s); ok {
+			if g.segs[0].match(s) {
 				return true
 			}
 		}
@@ -92,13 +160,23 @@ func (g Glob) MatchSegments(parts []string) bool {
 // matchSegs matches pattern segments against path segments in
 // O(len(pat)·len(parts)) (dynamic programming, so that patterns with many
 // "**" from an untrusted configuration cannot take exponential time).
-func matchSegs(pat, parts []string) bool {
-	// ok[j] reports whether pat[i:] matches parts[j:], for the current i.
-	ok := make([]bool, len(parts)+1)
+func matchSegs(pat []seg, parts []string) bool {
+	if len(pat) > 0 && pat[0].kind != segAnyDepth && (len(parts) == 0 || !pat[0].match(parts[0])) {
+		return false // the common miss: the first directory differs
+	}
+	// ok[j] reports whether pat[i:] matches parts[j:], for the current i;
+	// next is the row for i-1 being filled (on the stack for paths of up
+	// to 31 segments).
+	var buf [2][32]bool
+	ok, next := buf[0][:], buf[1][:]
+	if len(parts)+1 > len(ok) {
+		ok, next = make([]bool, len(parts)+1), make([]bool, len(parts)+1)
+	}
+	ok, next = ok[:len(parts)+1], next[:len(parts)+1]
 	ok[len(parts)] = true
 	for i := len(pat) - 1; i >= 0; i-- {
-		next := make([]bool, len(parts)+1)
-		if pat[i] == "**" {
+		clear(next)
+		if pat[i].kind == segAnyDepth {
 			// ** matches parts[j:k] for any k >= j.
 			any := false
 			for j := len(parts); j >= 0; j-- {
@@ -107,12 +185,12 @@ func matchSegs(pat, parts []string) bool {
 			}
 		} else {
 			for j := len(parts) - 1; j >= 0; j-- {
-				if m, _ := path.Match(pat[i], parts[j]); m {
-					next[j] = ok[j+1]
+				if ok[j+1] && pat[i].match(parts[j]) {
+					next[j] = true
 				}
 			}
 		}
-		ok = next
+		ok, next = next, ok
 	}
 	return ok[0]
 }

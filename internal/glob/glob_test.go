@@ -1,6 +1,10 @@
 package glob
 
-import "testing"
+import (
+	"path"
+	"strings"
+	"testing"
+)
 
 func TestGlobMatch(t *testing.T) {
 	for _, tc := range []struct {
@@ -81,6 +85,114 @@ func TestMatchDirectory(t *testing.T) {
 	} {
 		if got := Match(tc.pattern, tc.dir); got != tc.want {
 			t.Errorf("Match(%q, %q) = %v, want %v", tc.pattern, tc.dir, got, tc.want)
+		}
+	}
+}
+
+// refMatch is the definition of Glob.Match: path.Match on every segment,
+// "**" any number of segments (exponential; small inputs only).
+func refMatch(pattern, file string) bool {
+	var match func(pat, parts []string) bool
+	match = func(pat, parts []string) bool {
+		if len(pat) == 0 {
+			return len(parts) == 0
+		}
+		if pat[0] == "**" {
+			for k := 0; k <= len(parts); k++ {
+				if match(pat[1:], parts[k:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(parts) == 0 {
+			return false
+		}
+		ok, _ := path.Match(pat[0], parts[0])
+		return ok && match(pat[1:], parts[1:])
+	}
+	parts := strings.Split(file, "/")
+	if !strings.Contains(pattern, "/") && pattern != "**" {
+		for _, s := range parts {
+			if ok, _ := path.Match(pattern, s); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return match(strings.Split(pattern, "/"), parts)
+}
+
+// TestGlobMatchesDefinition: the compiled segments (literal, prefix,
+// suffix, contains, path.Match) match as path.Match does, over every
+// pattern and path built from a small alphabet of segments.
+func TestGlobMatchesDefinition(t *testing.T) {
+	segs := []string{"a", "ab", "b", "*", "a*", "*a", "*a*", "*b*", "a*b", "?b", "[ab]", "**", "x_test.go", "*_test.go", "*.go"}
+	names := []string{"a", "ab", "ba", "b", "bab", "x_test.go", "a.go", "aa", "c"}
+	var patterns []string
+	for _, s := range segs {
+		patterns = append(patterns, s)
+		for _, u := range segs {
+			patterns = append(patterns, s+"/"+u)
+			for _, v := range []string{"a", "**", "*b*"} {
+				patterns = append(patterns, s+"/"+u+"/"+v)
+			}
+		}
+	}
+	var files []string
+	for _, n := range names {
+		files = append(files, n)
+		for _, m := range names {
+			files = append(files, n+"/"+m)
+			for _, o := range []string{"a", "x_test.go", "ab"} {
+				files = append(files, n+"/"+m+"/"+o)
+			}
+		}
+	}
+	n := 0
+	for _, p := range patterns {
+		g, err := Compile(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for _, f := range files {
+			if got, want := g.Match(f), refMatch(p, f); got != want {
+				t.Errorf("Compile(%q).Match(%q) = %v, want %v", p, f, got, want)
+				if n++; n > 20 {
+					t.FailNow()
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMatchUsageExcludes matches repository paths against a list
+// like the default usages.exclude.
+func BenchmarkMatchUsageExcludes(b *testing.B) {
+	var gs []Glob
+	for _, p := range []string{"*_test.go", "*test", "testing", "*fake*", "mock*", "zz_generated*", "*.pb.go",
+		"pkg/apiserver/**", "pkg/registry/**", "pkg/api/**", "pkg/apis/**/validation/**", "plugin/**", "cmd/*apiserver*/**",
+		"pkg/admissioncontroller/**", "**/webhook/defaulting/**", "**/webhook/validation/**"} {
+		g, err := Compile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		gs = append(gs, g)
+	}
+	var files [][]string
+	for _, d := range []string{"pkg/gardenlet/controller/shoot/care", "pkg/operator/webhook/validation/garden", "extensions/pkg/controller/worker/genericactuator", "cmd/gardener-apiserver/app", "test/e2e/gardener/shoot", "pkg/apis/core/v1beta1"} {
+		for _, f := range []string{"reconciler.go", "add.go", "reconciler_test.go", "zz_generated.deepcopy.go", "helper.go"} {
+			files = append(files, strings.Split(d+"/"+f, "/"))
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, parts := range files {
+			for _, g := range gs {
+				if g.MatchSegments(parts) {
+					break
+				}
+			}
 		}
 	}
 }
