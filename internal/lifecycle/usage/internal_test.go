@@ -2,6 +2,7 @@ package usage
 
 import (
 	"bytes"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"os"
@@ -71,7 +72,8 @@ func mentionsOneByOne(src []byte, names [][]byte) bool {
 	return false
 }
 
-// TestNameSetAgainstOneByOne: the one-pass pre-filter agrees with the
+// TestNameSetAgainstOneByOne: both ways of the pre-filter, the search
+// for each name and the one pass over the identifiers, agree with the
 // name-by-name definition on real sources, whole files and each of their
 // lines, for sets of names of various lengths and first letters.
 func TestNameSetAgainstOneByOne(t *testing.T) {
@@ -99,8 +101,12 @@ func TestNameSetAgainstOneByOne(t *testing.T) {
 			ns := newNameSet(names)
 			for _, piece := range pieces {
 				want := mentionsOneByOne(piece, names)
-				if got := ns.mentioned(piece); got != want {
-					t.Fatalf("%s: %v mentioned in %q = %v, want %v", p, set, piece, got, want)
+				for way, mentioned := range map[string]func([]byte) bool{
+					"mentioned": ns.mentioned, "by index": ns.mentionedByIndex, "by scan": ns.mentionedByScan,
+				} {
+					if got := mentioned(piece); got != want {
+						t.Fatalf("%s: %v mentioned in %q (%s) = %v, want %v", p, set, piece, way, got, want)
+					}
 				}
 				compared++
 				if want {
@@ -221,5 +227,37 @@ func TestNoExecution(t *testing.T) {
 				t.Errorf("%s imports %s", f, p)
 			}
 		}
+	}
+}
+
+// BenchmarkMentioned: the pre-filter over real sources that do not
+// mention the name, as most files of a repository do not.
+func BenchmarkMentioned(b *testing.B) {
+	var src []byte
+	for _, p := range gocorpus.Files(b, "../../..", "go", "net/http") {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src = append(src, data...)
+	}
+	// One name and 16 (searched for one by one), 17 (one pass over the
+	// identifiers).
+	var many []string
+	for i := range 17 {
+		many = append(many, fmt.Sprintf("Unused%d", i))
+	}
+	for _, set := range [][]string{{"EncryptedResources"}, many[:16], many} {
+		var names [][]byte
+		for _, n := range set {
+			names = append(names, []byte(n))
+		}
+		ns := newNameSet(names)
+		b.Run(fmt.Sprintf("%d names", len(set)), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				ns.mentioned(src)
+			}
+		})
 	}
 }
