@@ -71,8 +71,8 @@ type tree struct {
 	// (several parts).
 	profile model.Profile
 	// What the parts share: the CRD manifests, what the usage searches
-	// learnt about the repository's files, the tombstone styles of the
-	// whole head revision.
+	// learnt about the repository's files (nil for one part), the
+	// tombstone styles of the whole head revision.
 	manifests *rules.Manifests
 	files     *usage.Index
 	styles    *fix.Styles
@@ -124,12 +124,14 @@ func newTree(res *Result, req Request, hist *lifecycle.History, parts []*part, p
 		res: res, req: req, hist: hist, parts: parts,
 		profile:   res.Options.Scan.Profile,
 		manifests: manifests,
-		files:     usage.NewIndex(),
 		styles:    fix.HouseStyles(nil),
 	}
 	if parts == nil {
 		t.parts = []*part{{}}
 	} else {
+		// What a part's usage search learns of the files serves the
+		// parts after it; a tree judged whole searches once.
+		t.files = usage.NewIndex()
 		t.ties = &closure{planned: planned, own: map[string]int{}, imports: map[string]int{}, shared: map[string]int{}, names: map[string]int{}}
 	}
 	return t
