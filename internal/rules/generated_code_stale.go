@@ -39,8 +39,8 @@ var GeneratedCodeStale = &Rule{
 		if g == nil {
 			return
 		}
-		head, base := staleFiles(d, g)
-		if len(head)+len(base) == 0 {
+		head := staleFiles(d, g)
+		if len(head) == 0 {
 			return
 		}
 		done := make(chan struct{})
@@ -49,7 +49,6 @@ var GeneratedCodeStale = &Rule{
 			defer close(done)
 			defer func() { _ = recover() }() // Check reads what is missing, and says why
 			g.Head.Prefetch(head)
-			g.Base.Prefetch(base)
 		}()
 	},
 	Check: func(c *Context) {
@@ -91,11 +90,13 @@ func judgedStructs(d *model.Diff) []judgedStruct {
 	return out
 }
 
-// staleFiles are the generated files staleType reads of the judged
-// structs, at head and at base, for Prefetch: it asks of the same files
-// in the same conditions, so that none is read for nothing.
-func staleFiles(d *model.Diff, g *Generated) (head, base []string) {
-	var openapi []string // listed once
+// staleFiles are the generated files staleType reads at head of the
+// judged structs, for Prefetch: it asks of the same files in the same
+// conditions, so that none is read for nothing. (Base's OpenAPI files
+// are read only for a schema that lacks a property, definedAtBase: the
+// exception, read when it comes.)
+func staleFiles(d *model.Diff, g *Generated) (head []string) {
+	listed := false // the OpenAPI files, once
 	for _, j := range judgedStructs(d) {
 		gd, pd, td := j.gd, j.pd, j.td
 		if p, ok := protoFile(g, pd); ok {
@@ -105,18 +106,12 @@ func staleFiles(d *model.Diff, g *Generated) (head, base []string) {
 			head = append(head, p)
 		}
 		head = append(head, conversionFiles(g, gd, pd)...)
-		if !pd.External() {
-			continue
-		}
-		if openapi == nil {
-			openapi = append([]string{}, openAPIFiles(g)...)
-			head = append(head, openapi...)
-		}
-		if td.Base != nil && len(base) == 0 {
-			base = append(base, openapi...) // definedAtBase
+		if pd.External() && !listed {
+			head = append(head, openAPIFiles(g)...)
+			listed = true
 		}
 	}
-	return head, base
+	return head
 }
 
 // protoFile is the generated.proto the structs of pd are judged against,
@@ -299,17 +294,24 @@ func staleType(c *Context, g *Generated, gd *model.GroupDiff, pd *model.PackageD
 				continue
 			}
 			defined = true
-			if newType || !definedAtBase(c, g, p, pd, name) {
+			if newType {
 				continue
 			}
+			var lacks []*model.FieldDiff // properties the schema lacks
 			for _, fd := range td.Fields {
 				f := fd.Head
 				if !judgedOf(fd).openapi || f.Inline() {
 					continue
 				}
 				if j := f.WireName(); j != "" && j != "-" && !gencode.OpenAPIProperty(schema, j) {
-					miss(fd, p, fmt.Sprintf("the schema of %s has no property %q", name, j), schema.Line)
+					lacks = append(lacks, fd)
 				}
+			}
+			if len(lacks) == 0 || !definedAtBase(c, g, p, pd, name) {
+				continue
+			}
+			for _, fd := range lacks {
+				miss(fd, p, fmt.Sprintf("the schema of %s has no property %q", name, fd.Head.WireName()), schema.Line)
 			}
 		}
 		if newType && !defined && first != "" {
