@@ -43,11 +43,18 @@
 #
 # Real repositories (--repo): builds apicheck and the floor program
 # (internal/benchgen/cmd/floor), lets the floor list the files apicheck's
-# scan reads at both revisions (one check run, untimed), then runs
-# `apicheck check --repo DIR --base A --head B --format json --fail-on none`
-# and the floor (read those files from git objects and parse them, nothing
-# else) interleaved, --runs rounds (default 5) after one warm-up round, and
-# prints the median wall time of each, their ratio, CPU time and peak RSS.
+# scan reads at both revisions and every other object a cold check reads
+# from git (one check run with the caches off, untimed), then runs
+# `apicheck check --repo DIR --base A --head B --format json --fail-on none`,
+# the floor (read those files from git objects and parse them, nothing
+# else) and the floor with the other reads (the same, and read the other
+# objects at the same time, two cat-file processes: the trees the listing
+# walks, the generated files rules read, the release history, the usage
+# search's files) interleaved, --runs rounds (default 5) after one warm-up
+# round, and prints the median wall time of each, the ratios to both
+# floors, CPU time and peak RSS. The second floor is the one a check that
+# needs release history is judged against: nothing can judge protobuf
+# numbers or a removal's usages without reading them.
 # --cache warm (default) keeps apicheck's cache between runs (the warm-up
 # round fills it), cold gives every run an empty one (a shell wrapper
 # makes and removes the directory: a few milliseconds), off disables it.
@@ -56,7 +63,8 @@
 # --audit REV (with --repo, instead of --base and --head) times
 # `apicheck audit --repo DIR --rev REV --history --format json --fail-on
 # none` against the floor of one revision: reading and parsing the files
-# the scan reads at REV.
+# the scan reads at REV (and, for the second floor, what else the audit
+# read).
 #
 # --other-files N: generates the repository twice, the second time with N
 # files outside the API packages (benchgen -other-files: docs, charts,
@@ -192,6 +200,16 @@ command_line() {
 	printf '%s' "$out"
 }
 
+# markdown_reads_table CMD APICHECK FLOOR RATIO FLOOR_READS RATIO_READS RSS:
+# the table of a repository's timing, on descriptor 3.
+markdown_reads_table() {
+	{
+		echo "| command | apicheck (median) | floor | ratio | floor + reads | ratio | peak RSS | date | machine |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		printf '| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$(date -u +%Y-%m-%d)" "$(machine)"
+	} >&3
+}
+
 # markdown_table CMD APICHECK FLOOR RATIO RSS: the table, on descriptor 3.
 markdown_table() {
 	{
@@ -232,17 +250,20 @@ if [ -n "$REPO" ]; then
 	off) cli=(env APICHECK_CACHE_DIR=- "${cli[@]}") ;;
 	esac
 	floor=("$tmp/floor" -repo "$REPO" -base "$REV_BASE" -head "$REV_HEAD" -files "$tmp/files.json")
-	echo "== time apicheck and the floor, interleaved ($REPO_RUNS rounds after 1 warm-up, cache $CACHE)" >&2
-	"$tmp/benchtime" -n "$REPO_RUNS" -warmup 1 -ok 0 -stdout "$tmp/report.json" -- "${cli[@]}" ::: "${floor[@]}" >"$tmp/times.txt" ||
+	echo "== time apicheck, the floor and the floor with the other reads, interleaved ($REPO_RUNS rounds after 1 warm-up, cache $CACHE)" >&2
+	"$tmp/benchtime" -n "$REPO_RUNS" -warmup 1 -ok 0 -stdout "$tmp/report.json" -- "${cli[@]}" ::: "${floor[@]}" ::: "${floor[@]}" -reads >"$tmp/times.txt" ||
 		die "a timed run failed"
 	"${floor[@]}" >"$tmp/floor.txt" || die "the floor failed"
+	"${floor[@]}" -reads >"$tmp/floor-reads.txt" || die "the floor with the other reads failed"
 	tv() { sed -n "s/^$1=//p" "$tmp/times.txt"; }
 	fv() { sed -n "s/^$1=//p" "$tmp/floor.txt"; }
+	rv() { sed -n "s/^$1=//p" "$tmp/floor-reads.txt"; }
 	awk -v repo="$REPO" -v base="$REV_BASE" -v head="$REV_HEAD" -v audit="$AUDIT" -v runs="$REPO_RUNS" -v cache="$CACHE" \
-		-v files="$(fv files)" -v parsed="$(fv parsed)" -v bytes="$(fv bytes)" \
+		-v files="$(fv files)" -v parsed="$(fv parsed)" -v bytes="$(fv bytes)" -v reads="$(rv reads)" -v rbytes="$(rv bytes)" \
 		-v findings="$(grep -c '"rule":' "$tmp/report.json" || true)" \
 		-v cli="$(tv c1_median_ms)" -v cli_best="$(tv c1_best_ms)" -v cli_cpu="$(tv c1_median_cpu_ms)" -v cli_rss="$(tv c1_max_rss_kb)" \
-		-v fl="$(tv c2_median_ms)" -v fl_best="$(tv c2_best_ms)" -v fl_cpu="$(tv c2_median_cpu_ms)" -v fl_rss="$(tv c2_max_rss_kb)" '
+		-v fl="$(tv c2_median_ms)" -v fl_best="$(tv c2_best_ms)" -v fl_cpu="$(tv c2_median_cpu_ms)" -v fl_rss="$(tv c2_max_rss_kb)" \
+		-v fr="$(tv c3_median_ms)" -v fr_best="$(tv c3_best_ms)" -v fr_cpu="$(tv c3_median_cpu_ms)" -v fr_rss="$(tv c3_max_rss_kb)" '
 	BEGIN {
 		if (audit != "") {
 			printf "\napicheck audit --history on %s at %s (median of %d interleaved runs, cache %s)\n\n", repo, audit, runs, cache
@@ -255,13 +276,17 @@ if [ -n "$REPO" ]; then
 		printf "  %-16s %s\n", audit != "" ? "apicheck audit" : "apicheck check", sprintf("%.3f s  (best %.3f s); CPU %.3f s; peak RSS %.0f MB", cli / 1000, cli_best / 1000, cli_cpu / 1000, cli_rss / 1024)
 		printf "  %-16s %s\n", "floor", sprintf("%.3f s  (best %.3f s); CPU %.3f s; peak RSS %.0f MB", fl / 1000, fl_best / 1000, fl_cpu / 1000, fl_rss / 1024)
 		printf "  %-16s %s\n", "ratio", sprintf("%.2fx wall, %.2fx CPU (medians)", cli / fl, cli_cpu / fl_cpu)
+		printf "  %-16s %s\n", "other reads", sprintf("%d objects the check also read (trees, generated files, history), %.2f MB more", reads, (rbytes - bytes) / 1e6)
+		printf "  %-16s %s\n", "floor + reads", sprintf("%.3f s  (best %.3f s); CPU %.3f s; peak RSS %.0f MB", fr / 1000, fr_best / 1000, fr_cpu / 1000, fr_rss / 1024)
+		printf "  %-16s %s\n", "ratio to it", sprintf("%.2fx wall, %.2fx CPU (medians)", cli / fr, cli_cpu / fr_cpu)
 	}'
 	if [ -n "$MARKDOWN" ]; then
-		markdown_table "$(command_line)" \
+		ratio() { awk -v c="$(tv c1_median_ms)" -v f="$(tv "$1"_median_ms)" -v cc="$(tv c1_median_cpu_ms)" -v fc="$(tv "$1"_median_cpu_ms)" \
+			'BEGIN { printf "%.2fx (CPU %.2fx)", c / f, cc / fc }'; }
+		markdown_reads_table "$(command_line)" \
 			"$(awk -v m="$(tv c1_median_ms)" -v b="$(tv c1_best_ms)" 'BEGIN { printf "%.3f s (best %.3f s)", m / 1000, b / 1000 }')" \
-			"$(awk -v m="$(tv c2_median_ms)" 'BEGIN { printf "%.3f s", m / 1000 }')" \
-			"$(awk -v c="$(tv c1_median_ms)" -v f="$(tv c2_median_ms)" -v cc="$(tv c1_median_cpu_ms)" -v fc="$(tv c2_median_cpu_ms)" \
-				'BEGIN { printf "%.2fx (CPU %.2fx)", c / f, cc / fc }')" \
+			"$(awk -v m="$(tv c2_median_ms)" 'BEGIN { printf "%.3f s", m / 1000 }')" "$(ratio c2)" \
+			"$(awk -v m="$(tv c3_median_ms)" 'BEGIN { printf "%.3f s", m / 1000 }')" "$(ratio c3)" \
 			"$(awk -v k="$(tv c1_max_rss_kb)" 'BEGIN { printf "%.0f MB", k / 1024 }')"
 	fi
 	exit 0

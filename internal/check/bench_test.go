@@ -172,7 +172,7 @@ func (e *benchEnv) init() error {
 	defer res.Close()
 	e.files = floor.FilesOf(res)
 	e.nFiles = e.files.Count()
-	st, err := floor.Read(e.dir, e.base, e.head, e.files)
+	st, err := floor.Read(e.dir, e.base, e.head, e.files, false)
 	if err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func verifyFindings(res *check.Result, planted []benchgen.Change) error {
 // and parse the Go files with comments, both revisions at once and on all
 // cores, as the scan does.
 func readAndParse(e *benchEnv) error {
-	_, err := floor.Read(e.dir, e.base, e.head, e.files)
+	_, err := floor.Read(e.dir, e.base, e.head, e.files, false)
 	return err
 }
 

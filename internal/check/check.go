@@ -97,6 +97,10 @@ type Request struct {
 	// ModCache is the module cache directory the scans read types of
 	// other modules from (never write to); "" is the go command's.
 	ModCache string
+	// Reads, when set, records the objects the run reads from git's
+	// object store (git.Repo.LogReads): the floor of the benchmarks
+	// reads them again.
+	Reads *git.ReadLog
 }
 
 func (q Request) ctx() context.Context {
@@ -142,6 +146,9 @@ func openRepo(req Request) (*git.Repo, error) {
 		return nil, &UsageError{err}
 	}
 	repo.UseTreeMemo(lifecycle.TreeMemoPath(req.Lifecycle.CacheDir, repo.Root))
+	if req.Reads != nil {
+		repo.LogReads(req.Reads)
+	}
 	return repo, nil
 }
 

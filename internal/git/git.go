@@ -71,6 +71,9 @@ type Repo struct {
 	// the walks of later selections; rawBytes counts their bytes.
 	raw      sync.Map
 	rawBytes atomic.Int64
+	// readLog, when set, records what the object readers are asked
+	// (LogReads).
+	readLog atomic.Pointer[ReadLog]
 	// plainBatch is set once git refused cat-file --batch-command (a git
 	// older than 2.36): object readers run --batch.
 	plainBatch atomic.Bool

@@ -182,6 +182,9 @@ func (o *ObjectReader) Each(names []string, fn func(i int, obj Object)) error {
 	if len(names) == 0 {
 		return nil
 	}
+	if l := o.repo.readLog.Load(); l != nil {
+		l.add(names)
+	}
 	if o.cmd == nil {
 		if err := o.start(); err != nil {
 			return err

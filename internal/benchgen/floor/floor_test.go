@@ -22,7 +22,7 @@ func TestListAndRead(t *testing.T) {
 	fx := gitfixture.FromFile(t, filepath.Join("..", "..", "..", "examples", "shoot-api.txtar"))
 	base, head := fx.Commits["base"], fx.Commits["head"]
 	req := check.Request{Dir: fx.Dir, Base: base, Head: head, Lifecycle: lifecycle.Options{CacheDir: t.TempDir()}}
-	files, err := floor.List(req)
+	files, err := floor.List(req, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestListAndRead(t *testing.T) {
 			t.Errorf("files %v: %s is not read by the scan", files, f)
 		}
 	}
-	st, err := floor.Read(fx.Dir, base, head, files)
+	st, err := floor.Read(fx.Dir, base, head, files, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,12 +56,38 @@ func TestListAndRead(t *testing.T) {
 	if st.Bytes != size {
 		t.Errorf("read %d bytes, want %d", st.Bytes, size)
 	}
+
+	// What else the check read: the trees its listing walked and the
+	// release history, never again the files above.
+	for _, n := range files.Reads {
+		for rev, fs := range map[string][]string{base: files.Base, head: files.Head} {
+			for _, f := range fs {
+				if n == strings.TrimSpace(fx.Git("rev-parse", rev+":"+f)) {
+					t.Errorf("reads list %s, the blob of %s at %s, which the floor reads anyway", n, f, rev)
+				}
+			}
+		}
+	}
+	kinds := map[string]int{}
+	for _, n := range files.Reads {
+		kinds[strings.TrimSpace(fx.Git("cat-file", "-t", n))]++
+	}
+	if kinds["tree"] == 0 || kinds["commit"] == 0 {
+		t.Errorf("reads %v: %v, want the commits and trees of the listing at least", files.Reads, kinds)
+	}
+	all, err := floor.Read(fx.Dir, base, head, files, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Reads != len(files.Reads) || all.Files != st.Files || all.Bytes <= st.Bytes {
+		t.Errorf("with the reads: stats %+v, want %d reads, %d files and more than %d bytes", all, len(files.Reads), st.Files, st.Bytes)
+	}
 }
 
 // A file that does not parse at a revision is an error naming it.
 func TestReadParseError(t *testing.T) {
 	fx := gitfixture.FromTxtarCommits(t, []byte("-- base/go.mod --\nmodule example.com/m\n-- base/api/v1/types.go --\npackage v1\ntype T struct {\n"))
-	_, err := floor.Read(fx.Dir, fx.Commits["base"], fx.Commits["base"], floor.Files{Base: []string{"api/v1/types.go"}, Head: []string{"go.mod"}})
+	_, err := floor.Read(fx.Dir, fx.Commits["base"], fx.Commits["base"], floor.Files{Base: []string{"api/v1/types.go"}, Head: []string{"go.mod"}}, false)
 	if err == nil || !strings.Contains(err.Error(), "api/v1/types.go") {
 		t.Fatalf("err = %v, want a parse error naming api/v1/types.go", err)
 	}
