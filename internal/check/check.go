@@ -91,6 +91,13 @@ type Request struct {
 	// runtime's setting, so its peak memory stays bounded. 0 leaves it
 	// alone (tests, and a GOGC set by the user).
 	GCPercent int
+	// HeapLimit, when positive, is the least soft memory limit under which
+	// Run judges a tree that is not small for sure (the complement of
+	// GCPercent's trees), for the rest of the process: 1.5 times the live
+	// heap of the last collection, at least HeapLimit bytes, set again
+	// after every collection (heapLimit). 0 leaves the runtime's setting
+	// alone (tests, and a GOGC or GOMEMLIMIT set by the user).
+	HeapLimit int64
 	// ReleaseNote is the pull request's release note (check
 	// --release-note); nil when none was given.
 	ReleaseNote *releasenote.Note
@@ -331,9 +338,17 @@ const gcFloor = 128 << 20
 // reach gcFloor before the first collection: the collector is off under
 // a memory limit of gcFloor until it first runs, then the percentage
 // applies with the limit there was before (a live heap above the floor
-// is collected as usual, never against the limit).
+// is collected as usual, never against the limit). A tree that is not
+// small for sure gets the request's heap limit instead (Request.HeapLimit).
 func setGCPercent(res *Result, req Request) {
-	if req.GCPercent <= 0 || !res.smallTree(partSize(req)) {
+	if req.GCPercent <= 0 && req.HeapLimit <= 0 {
+		return
+	}
+	if !res.smallTree(partSize(req)) {
+		setHeapLimit(req.HeapLimit)
+		return
+	}
+	if req.GCPercent <= 0 {
 		return
 	}
 	limit := debug.SetMemoryLimit(-1) // reads it

@@ -327,6 +327,31 @@ func TestGCPercent(t *testing.T) {
 			t.Errorf("%s: GC percent after the check = %d, want %d", c.name, got, c.wantAfter)
 		}
 	}
+	// A large tree with a heap limit asked for runs under a memory limit
+	// of at least that; a small one gets the small tree's settings only.
+	for _, c := range []struct {
+		name      string
+		partFiles int
+		wantLimit bool
+	}{{"large, heap limit", 1, true}, {"small, heap limit", 0, false}} {
+		debug.SetGCPercent(100)
+		res, err := check.Run(check.Request{Dir: fx.Dir, Base: fx.Commits["base"], Head: fx.Commits["head"],
+			Lifecycle: lifecycle.Options{CacheDir: t.TempDir()}, Stream: true, StreamFiles: c.partFiles, HeapLimit: 64 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Close()
+		limit := check.StopHeapLimit()
+		if c.wantLimit && (limit < 64<<20 || limit == math.MaxInt64) {
+			t.Errorf("%s: memory limit after the check = %d, want at least 64 MiB", c.name, limit)
+		}
+		if !c.wantLimit && limit != math.MaxInt64 {
+			t.Errorf("%s: memory limit after the check = %d, want none", c.name, limit)
+		}
+		if got := debug.SetGCPercent(100); got != 100 {
+			t.Errorf("%s: GC percent after the check = %d, want 100 (left alone)", c.name, got)
+		}
+	}
 	// An audit reads one revision, as small.
 	res, err := check.Audit(check.Request{Dir: fx.Dir, Head: fx.Commits["head"], GCPercent: 321, Lifecycle: lifecycle.Options{CacheDir: t.TempDir()}})
 	if err != nil {
