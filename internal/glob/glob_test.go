@@ -129,26 +129,8 @@ func refMatch(pattern, file string) bool {
 func TestGlobMatchesDefinition(t *testing.T) {
 	segs := []string{"a", "ab", "b", "*", "a*", "*a", "*a*", "*b*", "a*b", "?b", "[ab]", "**", "x_test.go", "*_test.go", "*.go"}
 	names := []string{"a", "ab", "ba", "b", "bab", "x_test.go", "a.go", "aa", "c"}
-	var patterns []string
-	for _, s := range segs {
-		patterns = append(patterns, s)
-		for _, u := range segs {
-			patterns = append(patterns, s+"/"+u)
-			for _, v := range []string{"a", "**", "*b*"} {
-				patterns = append(patterns, s+"/"+u+"/"+v)
-			}
-		}
-	}
-	var files []string
-	for _, n := range names {
-		files = append(files, n)
-		for _, m := range names {
-			files = append(files, n+"/"+m)
-			for _, o := range []string{"a", "x_test.go", "ab"} {
-				files = append(files, n+"/"+m+"/"+o)
-			}
-		}
-	}
+	patterns := joinAll(segs, []string{"a", "**", "*b*"})
+	files := joinAll(names, []string{"a", "x_test.go", "ab"})
 	n := 0
 	for _, p := range patterns {
 		g, err := Compile(p)
@@ -195,4 +177,20 @@ func BenchmarkMatchUsageExcludes(b *testing.B) {
 			}
 		}
 	}
+}
+
+// joinAll is every element of elems, every pair of them joined by a
+// slash, and every pair followed by one of lasts.
+func joinAll(elems, lasts []string) []string {
+	var out []string
+	for _, a := range elems {
+		out = append(out, a)
+		for _, b := range elems {
+			out = append(out, a+"/"+b)
+			for _, c := range lasts {
+				out = append(out, a+"/"+b+"/"+c)
+			}
+		}
+	}
+	return out
 }
