@@ -12,10 +12,10 @@ import (
 // the last collection, never below floor, set again after every
 // collection. Under the limit the runtime collects earlier than Go's
 // default (twice the live heap) and returns the freed pages to the
-// system, so a run judged part by part peaks near one part's models plus
-// half of them; the limit always leaves the collector headroom above the
-// live heap, so it never collects back to back against a limit the live
-// heap has outgrown, as a fixed limit would.
+// system, so a run judged part by part peaks near 1.5 times the live heap
+// of its largest part; the limit always leaves the collector headroom
+// above the live heap, so it never collects back to back against a limit
+// the live heap has outgrown, as a fixed limit would.
 type heapLimit struct {
 	floor int64
 	live  func() int64      // the live heap after the last collection

@@ -484,7 +484,7 @@ func gcPercent() int {
 }
 
 // heapLimit is the least soft memory limit a check of a tree that is not
-// small for sure runs under (check.Request.HeapLimit): 160 MiB, raised to
+// small for sure runs under (check.Request.HeapLimit): 176 MiB, raised to
 // 1.5 times the live heap after each collection, unless the user set GOGC
 // or GOMEMLIMIT (then 0: the runtime's settings stand). On the generated
 // 2,560-group tree (51,200 API files a revision, judged in 103 parts, a
