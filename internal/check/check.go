@@ -21,8 +21,6 @@ import (
 	"maps"
 	"math"
 	"path"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -274,7 +272,7 @@ func run(res *Result, req Request) (*Result, error) {
 	res.Options = OptionsFor(res.Config, req) // options
 	res.Options.Engine.Linter = res.linter    // the trusted revision's kube-api-linter configuration
 	res.Options.Scan.Memo = scanMemo(req, res.Repo)
-	setGCPercent(res, req)
+	setCollector(res, req)
 	hist := releaseHistory(res)
 	defer hist.Close()
 	t, err := planParts(res, req, hist) // parts
@@ -327,42 +325,6 @@ func run(res *Result, req Request) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
-}
-
-// gcFloor is the heap a small tree's check grows to before its first
-// collection: a release pair of Gardener allocates about 50 MB in all.
-const gcFloor = 128 << 20
-
-// setGCPercent sets the garbage collector's percentage the request gives
-// (Request.GCPercent) when the tree is small for sure, and lets the heap
-// reach gcFloor before the first collection: the collector is off under
-// a memory limit of gcFloor until it first runs, then the percentage
-// applies with the limit there was before (a live heap above the floor
-// is collected as usual, never against the limit). A tree that is not
-// small for sure gets the request's heap limit instead (Request.HeapLimit).
-func setGCPercent(res *Result, req Request) {
-	if req.GCPercent <= 0 && req.HeapLimit <= 0 {
-		return
-	}
-	if !res.smallTree(partSize(req)) {
-		setHeapLimit(req.HeapLimit)
-		return
-	}
-	if req.GCPercent <= 0 {
-		return
-	}
-	limit := debug.SetMemoryLimit(-1) // reads it
-	if limit < gcFloor {
-		debug.SetGCPercent(req.GCPercent)
-		return
-	}
-	debug.SetMemoryLimit(gcFloor)
-	debug.SetGCPercent(-1)
-	sentinel := new([16]byte) // 16 bytes: the tiny allocator would batch a smaller one
-	runtime.SetFinalizer(sentinel, func(*[16]byte) {
-		debug.SetGCPercent(req.GCPercent)
-		debug.SetMemoryLimit(limit)
-	})
 }
 
 // releaseHistory prepares the release history of the comparison. It
@@ -478,7 +440,7 @@ func audit(res *Result, req Request) (_ *Result, err error) {
 	}
 	res.Options = OptionsFor(res.Config, req) // options
 	res.Options.Scan.Memo = scanMemo(req, res.Repo)
-	setGCPercent(res, req)
+	setCollector(res, req)
 	for _, r := range res.Options.Rules {
 		if !r.Audit && !(req.History && r.AuditHistory) {
 			res.Options.Engine.Disabled[r.ID] = true

@@ -7,6 +7,41 @@ import (
 	"sync/atomic"
 )
 
+// gcFloor is the heap a small tree's check grows to before its first
+// collection: a release pair of Gardener allocates about 50 MB in all.
+const gcFloor = 128 << 20
+
+// setCollector sets the garbage collector's percentage the request gives
+// (Request.GCPercent) when the tree is small for sure, and lets the heap
+// reach gcFloor before the first collection: the collector is off under
+// a memory limit of gcFloor until it first runs, then the percentage
+// applies with the limit there was before (a live heap above the floor
+// is collected as usual, never against the limit). A tree that is not
+// small for sure gets the request's heap limit instead (Request.HeapLimit).
+func setCollector(res *Result, req Request) {
+	if req.GCPercent <= 0 && req.HeapLimit <= 0 {
+		return
+	}
+	if !res.smallTree(partSize(req)) {
+		setHeapLimit(req.HeapLimit)
+		return
+	}
+	if req.GCPercent <= 0 {
+		return
+	}
+	limit := debug.SetMemoryLimit(-1) // reads it
+	if limit < gcFloor {
+		debug.SetGCPercent(req.GCPercent)
+		return
+	}
+	debug.SetMemoryLimit(gcFloor)
+	debug.SetGCPercent(-1)
+	afterCollection(func() {
+		debug.SetGCPercent(req.GCPercent)
+		debug.SetMemoryLimit(limit)
+	})
+}
+
 // heapLimit keeps a large tree's memory near what its live heap needs: a
 // soft memory limit (debug.SetMemoryLimit) of 1.5 times the live heap of
 // the last collection, never below floor, set again after every
@@ -31,23 +66,28 @@ func (h *heapLimit) limitFor(live int64) int64 {
 // apply sets the limit for the live heap of the last collection.
 func (h *heapLimit) apply() { h.set(h.limitFor(h.live())) }
 
-// arm applies the limit now and after every collection to come (a
-// finalizer of an object only the collector frees runs once per
-// collection that finds it unreachable, and re-arms), until stop is set.
+// arm applies the limit now and after every collection to come
+// (afterCollection, re-armed each time), until stop is set.
 func (h *heapLimit) arm() {
 	h.apply()
 	h.rearm()
 }
 
 func (h *heapLimit) rearm() {
-	sentinel := new([16]byte) // 16 bytes: the tiny allocator would batch a smaller one
-	runtime.SetFinalizer(sentinel, func(*[16]byte) {
+	afterCollection(func() {
 		if h.stop.Load() {
 			return
 		}
 		h.apply()
 		h.rearm()
 	})
+}
+
+// afterCollection runs f once, on the finalizer goroutine, after the
+// next collection: the finalizer of an object nothing refers to.
+func afterCollection(f func()) {
+	sentinel := new([16]byte) // 16 bytes: the tiny allocator would batch a smaller one
+	runtime.SetFinalizer(sentinel, func(*[16]byte) { f() })
 }
 
 // liveHeap reads the live heap of the last collection (runtime/metrics).
