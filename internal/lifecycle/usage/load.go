@@ -10,7 +10,6 @@ import (
 	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -35,9 +34,10 @@ import (
 //   - Only what is needed is read and checked. A candidate package is
 //     checked with the bodies of the functions that mention a removed
 //     field's name; every other function body is dropped before checking.
-//     The in-repository packages are loaded on demand, in waves: a
-//     package's imports that no kept declaration or body refers to are
-//     not loaded at all.
+//     Of every package, only the declarations the candidate files reach
+//     are checked (reach.go). The in-repository packages are loaded on
+//     demand, in waves: a package no reached declaration names is not
+//     loaded at all.
 //   - Files are the ones a linux/amd64 build without cgo compiles
 //     (build.go). Packages are checked in dependency order, each level in
 //     parallel; an import cycle (broken code) leaves the imports along the
@@ -48,10 +48,14 @@ type unit struct {
 	path  string // import path
 	dir   string
 	files []*ast.File
-	// needs are the in-repository import paths its kept declarations
-	// refer to; only these are served to the type checker.
+	// needs are the import paths its kept declarations refer to; only
+	// these are served to the type checker.
 	needs   []string
 	needSet map[string]bool
+	// idx is what it declares and keeps, from its parse to its prune;
+	// waiting are the names asked of it before its parse.
+	idx     *declIndex
+	waiting []string
 	// candidate units keep their type information for the reference
 	// search.
 	candidate bool
@@ -75,6 +79,10 @@ type loader struct {
 	// hot reports whether a function body of a candidate file may
 	// reference a removed field (the body is kept).
 	hot func(file string, body []byte) bool
+
+	// keepAll type-checks every declaration of the packages loaded,
+	// reached or not (tests compare the two).
+	keepAll bool
 
 	mu       sync.Mutex
 	checked  int
@@ -124,35 +132,21 @@ func (l *loader) load(cands map[string][]string, srcs map[string][]byte) (map[st
 }
 
 // parseAll parses the units of the first wave and, wave by wave, the
-// in-repository packages they need. The Finder's other searches wait
-// meanwhile (see shared.reading).
+// in-repository packages whose declarations they reach (reach.go); then
+// it prunes each unit to the declarations reached. The Finder's other
+// searches wait meanwhile (see shared.reading).
 func (l *loader) parseAll(wave []*unit, cands map[string][]string, srcs map[string][]byte) error {
 	l.shared.reading.Lock()
 	defer l.shared.reading.Unlock()
+	r := &reacher{l: l}
 	for len(wave) > 0 {
 		if err := l.parseWave(wave, cands, srcs); err != nil {
 			return err
 		}
-		var next []*unit
-		for _, u := range wave {
-			for _, ip := range u.needs {
-				if l.units[ip] != nil {
-					continue
-				}
-				d, ok := l.mods.dir(ip)
-				if !ok || len(l.byDir[d]) == 0 {
-					continue
-				}
-				if len(l.units) >= maxUnits {
-					l.limited = true
-					continue
-				}
-				nu := &unit{path: ip, dir: d}
-				l.units[ip] = nu
-				next = append(next, nu)
-			}
-		}
-		wave = next
+		wave = r.parsed(wave)
+	}
+	for _, u := range l.units {
+		u.prune()
 	}
 	return nil
 }
@@ -252,26 +246,18 @@ func (l *loader) parseUnit(u *unit, candFiles []string, srcs map[string][]byte) 
 			}
 		}
 	}
-	needs := map[string]bool{}
+	var cand []bool
 	for _, f := range files {
 		if f.file.Name.Name != pkgName {
 			continue
 		}
 		keep, name := isCand[f.name], f.name
 		stripBodies(l.fset, f.file, srcs[f.name], func(body []byte) bool { return keep && l.hot(name, body) })
-		for ip := range referencedImports(f.file) {
-			needs[ip] = true
-		}
 		u.files = append(u.files, f.file)
+		cand = append(cand, keep)
 	}
 	u.needSet = map[string]bool{}
-	for ip := range needs {
-		if ip != u.path {
-			u.needs = append(u.needs, ip)
-			u.needSet[ip] = true
-		}
-	}
-	sort.Strings(u.needs)
+	u.idx = newDeclIndex(u.files, cand)
 }
 
 // known returns the file as another search of the Finder loaded it (the
@@ -348,49 +334,6 @@ func stripBodies(fset *token.FileSet, f *ast.File, src []byte, keep func(body []
 		}
 		fd.Body = nil
 	}
-}
-
-// referencedImports returns the import paths of a file that its
-// declarations (and kept bodies) refer to: a qualified identifier pkg.X,
-// or any dot import. Blank imports and imports only used in dropped
-// bodies are not needed.
-func referencedImports(f *ast.File) map[string]bool {
-	byName := map[string]string{}
-	out := map[string]bool{}
-	for _, imp := range f.Imports {
-		ip, err := strconv.Unquote(imp.Path.Value)
-		if err != nil {
-			continue
-		}
-		name := ""
-		if imp.Name != nil {
-			name = imp.Name.Name
-		}
-		switch name {
-		case "_":
-			continue
-		case ".":
-			out[ip] = true
-			continue
-		case "":
-			name = guessName(ip)
-		}
-		byName[name] = ip
-	}
-	if len(byName) == 0 {
-		return out
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if sel, ok := n.(*ast.SelectorExpr); ok {
-			if x, ok := sel.X.(*ast.Ident); ok {
-				if ip, ok := byName[x.Name]; ok {
-					out[ip] = true
-				}
-			}
-		}
-		return true
-	})
-	return out
 }
 
 // guessName is the package name an import path most likely declares: the

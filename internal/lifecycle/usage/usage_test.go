@@ -634,3 +634,81 @@ func H(s string) string { return strings.ToUpper(s) }
 		}
 	}
 }
+
+// TestReachedDeclarations: packages are type-checked with only the
+// declarations the candidate files reach, and that keeps every usage
+// typed: through a method declared on an alias in another file, a field
+// promoted from an embedded alias, a dot import and a generic type's
+// method. A package only an unreached declaration imports is not loaded.
+func TestReachedDeclarations(t *testing.T) {
+	got, u := search(t, api+`
+-- base/pkg/a/a.go --
+package a
+
+import (
+	core "example.com/api/pkg/apis/core/v1beta1"
+	"example.com/api/pkg/box"
+	. "example.com/api/pkg/dot"
+	"example.com/api/pkg/wrap"
+)
+
+func Use(s *core.Shoot) []string {
+	w := wrap.New(s)
+	b := box.Box[core.ShootSpec]{}
+	return []string{w.Spec.Region, w.Own().Region, Get(s).Region, b.Get().Region}
+}
+-- base/pkg/wrap/wrap.go --
+package wrap
+
+import (
+	core "example.com/api/pkg/apis/core/v1beta1"
+	"example.com/api/pkg/heavy"
+)
+
+type Shoot = core.Shoot
+
+type W struct{ Shoot }
+
+func New(s *core.Shoot) *W { return &W{*s} }
+
+// Unused is not reached: heavy is not loaded.
+func Unused() heavy.T { return heavy.T{} }
+-- base/pkg/wrap/methods.go --
+package wrap
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+type Alias = W
+
+func (w *Alias) Own() *core.ShootSpec { return &w.Spec }
+-- base/pkg/dot/dot.go --
+package dot
+
+import core "example.com/api/pkg/apis/core/v1beta1"
+
+func Get(s *core.Shoot) *core.ShootSpec { return &s.Spec }
+-- base/pkg/box/box.go --
+package box
+
+type Box[T any] struct{ v T }
+
+func (b Box[T]) Get() T { return b.v }
+-- base/pkg/heavy/heavy.go --
+package heavy
+
+type T struct{}
+`, lifecycle.Options{})
+	want := []string{
+		"ShootSpec.Region typed pkg/a/a.go:13:25",
+		"ShootSpec.Region typed pkg/a/a.go:13:41",
+		"ShootSpec.Region typed pkg/a/a.go:13:56",
+		"ShootSpec.Region typed pkg/a/a.go:13:72",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usages (-want +got):\n%s", diff)
+	}
+	// a, wrap, dot, box and the API package; not heavy.
+	if u.Packages != 5 {
+		t.Errorf("type-checked %d packages, want 5", u.Packages)
+	}
+}
