@@ -34,9 +34,10 @@ type piece struct {
 
 // declIndex is what a unit declares, for keeping what is reached.
 type declIndex struct {
-	byName  map[string][]piece  // package-level names
-	methods map[string][]piece  // by receiver base type name
-	imports []map[string]string // per file: local import name -> path
+	byName  map[string][]piece // package-level names
+	methods map[string][]piece // by receiver base type name
+	files   []*ast.File
+	imports []map[string]string // per file: local import name -> path (nil: not read yet)
 	dots    [][]string          // per file: dot-imported paths
 	cand    []bool              // per file: a candidate file (kept whole)
 	kept    map[piece]bool
@@ -47,13 +48,11 @@ type declIndex struct {
 const allNames = "*"
 
 func newDeclIndex(files []*ast.File, cand []bool) *declIndex {
-	x := &declIndex{byName: map[string][]piece{}, methods: map[string][]piece{}, cand: cand,
+	x := &declIndex{byName: map[string][]piece{}, methods: map[string][]piece{}, files: files, cand: cand,
+		imports: make([]map[string]string, len(files)), dots: make([][]string, len(files)),
 		kept: map[piece]bool{}, asked: map[string]bool{}}
 	aliases := map[string]string{} // alias name -> the local type it names
 	for fi, f := range files {
-		imps, dots := importNames(f)
-		x.imports = append(x.imports, imps)
-		x.dots = append(x.dots, dots)
 		for di, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
@@ -104,6 +103,14 @@ func newDeclIndex(files []*ast.File, cand []bool) *declIndex {
 		}
 	}
 	return x
+}
+
+// importsOf returns the import names and dot imports of a file.
+func (x *declIndex) importsOf(fi int) (map[string]string, []string) {
+	if x.imports[fi] == nil {
+		x.imports[fi], x.dots[fi] = importNames(x.files[fi])
+	}
+	return x.imports[fi], x.dots[fi]
 }
 
 func (x *declIndex) add(name string, p piece) {
@@ -299,8 +306,8 @@ func (r *reacher) drain() {
 // follow asks for every name a kept piece mentions, and keeps the
 // methods of a type.
 func (r *reacher) follow(u *unit, p piece) {
-	imps := u.idx.imports[p.file]
-	for _, ip := range u.idx.dots[p.file] {
+	imps, dots := u.idx.importsOf(p.file)
+	for _, ip := range dots {
 		r.ask(u, ip, allNames)
 	}
 	var visit func(n ast.Node) bool
