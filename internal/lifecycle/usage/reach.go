@@ -14,7 +14,13 @@ import (
 // declarations those files reach: the candidate files' declarations, the
 // package-level declarations they name, in their own package or through
 // an import (pkg.Name), and so on transitively. A type that is kept keeps
-// its methods, so method sets and promoted fields are whole. The names a
+// the methods whose name kept code selects (x.Name) or a kept interface
+// declares: every method call, method value and method expression of the
+// candidate files then has its method, and so has every interface a kept
+// type is assigned to (type inference matches interface methods). A
+// method that nothing names cannot change the type of an expression; its
+// absence only makes the checker report that a type does not implement an
+// interface nobody kept, an error that is ignored. The names a
 // declaration mentions are collected without resolving scopes: a local
 // variable named like a package-level declaration keeps that declaration
 // too, which costs a little time and never a type. A dot import keeps
@@ -182,6 +188,11 @@ type reacher struct {
 	l    *loader
 	next []*unit // units first asked for in this wave: the next wave
 	todo []reached
+	// selected are the method names the kept declarations select
+	// (x.Name) or declare in an interface; unselected holds, by name,
+	// the methods of kept types that are not (yet).
+	selected   map[string]bool
+	unselected map[string][]reached
 }
 
 type reached struct {
@@ -241,6 +252,35 @@ func (r *reacher) keep(u *unit, p piece) {
 	}
 	u.idx.kept[p] = true
 	r.todo = append(r.todo, reached{u, p})
+}
+
+// method keeps a method of a kept type once its name is selected.
+func (r *reacher) method(u *unit, m piece) {
+	name := u.files[m.file].Decls[m.decl].(*ast.FuncDecl).Name.Name
+	if r.selected[name] {
+		r.keep(u, m)
+		return
+	}
+	if r.unselected == nil {
+		r.unselected = map[string][]reached{}
+	}
+	r.unselected[name] = append(r.unselected[name], reached{u, m})
+}
+
+// selects notes a name kept code selects or an interface declares: the
+// methods of that name of kept types are kept.
+func (r *reacher) selects(name string) {
+	if r.selected[name] {
+		return
+	}
+	if r.selected == nil {
+		r.selected = map[string]bool{}
+	}
+	r.selected[name] = true
+	for _, m := range r.unselected[name] {
+		r.keep(m.u, m.p)
+	}
+	delete(r.unselected, name)
 }
 
 // name asks a parsed unit for one of its package-level names.
@@ -320,8 +360,15 @@ func (r *reacher) follow(u *unit, p piece) {
 					return false
 				}
 			}
-			ast.Inspect(n.X, visit) // n.Sel is a field or method
+			r.selects(n.Sel.Name) // a field or method
+			ast.Inspect(n.X, visit)
 			return false
+		case *ast.InterfaceType:
+			for _, m := range n.Methods.List {
+				for _, id := range m.Names {
+					r.selects(id.Name)
+				}
+			}
 		case *ast.Field:
 			// Field and parameter names declare nothing package-level.
 			ast.Inspect(n.Type, visit)
@@ -361,7 +408,7 @@ func (r *reacher) follow(u *unit, p piece) {
 			}
 			walk(s.Type)
 			for _, m := range u.idx.methods[s.Name.Name] {
-				r.keep(u, m)
+				r.method(u, m)
 			}
 		}
 	}

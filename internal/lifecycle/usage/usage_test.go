@@ -638,8 +638,10 @@ func H(s string) string { return strings.ToUpper(s) }
 // TestReachedDeclarations: packages are type-checked with only the
 // declarations the candidate files reach, and that keeps every usage
 // typed: through a method declared on an alias in another file, a field
-// promoted from an embedded alias, a dot import and a generic type's
-// method. A package only an unreached declaration imports is not loaded.
+// promoted from an embedded alias, a dot import, a generic type's method
+// and a type argument inferred from a method no code selects (an
+// interface declares it). A package only an unreached function or an
+// unselected method names is not loaded.
 func TestReachedDeclarations(t *testing.T) {
 	got, u := search(t, api+`
 -- base/pkg/a/a.go --
@@ -649,13 +651,14 @@ import (
 	core "example.com/api/pkg/apis/core/v1beta1"
 	"example.com/api/pkg/box"
 	. "example.com/api/pkg/dot"
+	"example.com/api/pkg/getter"
 	"example.com/api/pkg/wrap"
 )
 
 func Use(s *core.Shoot) []string {
 	w := wrap.New(s)
 	b := box.Box[core.ShootSpec]{}
-	return []string{w.Spec.Region, w.Own().Region, Get(s).Region, b.Get().Region}
+	return []string{w.Spec.Region, w.Own().Region, Get(s).Region, b.Get().Region, getter.Value(w).Region}
 }
 -- base/pkg/wrap/wrap.go --
 package wrap
@@ -671,8 +674,12 @@ type W struct{ Shoot }
 
 func New(s *core.Shoot) *W { return &W{*s} }
 
-// Unused is not reached: heavy is not loaded.
+// Unused is not reached, nor is the method Heavy: heavy is not loaded.
 func Unused() heavy.T { return heavy.T{} }
+
+func (w *W) Heavy() heavy.T { return heavy.T{} }
+
+func (w *W) Value() *core.ShootSpec { return &w.Spec }
 -- base/pkg/wrap/methods.go --
 package wrap
 
@@ -693,22 +700,29 @@ package box
 type Box[T any] struct{ v T }
 
 func (b Box[T]) Get() T { return b.v }
+-- base/pkg/getter/getter.go --
+package getter
+
+type Valuer[T any] interface{ Value() T }
+
+func Value[T any](v Valuer[T]) T { return v.Value() }
 -- base/pkg/heavy/heavy.go --
 package heavy
 
 type T struct{}
 `, lifecycle.Options{})
 	want := []string{
-		"ShootSpec.Region typed pkg/a/a.go:13:25",
-		"ShootSpec.Region typed pkg/a/a.go:13:41",
-		"ShootSpec.Region typed pkg/a/a.go:13:56",
-		"ShootSpec.Region typed pkg/a/a.go:13:72",
+		"ShootSpec.Region typed pkg/a/a.go:14:25",
+		"ShootSpec.Region typed pkg/a/a.go:14:41",
+		"ShootSpec.Region typed pkg/a/a.go:14:56",
+		"ShootSpec.Region typed pkg/a/a.go:14:72",
+		"ShootSpec.Region typed pkg/a/a.go:14:96",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("usages (-want +got):\n%s", diff)
 	}
-	// a, wrap, dot, box and the API package; not heavy.
-	if u.Packages != 5 {
-		t.Errorf("type-checked %d packages, want 5", u.Packages)
+	// a, wrap, dot, box, getter and the API package; not heavy.
+	if u.Packages != 6 {
+		t.Errorf("type-checked %d packages, want 6", u.Packages)
 	}
 }
