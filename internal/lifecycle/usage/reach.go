@@ -16,11 +16,11 @@ import (
 // an import (pkg.Name), and so on transitively. A type that is kept keeps
 // the methods whose name kept code selects (x.Name) or a kept interface
 // declares: every method call, method value and method expression of the
-// candidate files then has its method, and so has every interface a kept
-// type is assigned to (type inference matches interface methods). A
-// method that nothing names cannot change the type of an expression; its
-// absence only makes the checker report that a type does not implement an
-// interface nobody kept, an error that is ignored. The names a
+// kept code then has its method, and a kept type has every method of a
+// kept interface it implements (type inference matches interface
+// methods). A method that nothing names changes the type of no
+// expression: without it the checker can only report that a type does
+// not implement an interface, an error that is ignored. The names a
 // declaration mentions are collected without resolving scopes: a local
 // variable named like a package-level declaration keeps that declaration
 // too, which costs a little time and never a type. A dot import keeps
