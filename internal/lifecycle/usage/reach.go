@@ -155,8 +155,8 @@ func recvBase(fl *ast.FieldList) string {
 }
 
 // importNames maps a file's import names to their paths (an import
-// without a name by guessName) and lists its
-// dot imports. Blank imports are left out.
+// without a name by guessName) and lists its dot imports. Blank imports
+// are left out.
 func importNames(f *ast.File) (map[string]string, []string) {
 	byName := map[string]string{}
 	var dots []string
