@@ -380,14 +380,15 @@ func (r *reacher) follow(u *unit, p piece) {
 	}
 	walk := func(ns ...ast.Node) {
 		for _, n := range ns {
-			if n != nil && !isNilNode(n) {
-				ast.Inspect(n, visit)
-			}
+			ast.Inspect(n, visit)
 		}
 	}
 	switch d := u.files[p.file].Decls[p.decl].(type) {
 	case *ast.FuncDecl:
-		walk(d.Recv, d.Type)
+		if d.Recv != nil {
+			walk(d.Recv)
+		}
+		walk(d.Type)
 		if d.Body != nil {
 			walk(d.Body)
 		}
@@ -423,17 +424,6 @@ func walkValueSpec(vs *ast.ValueSpec, walk func(...ast.Node)) {
 	}
 }
 
-// isNilNode reports a typed nil (a method without receiver list, say).
-func isNilNode(n ast.Node) bool {
-	switch n := n.(type) {
-	case *ast.FieldList:
-		return n == nil
-	case *ast.BlockStmt:
-		return n == nil
-	}
-	return false
-}
-
 // prune leaves a unit with the declarations that are kept: a file keeps
 // its imports and kept pieces, and is left out when it keeps no piece;
 // candidate files are kept whole (their syntax is the one searched).
@@ -446,19 +436,19 @@ func (u *unit) prune() {
 			continue
 		}
 		var decls []ast.Decl
-		any := false
+		some := false // a piece is kept
 		for di, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if x.kept[piece{fi, di, -1}] {
-					decls, any = append(decls, d), true
+					decls, some = append(decls, d), true
 				}
 			case *ast.GenDecl:
 				switch {
 				case d.Tok == token.IMPORT:
 					decls = append(decls, d)
 				case x.kept[piece{fi, di, -1}]:
-					decls, any = append(decls, d), true
+					decls, some = append(decls, d), true
 				case d.Tok == token.VAR || d.Tok == token.TYPE:
 					var specs []ast.Spec
 					for si, s := range d.Specs {
@@ -471,11 +461,11 @@ func (u *unit) prune() {
 					}
 					nd := *d
 					nd.Specs = specs
-					decls, any = append(decls, &nd), true
+					decls, some = append(decls, &nd), true
 				}
 			}
 		}
-		if !any {
+		if !some {
 			continue
 		}
 		nf := *f
