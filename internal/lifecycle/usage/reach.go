@@ -40,9 +40,8 @@ type piece struct {
 
 // declIndex is what a unit declares, for keeping what is reached.
 type declIndex struct {
-	byName  map[string][]piece // package-level names
-	methods map[string][]piece // by receiver base type name
-	files   []*ast.File
+	byName  map[string][]piece  // package-level names
+	methods map[string][]piece  // by receiver base type name
 	imports []map[string]string // per file: local import name -> path (nil: not read yet)
 	dots    [][]string          // per file: dot-imported paths
 	cand    []bool              // per file: a candidate file (kept whole)
@@ -54,7 +53,7 @@ type declIndex struct {
 const allNames = "*"
 
 func newDeclIndex(files []*ast.File, cand []bool) *declIndex {
-	x := &declIndex{byName: map[string][]piece{}, methods: map[string][]piece{}, files: files, cand: cand,
+	x := &declIndex{byName: map[string][]piece{}, methods: map[string][]piece{}, cand: cand,
 		imports: make([]map[string]string, len(files)), dots: make([][]string, len(files)),
 		kept: map[piece]bool{}, asked: map[string]bool{}}
 	aliases := map[string]string{} // alias name -> the local type it names
@@ -111,10 +110,10 @@ func newDeclIndex(files []*ast.File, cand []bool) *declIndex {
 	return x
 }
 
-// importsOf returns the import names and dot imports of a file.
-func (x *declIndex) importsOf(fi int) (map[string]string, []string) {
+// importsOf returns the import names and dot imports of file fi, f.
+func (x *declIndex) importsOf(fi int, f *ast.File) (map[string]string, []string) {
 	if x.imports[fi] == nil {
-		x.imports[fi], x.dots[fi] = importNames(x.files[fi])
+		x.imports[fi], x.dots[fi] = importNames(f)
 	}
 	return x.imports[fi], x.dots[fi]
 }
@@ -210,12 +209,9 @@ func (r *reacher) parsed(wave []*unit) []*unit {
 		if r.l.keepAll {
 			r.name(u, allNames)
 		}
-		for fi, f := range u.files {
-			if !x.cand[fi] {
-				continue
-			}
-			for di := range f.Decls {
-				r.keepDecl(u, fi, di)
+		for fi := range u.files {
+			if x.cand[fi] {
+				r.keepFile(u, fi)
 			}
 		}
 		waiting := u.waiting
@@ -226,6 +222,13 @@ func (r *reacher) parsed(wave []*unit) []*unit {
 		r.drain()
 	}
 	return r.next
+}
+
+// keepFile keeps every declaration of a file.
+func (r *reacher) keepFile(u *unit, fi int) {
+	for di := range u.files[fi].Decls {
+		r.keepDecl(u, fi, di)
+	}
 }
 
 // keepDecl keeps every piece of a declaration (import declarations are
@@ -291,10 +294,8 @@ func (r *reacher) name(u *unit, n string) {
 	}
 	x.asked[n] = true
 	if n == allNames {
-		for fi, f := range u.files {
-			for di := range f.Decls {
-				r.keepDecl(u, fi, di)
-			}
+		for fi := range u.files {
+			r.keepFile(u, fi)
 		}
 		return
 	}
@@ -323,7 +324,7 @@ func (r *reacher) ask(u *unit, ip, n string) {
 			l.limited = true
 			return
 		}
-		t = &unit{path: ip, dir: d, needSet: map[string]bool{}}
+		t = &unit{path: ip, dir: d}
 		l.units[ip] = t
 		r.next = append(r.next, t)
 	}
@@ -346,7 +347,7 @@ func (r *reacher) drain() {
 // follow asks for every name a kept piece mentions, and keeps the
 // methods of a type.
 func (r *reacher) follow(u *unit, p piece) {
-	imps, dots := u.idx.importsOf(p.file)
+	imps, dots := u.idx.importsOf(p.file, u.files[p.file])
 	for _, ip := range dots {
 		r.ask(u, ip, allNames)
 	}
